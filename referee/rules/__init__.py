@@ -1,0 +1,66 @@
+"""The games themselves: pure and deterministic, no I/O, no clock, no subprocess."""
+
+from referee.rules.cards import Card, card_name, parse_card
+from referee.rules.dealing import DealSpec
+from referee.rules.observation import Observation, TrickView
+from referee.rules.records import (
+    Action,
+    CardPlayed,
+    ChooseMoon,
+    ChooseTrump,
+    DealEnded,
+    DealKind,
+    DealSpecError,
+    DealStarted,
+    Event,
+    GameEnded,
+    IllegalActionError,
+    LotteryPassed,
+    MoonOption,
+    MoonShot,
+    PassCards,
+    PassesExchanged,
+    Phase,
+    PlayCard,
+    PlayerOut,
+    RulesError,
+    TrickEnded,
+    TrumpChosen,
+)
+from referee.rules.ruleset import Game, Ruleset, RulesetError
+from referee.rules.state import GameState
+
+__all__ = [
+    "Action",
+    "Card",
+    "CardPlayed",
+    "ChooseMoon",
+    "ChooseTrump",
+    "DealEnded",
+    "DealKind",
+    "DealSpec",
+    "DealSpecError",
+    "DealStarted",
+    "Event",
+    "Game",
+    "GameEnded",
+    "GameState",
+    "IllegalActionError",
+    "LotteryPassed",
+    "MoonOption",
+    "MoonShot",
+    "Observation",
+    "PassCards",
+    "PassesExchanged",
+    "Phase",
+    "PlayCard",
+    "PlayerOut",
+    "RulesError",
+    "Ruleset",
+    "RulesetError",
+    "TrickEnded",
+    "TrickView",
+    "TrumpChosen",
+    "card_name",
+    "parse_card",
+]

@@ -1,0 +1,118 @@
+"""Cards as small integers, and hands as bit masks.
+
+A card is ``rank * 4 + suit`` (OpenSpiel's encoding: clubs 0, diamonds 1, hearts 2, spades 3; rank 0 is the
+two, rank 12 the ace), so 2♣ = 0, Q♠ = 43, K♥ = 46 and A♠ = 51. Keeping OpenSpiel's numbering lets the Hearts
+engine be differential-tested against it card for card.
+
+A hand is an ``int`` with bit ``c`` set when card ``c`` is held. Cancellation Hearts plays with two decks, so a
+hand there is two masks: ``single`` (at least one copy) and ``double`` (both copies); every other game has an
+empty ``double``. Legality only ever depends on *which* cards are held, so it is computed on ``single`` alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+Card = int
+Suit = int
+
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+SUIT_LETTERS = "CDHS"
+SUIT_SYMBOLS = "♣♦♥♠"
+RANK_LETTERS = "23456789TJQKA"
+
+TWO = 0
+TEN = 8
+JACK = 9
+QUEEN = 10
+KING = 11
+ACE = 12
+
+
+def make_card(rank: int, suit: Suit) -> Card:
+    return rank * 4 + suit
+
+
+def card_suit(card: Card) -> Suit:
+    return card & 3
+
+
+def card_rank(card: Card) -> int:
+    return card >> 2
+
+
+TWO_OF_CLUBS = make_card(TWO, CLUBS)
+QUEEN_OF_SPADES = make_card(QUEEN, SPADES)
+KING_OF_HEARTS = make_card(KING, HEARTS)
+
+FULL_DECK = (1 << 52) - 1
+SUIT_MASKS = tuple(sum(1 << make_card(r, s) for r in range(13)) for s in range(4))
+HEARTS_MASK = SUIT_MASKS[HEARTS]
+QUEENS_MASK = sum(1 << make_card(QUEEN, s) for s in range(4))
+KINGS_JACKS_MASK = sum(1 << make_card(r, s) for s in range(4) for r in (JACK, KING))
+POINT_CARDS_MASK = HEARTS_MASK | (1 << QUEEN_OF_SPADES)
+
+
+class CardParseError(ValueError):
+    """A card name that is not two characters of rank and suit."""
+
+
+def parse_card(text: str) -> Card:
+    """Parse ``"QS"``, ``"TH"``, ``"10H"`` or ``"2c"`` into a card."""
+    name = text.strip().upper()
+    if name.startswith("10"):
+        name = "T" + name[2:]
+    if len(name) != 2 or name[0] not in RANK_LETTERS or name[1] not in SUIT_LETTERS:
+        raise CardParseError(
+            f"{text!r} is not a card: write rank then suit, ranks 2-9 T J Q K A, suits C D H S "
+            "(for example QS, TH, 2C)"
+        )
+    return make_card(RANK_LETTERS.index(name[0]), SUIT_LETTERS.index(name[1]))
+
+
+def parse_suit(text: str) -> Suit:
+    name = text.strip().upper()
+    if len(name) != 1 or name not in SUIT_LETTERS:
+        raise CardParseError(f"{text!r} is not a suit: use one of C D H S")
+    return SUIT_LETTERS.index(name)
+
+
+def card_name(card: Card) -> str:
+    return RANK_LETTERS[card >> 2] + SUIT_LETTERS[card & 3]
+
+
+def card_symbol(card: Card) -> str:
+    rank = RANK_LETTERS[card >> 2]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card & 3]
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def cards_in(mask: int) -> Iterator[Card]:
+    """The cards of a mask, lowest id first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def card_list(mask: int) -> list[Card]:
+    return list(cards_in(mask))
+
+
+def sort_for_display(cards: Iterable[Card]) -> list[Card]:
+    """Grouped by suit (♣ ♦ ♥ ♠), low to high within a suit."""
+    return sorted(cards, key=lambda c: (c & 3, c >> 2))
+
+
+def highest_in(mask: int) -> Card:
+    return mask.bit_length() - 1
+
+
+def lowest_in(mask: int) -> Card:
+    return (mask & -mask).bit_length() - 1

@@ -1,0 +1,172 @@
+"""What a seat may do (actions), what happened (events) and why a choice was refused (errors).
+
+Events are frozen records appended to ``GameState.events`` as the game goes (pokerkit's habit): the replay log
+and the messages to bots are both derived from them, so the log can never disagree with the game. Some events
+hold private information (the deal holds every hand, an exchange every passed card); deciding who may see what
+is the job of the observation and of the referee, never of the event itself.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from referee.rules.cards import Card, Suit
+
+
+class Phase(enum.StrEnum):
+    PASS = "pass"
+    TRUMP = "trump"
+    PLAY = "play"
+    MOON = "moon"
+    OVER = "over"
+
+
+class DealKind(enum.StrEnum):
+    NO_TRICKS = "no_tricks"
+    NO_HEARTS = "no_hearts"
+    NO_QUEENS = "no_queens"
+    NO_KINGS_JACKS = "no_kings_jacks"
+    NO_KING_OF_HEARTS = "no_king_of_hearts"
+    NO_SEVENTH_LAST = "no_seventh_last"
+    ROBBER = "robber"
+    TRUMP = "trump"
+    LOTTERY = "lottery"
+    HEARTS = "hearts"
+    CANCELLATION = "cancellation"
+
+
+class MoonOption(enum.StrEnum):
+    SELF = "self"
+    OTHERS = "others"
+
+
+# --- actions -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PassCards:
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseTrump:
+    suit: Suit | None  # None is no trump, when the ruleset allows it
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseMoon:
+    option: MoonOption
+
+
+Action = PassCards | ChooseTrump | PlayCard | ChooseMoon
+
+# --- events ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted:
+    deal: int
+    kind: DealKind
+    dealer: int
+    hands: tuple[tuple[Card, ...], ...]  # private: each hand in dealing order
+    kitty: tuple[Card, ...]  # private until collected
+    pass_offset: int  # receiver = (seat + pass_offset) % players; 0 = no passing
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpChosen:
+    seat: int
+    suit: Suit | None
+
+
+@dataclass(frozen=True, slots=True)
+class PassesExchanged:
+    pass_offset: int
+    passed: tuple[tuple[Card, ...], ...]  # private: what each seat sent
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class LotteryPassed:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickEnded:
+    number: int
+    leader: int
+    plays: tuple[tuple[int, Card], ...]
+    winner: int | None  # None: every led-suit card cancelled (Cancellation Hearts)
+    collected: tuple[Card, ...]  # what the winner took: the trick, plus any pending pile and kitty
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerOut:
+    seat: int
+    place: int
+    bonus: int
+
+
+@dataclass(frozen=True, slots=True)
+class MoonShot:
+    seat: int
+    option: MoonOption
+
+
+@dataclass(frozen=True, slots=True)
+class DealEnded:
+    deal: int
+    kind: DealKind
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    early: bool  # ended before every card was played (Kierki deals 2-5, the loteryjka)
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    totals: tuple[int, ...]
+    places: tuple[int, ...]  # 1 is best; equal totals share a place
+
+
+Event = (
+    DealStarted
+    | TrumpChosen
+    | PassesExchanged
+    | CardPlayed
+    | LotteryPassed
+    | TrickEnded
+    | PlayerOut
+    | MoonShot
+    | DealEnded
+    | GameEnded
+)
+
+# --- errors ------------------------------------------------------------------------------------------------
+
+
+class RulesError(ValueError):
+    """Base of every error the rules core raises."""
+
+
+class IllegalActionError(RulesError):
+    """A choice the rules forbid; ``rule`` names the rule it breaks. The state is unchanged."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+class DealSpecError(RulesError):
+    """A given deal (hands, dealer, kitty) that is not a possible deal of the game."""
