@@ -5,8 +5,8 @@ Format (JSON, documented in the README)::
     {"format": "kierki-deals", "version": 1, "game": "kierki", "players": 4,
      "deals": [{"dealer": 0, "hands": [["AS", "KS", ...], ...], "kitty": []}, ...]}
 
-Each hand lists its cards in dealing order (it matters: the Kierki trump chooser sees the first 5 or 6). Deals are
-used in order; a game that needs more deals than the file has deals the rest from the seed.
+Each hand lists its cards in dealing order (the Kierki trump chooser sees the first 5 or 6). Deals are used
+in order; a game that needs more deals than the file has deals the rest from the seed.
 """
 
 from __future__ import annotations

@@ -64,8 +64,7 @@ def parse_card(text: str) -> Card:
         name = "T" + name[2:]
     if len(name) != 2 or name[0] not in RANK_LETTERS or name[1] not in SUIT_LETTERS:
         raise CardParseError(
-            f"{text!r} is not a card: write rank then suit, ranks 2-9 T J Q K A, suits C D H S "
-            "(for example QS, TH, 2C)"
+            f"{text!r} is not a card: write rank then suit, ranks 2-9 T J Q K A, suits C D H S (for example QS, TH, 2C)"
         )
     return make_card(RANK_LETTERS.index(name[0]), SUIT_LETTERS.index(name[1]))
 

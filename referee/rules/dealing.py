@@ -82,9 +82,7 @@ def validate_deal(ruleset: Ruleset, spec: DealSpec) -> None:
             parts.append("missing " + " ".join(card_name(c) for c in missing))
         if extra:
             parts.append("extra or repeated " + " ".join(card_name(c) for c in extra))
-        raise DealSpecError(
-            f"the deal does not hold the {ruleset.game.value} deck exactly: " + "; ".join(parts)
-        )
+        raise DealSpecError(f"the deal does not hold the {ruleset.game.value} deck exactly: " + "; ".join(parts))
 
 
 def validate_deals(ruleset: Ruleset, specs: Sequence[DealSpec]) -> None:

@@ -63,9 +63,7 @@ class OptionSpec:
                     raise ValueError
                 value = str(raw)
         except ValueError:
-            raise RulesetError(
-                f"option {self.name}: {raw!r} is not a {kind.__name__}" + self._choices_hint()
-            ) from None
+            raise RulesetError(f"option {self.name}: {raw!r} is not a {kind.__name__}" + self._choices_hint()) from None
         if self.choices and value not in self.choices:
             raise RulesetError(f"option {self.name}: {raw!r} is not allowed" + self._choices_hint())
         return value
@@ -302,8 +300,7 @@ class Ruleset:
             or not all(1 <= t <= last_trick for t in deal6)
         ):
             raise RulesetError(
-                f"option deal6_tricks: give two different trick numbers from 1 to {last_trick}, "
-                "for example 7,13"
+                f"option deal6_tricks: give two different trick numbers from 1 to {last_trick}, for example 7,13"
             )
         attrs: dict[str, OptionValue] = dict(resolved)
         if "trump_trick_value_3p" in attrs:
@@ -318,4 +315,3 @@ class Ruleset:
     def describe(self) -> str:
         shown = " ".join(f"{name}={_show(value)}" for name, value in self.values)
         return f"{self.game.value} ({self.players} players) {shown}".rstrip()
-

@@ -208,8 +208,7 @@ class GameState:
         else:
             raise IllegalActionError(
                 "decision",
-                f"seat {self.to_act} must make a {self.phase.value} decision now, "
-                f"not {type(action).__name__}",
+                f"seat {self.to_act} must make a {self.phase.value} decision now, not {type(action).__name__}",
             )
         return self.events[start:]
 
@@ -257,9 +256,7 @@ class GameState:
         self.phase = Phase.PLAY
         self.to_act = self._leader
         self.events.append(
-            DealStarted(
-                self.deal_number, self.kind, self.dealer, spec.hands, spec.kitty, self._pass_offset
-            )
+            DealStarted(self.deal_number, self.kind, self.dealer, spec.hands, spec.kitty, self._pass_offset)
         )
         if self.kind is DealKind.TRUMP:
             self.phase = Phase.TRUMP
@@ -329,9 +326,7 @@ class GameState:
     def _pass(self, cards: tuple[Card, ...]) -> None:
         seat = self.to_act
         if len(cards) != PASS_COUNT:
-            raise IllegalActionError(
-                "pass-count", f"pass exactly {PASS_COUNT} cards, not {len(cards)}"
-            )
+            raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(cards)}")
         held = Counter(self.hand(seat))
         wanted = Counter(cards)
         if not wanted <= held:
@@ -459,21 +454,17 @@ class GameState:
                 return "kh-must-discard", f"{name}: you must play K♥ now (kh_must_discard)"
             if self.trick_number == 1:
                 return "first-trick-points", (
-                    f"{name}: no heart or Q♠ on the first trick while you hold another card; "
-                    f"legal: {legal}"
+                    f"{name}: no heart or Q♠ on the first trick while you hold another card; legal: {legal}"
                 )
         if self._kierki:
             return "heart-lead-ban", (
-                f"{name}: in this deal you may not lead a heart while you hold another suit; "
-                f"legal: {legal}"
+                f"{name}: in this deal you may not lead a heart while you hold another suit; legal: {legal}"
             )
         if self.trick_number == 1 and self.ruleset.game is Game.HEARTS:
             return "two-of-clubs-leads", "the 2♣ must open the first trick"
         if self.trick_number == 1:
             return "first-lead", f"{name}: the first lead may not be a heart or Q♠; legal: {legal}"
-        return "hearts-not-broken", (
-            f"{name}: hearts may not be led until a heart has been played; legal: {legal}"
-        )
+        return "hearts-not-broken", (f"{name}: hearts may not be led until a heart has been played; legal: {legal}")
 
     def _end_trick(self) -> None:
         plays = self._plays
@@ -546,8 +537,7 @@ class GameState:
             )
         else:
             self._deal_scores[winner] += sum(
-                1 if card & 3 == HEARTS else 13 if card == QUEEN_OF_SPADES else 0
-                for card in collected
+                1 if card & 3 == HEARTS else 13 if card == QUEEN_OF_SPADES else 0 for card in collected
             )
 
     def _end_of_tricks(self, *, early: bool) -> None:
@@ -599,11 +589,7 @@ class GameState:
     def _open_lottery(self, rank: int) -> None:
         self._start_rank = rank
         self._playable = mask_of(make_card(rank, s) for s in range(4))
-        if (
-            rank == TWO
-            and self.ruleset.game is Game.KIERKI3
-            and self.ruleset.lottery_missing_2c == "virtual"
-        ):
+        if rank == TWO and self.ruleset.game is Game.KIERKI3 and self.ruleset.lottery_missing_2c == "virtual":
             self._extend_column(CLUBS, TWO)
 
     def _extend_column(self, suit: Suit, rank: int) -> None:

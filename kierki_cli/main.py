@@ -1,0 +1,250 @@
+"""The ``kierki`` command: thin click commands that parse options, call the referee and print."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from protocol import schema
+from referee.dealfile import check_deal_file, parse_deal_file
+from referee.match import MatchConfig, MatchResult, MatchSetupError, default_bots, parse_bot_commands, run_match
+from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
+from referee.rules.results import places
+from referee.rules.ruleset import Game, option_specs
+from referee.seat import TimeControl
+
+GAMES = [g.value for g in Game]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(package_name="kierki")
+def cli() -> None:
+    """A referee for bot competitions in Polish Kierki and the Hearts family.
+
+    Start with `kierki match`: a full 4-player Kierki match between the sample bots.
+    """
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r}: write KEY=VALUE, e.g. target=50", param_hint="--option")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def _options_help() -> str:
+    lines = []
+    for game in Game:
+        names = ", ".join(spec.name for spec in option_specs(game))
+        lines.append(f"{game.value}: {names}")
+    return "; ".join(lines)
+
+
+@cli.command()
+@click.argument("bot_commands", nargs=-1, metavar="[BOT_COMMAND ...]")
+@click.option("--game", type=click.Choice(GAMES), default="kierki", show_default=True, help="Which game.")
+@click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6).")
+@click.option("--seed", type=int, default=None, help="Seed for the deals (default: random, printed).")
+@click.option("--games", "games", type=click.IntRange(1), default=1, show_default=True, help="Games to play.")
+@click.option(
+    "--deals",
+    "deals_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deal file with given hands (see README, 'Deal files').",
+)
+@click.option(
+    "--option",
+    "option_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A rule option; repeat for several. `kierki options` lists them all.",
+)
+@click.option(
+    "--time-per-move",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Deadline per decision (ms).",
+)
+@click.option(
+    "--startup-time",
+    type=click.IntRange(1),
+    default=5000,
+    show_default=True,
+    help="Deadline for the handshake (ms).",
+)
+@click.option(
+    "--time-bank",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Extra time a bot may spend over all decisions (ms).",
+)
+@click.option(
+    "--increment",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Added to the bank after each decision (ms).",
+)
+@click.option(
+    "--max-strikes",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Faults before a seat is forfeited.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for replay logs and bot stderr logs [default: kierki-out/<time>].",
+)
+@click.option("--transcript", is_flag=True, help="Also log every raw line sent to and received from each bot.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON result object on stdout (for scripts).")
+def match(
+    bot_commands: tuple[str, ...],
+    game: str,
+    players: int | None,
+    seed: int | None,
+    games: int,
+    deals_path: Path | None,
+    option_pairs: tuple[str, ...],
+    time_per_move: int,
+    startup_time: int,
+    time_bank: int,
+    increment: int,
+    max_strikes: int,
+    out_dir: Path | None,
+    transcript: bool,
+    as_json: bool,
+) -> None:
+    """Play a match between bots and print the result table.
+
+    Each BOT_COMMAND is one quoted string, e.g. 'python3 my_bot.py --level 2', one per seat in seat order.
+    With none, the sample bots play (heuristic and random, alternating). With no arguments at all this plays
+    one full 4-player Kierki match.
+
+    Exit status 0 when the match ran, whatever the bots did; 1 with a one-line reason when it could not run.
+    """
+    try:
+        ruleset = Ruleset.create(game, players, _parse_options(option_pairs))
+    except RulesError as error:
+        raise click.UsageError(str(error)) from None
+    deals: tuple[DealSpec, ...] = ()
+    if deals_path is not None:
+        try:
+            deal_file = parse_deal_file(deals_path.read_bytes())
+            check_deal_file(deal_file, ruleset)
+        except RulesError as error:
+            raise click.ClickException(f"{deals_path}: {error}") from None
+        deals = deal_file.deals
+    try:
+        bots = parse_bot_commands(bot_commands) if bot_commands else default_bots(ruleset.players)
+    except MatchSetupError as error:
+        raise click.UsageError(str(error)) from None
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 2**31)
+    if out_dir is None:
+        out_dir = Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S")
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=bots,
+        out_dir=out_dir,
+        seed=seed,
+        games=games,
+        deals=deals,
+        deals_source=str(deals_path) if deals_path else None,
+        time=TimeControl(time_per_move, startup_time, time_bank, increment),
+        max_strikes=max_strikes,
+        transcript=transcript,
+    )
+    err = sys.stderr
+    if not as_json:
+        click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
+
+    def progress(number: int, total: int, ended: GameEnded) -> None:
+        if total > 1 and not as_json:
+            shown = " ".join(f"{t:+d}" for t in ended.totals)
+            err.write(f"\rgame {number}/{total}: {shown}   ")
+            if number == total:
+                err.write("\n")
+            err.flush()
+
+    try:
+        result = run_match(config, progress)
+    except MatchSetupError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        click.echo(format_table(result))
+
+
+def format_table(result: MatchResult) -> str:
+    highest_wins = result.game in ("kierki", "kierki3")
+    standing = places([s.total for s in result.seats], highest_wins=highest_wins)
+    rows = [("place", "seat", "bot", "total", "wins", "strikes", "faults", "ms/move", "status")]
+    for s, place in sorted(zip(result.seats, standing, strict=True), key=lambda p: (p[1], p[0].seat)):
+        faults = ",".join(f"{k}:{v}" for k, v in sorted(s.faults.items())) or "-"
+        status = f"forfeited in game {s.forfeited_in_game}" if s.forfeited_in_game else "ok"
+        name = f"{s.name} {s.version}".strip()
+        rows.append(
+            (
+                str(place),
+                str(s.seat),
+                name,
+                f"{s.total:+d}",
+                str(s.wins),
+                str(s.strikes),
+                faults,
+                f"{s.mean_ms:.2f}",
+                status,
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append(f"replays: {result.out_dir}")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.option("--game", type=click.Choice(GAMES), default=None, help="Only this game's options.")
+def options(game: str | None) -> None:
+    """List every rule option with its default and what it means."""
+    for g in Game if game is None else [Game(game)]:
+        players = None
+        ruleset = Ruleset.create(g, players)
+        click.echo(f"{g.value}:")
+        defaults = ruleset.options()
+        for spec in option_specs(g):
+            value = defaults[spec.name]
+            shown = (
+                ",".join(map(str, value))
+                if isinstance(value, tuple)
+                else str(value).lower()
+                if isinstance(value, bool)
+                else str(value)
+            )
+            click.echo(f"  {spec.name}={shown}\n      {spec.help}")
+
+
+@cli.group()
+def protocol() -> None:
+    """The wire protocol (PROTOCOL.md)."""
+
+
+@protocol.command("schema")
+def protocol_schema() -> None:
+    """Print the JSON Schema of every protocol message."""
+    sys.stdout.write(json.dumps(schema.json_schema(), indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,455 @@
+"""Every message of the kierki wire protocol, version 1, as one frozen ``msgspec.Struct`` each.
+
+The Structs *are* the protocol: PROTOCOL.md documents them, ``protocol/schema.json`` is generated from them and
+the codec decodes straight into them, so the three can never disagree.
+
+Rules that keep the wire stable while the code changes:
+
+- Every message is tagged on ``"type"`` with an explicit ``tag="..."`` string, so renaming a class never
+  changes what goes over the pipe.
+- Each class repeats ``frozen=True, kw_only=True``: msgspec applies ``kw_only`` only to the fields of the class
+  that says it, and mypy only treats a subclass as frozen when it says so.
+- Referee-to-bot messages ignore unknown fields when decoded, and any field added to them later must get a
+  default, so recorded logs and fake bots of an older version keep decoding.
+- Bot-to-referee answers forbid unknown fields: a bot that writes ``"crad"`` gets told so at once instead of
+  silently having its answer replaced by the fallback.
+- Cards are strings, never integers, so a bot author can read a log; ``Card`` validates them on decode.
+
+The struct docstrings become the ``title``/``description`` of each definition in the JSON Schema, so they are
+written for bot authors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Final, Literal, TypeAlias
+
+import msgspec
+
+__all__ = [
+    "ANSWER_TYPES",
+    "CARD_PATTERN",
+    "Answer",
+    "BotMessage",
+    "ByeEvent",
+    "ByeReason",
+    "Card",
+    "CompletedTrick",
+    "CurrentTrick",
+    "DealEndEvent",
+    "DealEvent",
+    "DealKind",
+    "ErrorCode",
+    "ErrorEvent",
+    "Event",
+    "GameEndEvent",
+    "GameName",
+    "GameStartEvent",
+    "HelloAnswer",
+    "HelloRequest",
+    "LotteryColumns",
+    "LotteryPassEvent",
+    "LotteryState",
+    "MoonAnswer",
+    "MoonChoice",
+    "MoonOptions",
+    "MoonRecord",
+    "MoonRequest",
+    "OptionValue",
+    "PassAnswer",
+    "PassDirection",
+    "PassRequest",
+    "PassedEvent",
+    "PlayAnswer",
+    "PlayRequest",
+    "PlayedEvent",
+    "Rank",
+    "RefereeMessage",
+    "Request",
+    "Scores",
+    "Seat",
+    "Suit",
+    "TimeControl",
+    "TrickCard",
+    "TrickEvent",
+    "TrumpAnswer",
+    "TrumpChoice",
+    "TrumpRequest",
+]
+
+# --- value types -------------------------------------------------------------------------------------------
+
+CARD_PATTERN: Final = "^[2-9TJQKA][CDHS]$"
+
+Card: TypeAlias = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=CARD_PATTERN,
+        description='Rank then suit: ranks 2-9 T J Q K A, suits C D H S, e.g. "QS", "TH", "2C".',
+    ),
+]
+Seat: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="A seat, 0 to players-1; clockwise is increasing.")]
+RequestId: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="Increases with every request to this bot.")]
+Millis: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="Milliseconds.")]
+
+GameName: TypeAlias = Literal["kierki", "kierki3", "hearts", "cancellation"]
+Suit: TypeAlias = Literal["C", "D", "H", "S"]
+TrumpChoice: TypeAlias = Literal["C", "D", "H", "S", "NT"]
+Rank: TypeAlias = Literal["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
+PassDirection: TypeAlias = Literal["left", "right", "across"]
+DealKind: TypeAlias = Literal[
+    "no_tricks",
+    "no_hearts",
+    "no_queens",
+    "no_kings_jacks",
+    "no_king_of_hearts",
+    "no_seventh_last",
+    "robber",
+    "trump",
+    "lottery",
+    "hearts",
+    "cancellation",
+]
+MoonChoice: TypeAlias = Literal["self", "others"]
+ErrorCode: TypeAlias = Literal["timeout", "illegal", "malformed", "wrong_type", "crash"]
+ByeReason: TypeAlias = Literal["match_over", "forfeited", "protocol_mismatch", "aborted"]
+# Mirrors the rule options' value types (a list only for lists of trick numbers such as deal6_tricks).
+OptionValue: TypeAlias = bool | int | str | tuple[int, ...]
+
+
+class _RefereeMessage(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False, tag_field="type"):
+    """Base of referee-to-bot messages: lenient on decode, so a newer referee's extra fields are ignored."""
+
+
+class _BotMessage(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=False,
+    tag_field="type",
+    forbid_unknown_fields=True,
+):
+    """Base of bot-to-referee answers: strict, so a misspelt field is reported rather than ignored."""
+
+
+class _Part(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
+    """Base of the objects nested inside referee messages."""
+
+
+# --- nested parts ------------------------------------------------------------------------------------------
+
+
+class TimeControl(_Part, frozen=True, kw_only=True):
+    """The clock of a match, in milliseconds; each request's "time_ms" is what actually applies.
+
+    "move_ms" is the time for one decision and "startup_ms" the time to answer "hello" (process start-up
+    included). "bank_ms" is a reserve (0: none) that pays for decisions longer than "move_ms", and
+    "increment_ms" is added to the reserve after every answered request.
+    """
+
+    move_ms: Millis
+    startup_ms: Millis
+    bank_ms: Millis
+    increment_ms: Millis
+
+
+class TrickCard(_Part, frozen=True, kw_only=True):
+    """One card played to a trick and the seat that played it."""
+
+    seat: Seat
+    card: Card
+
+
+class CurrentTrick(_Part, frozen=True, kw_only=True):
+    """The trick being played: who led it and the cards played so far, in playing order."""
+
+    leader: Seat
+    cards: tuple[TrickCard, ...]
+
+
+class CompletedTrick(_Part, frozen=True, kw_only=True):
+    """A finished trick. "number" counts from 1; "winner" is null when no card won (Cancellation)."""
+
+    number: int
+    leader: Seat
+    cards: tuple[TrickCard, ...]
+    winner: Seat | None
+
+
+class LotteryColumns(_Part, frozen=True, kw_only=True):
+    """Per suit, the lowest and highest card laid in the loteryjka, or null while the suit is unopened."""
+
+    C: tuple[Card, Card] | None
+    D: tuple[Card, Card] | None
+    H: tuple[Card, Card] | None
+    S: tuple[Card, Card] | None
+
+
+class LotteryState(_Part, frozen=True, kw_only=True):
+    """The loteryjka table. "start_rank" is null until the first card fixes it (the dealer's opening card)."""
+
+    start_rank: Rank | None
+    columns: LotteryColumns
+
+
+class Scores(_Part, frozen=True, kw_only=True):
+    """Per seat: points taken so far in this deal, and game totals from the deals already finished."""
+
+    deal: tuple[int, ...]
+    total: tuple[int, ...]
+
+
+class MoonOptions(_Part, frozen=True, kw_only=True):
+    """The game totals per seat after each moon option, so the shooter can compare them directly."""
+
+    self_: tuple[int, ...] = msgspec.field(name="self")
+    others: tuple[int, ...]
+
+
+class MoonRecord(_Part, frozen=True, kw_only=True):
+    """Who shot the moon in a deal and which option was applied."""
+
+    seat: Seat
+    choice: MoonChoice
+
+
+# --- bot -> referee: answers -------------------------------------------------------------------------------
+# Defined before the referee messages because ErrorEvent.fallback carries one of them.
+
+
+class HelloAnswer(_BotMessage, tag="hello", frozen=True, kw_only=True):
+    """Answer to "hello": who the bot is and which protocol version it speaks."""
+
+    id: RequestId
+    name: str
+    version: str
+    protocol: int
+
+
+class PassAnswer(_BotMessage, tag="pass", frozen=True, kw_only=True):
+    """Answer to "pass": exactly "count" cards from the hand."""
+
+    id: RequestId
+    cards: tuple[Card, ...]
+
+
+class TrumpAnswer(_BotMessage, tag="trump", frozen=True, kw_only=True):
+    """Answer to "trump": one of the offered "choices" ("NT" only when offered)."""
+
+    id: RequestId
+    suit: TrumpChoice
+
+
+class PlayAnswer(_BotMessage, tag="play", frozen=True, kw_only=True):
+    """Answer to "play": one card from "legal"."""
+
+    id: RequestId
+    card: Card
+
+
+class MoonAnswer(_BotMessage, tag="moon", frozen=True, kw_only=True):
+    """Answer to "moon": take the moon value off your own total, or add it to everyone else's."""
+
+    id: RequestId
+    choice: MoonChoice
+
+
+Answer: TypeAlias = HelloAnswer | PassAnswer | TrumpAnswer | PlayAnswer | MoonAnswer
+BotMessage: TypeAlias = Answer
+"""Everything a bot may write to its stdout."""
+
+# --- referee -> bot: requests ------------------------------------------------------------------------------
+
+
+class HelloRequest(_RefereeMessage, tag="hello", frozen=True, kw_only=True):
+    """First message of a match; answer within "time.startup_ms" with your name and protocol version."""
+
+    id: RequestId
+    protocol: int
+    game: GameName
+    players: int
+    seat: Seat
+    options: dict[str, OptionValue]
+    time: TimeControl
+    games: int
+
+
+class PassRequest(_RefereeMessage, tag="pass", frozen=True, kw_only=True):
+    """Choose "count" cards of "hand" to give to seat "to". Every seat passes at the same time."""
+
+    id: RequestId
+    game_number: int
+    deal: int
+    direction: PassDirection
+    to: Seat
+    count: int
+    hand: tuple[Card, ...]
+    time_ms: Millis
+
+
+class TrumpRequest(_RefereeMessage, tag="trump", frozen=True, kw_only=True):
+    """Kierki trump deal: name trump having seen only the first cards dealt to you ("cards")."""
+
+    id: RequestId
+    game_number: int
+    deal: int
+    cards: tuple[Card, ...]
+    choices: tuple[TrumpChoice, ...]
+    time_ms: Millis
+
+
+class PlayRequest(_RefereeMessage, tag="play", frozen=True, kw_only=True):
+    """Your turn: play one card of "legal". Carries the whole visible state so a bot may keep none."""
+
+    id: RequestId
+    game_number: int
+    deal: int
+    kind: DealKind
+    hand: tuple[Card, ...]
+    legal: tuple[Card, ...]
+    trump: Suit | None
+    trick: CurrentTrick | None
+    tricks: tuple[CompletedTrick, ...]
+    lottery: LotteryState | None
+    scores: Scores
+    time_ms: Millis
+
+
+class MoonRequest(_RefereeMessage, tag="moon", frozen=True, kw_only=True):
+    """You took every penalty card: choose how the moon is scored, seeing the totals either way."""
+
+    id: RequestId
+    game_number: int
+    deal: int
+    options: MoonOptions
+    time_ms: Millis
+
+
+Request: TypeAlias = HelloRequest | PassRequest | TrumpRequest | PlayRequest | MoonRequest
+
+# --- referee -> bot: events --------------------------------------------------------------------------------
+
+
+class GameStartEvent(_RefereeMessage, tag="game_start", frozen=True, kw_only=True):
+    """A game of the match begins; "game_number" counts from 1 and "seat" is yours in this game."""
+
+    game_number: int
+    players: int
+    seat: Seat
+    dealer: Seat
+
+
+class DealEvent(_RefereeMessage, tag="deal", frozen=True, kw_only=True):
+    """A deal begins: your whole hand. In a Kierki trump deal it comes once trump is named."""
+
+    game_number: int
+    deal: int
+    kind: DealKind
+    dealer: Seat
+    hand: tuple[Card, ...]
+    trump: Suit | None
+    pass_direction: PassDirection | Literal["none"]
+    kitty_size: int
+
+
+class PassedEvent(_RefereeMessage, tag="passed", frozen=True, kw_only=True):
+    """Passing is over: what you sent, what you received and from whom, and your new hand."""
+
+    game_number: int
+    deal: int
+    sent: tuple[Card, ...]
+    received: tuple[Card, ...]
+    from_: Seat = msgspec.field(name="from")
+    hand: tuple[Card, ...]
+
+
+class PlayedEvent(_RefereeMessage, tag="played", frozen=True, kw_only=True):
+    """A card was played, by any seat, yours included."""
+
+    game_number: int
+    deal: int
+    seat: Seat
+    card: Card
+
+
+class LotteryPassEvent(_RefereeMessage, tag="lottery_pass", frozen=True, kw_only=True):
+    """In the loteryjka a seat with no legal card was passed; the referee does this without asking."""
+
+    game_number: int
+    deal: int
+    seat: Seat
+
+
+class TrickEvent(_RefereeMessage, tag="trick", frozen=True, kw_only=True):
+    """A trick is complete; "winner" is null when no card won it (Cancellation Hearts)."""
+
+    game_number: int
+    deal: int
+    number: int
+    leader: Seat
+    cards: tuple[TrickCard, ...]
+    winner: Seat | None
+
+
+class DealEndEvent(_RefereeMessage, tag="deal_end", frozen=True, kw_only=True):
+    """A deal is over: points per seat for this deal and game totals after it."""
+
+    game_number: int
+    deal: int
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    early: bool
+    moon: MoonRecord | None
+
+
+class GameEndEvent(_RefereeMessage, tag="game_end", frozen=True, kw_only=True):
+    """A game is over: final totals and places (1 is best; equal totals share a place)."""
+
+    game_number: int
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+
+class ErrorEvent(_RefereeMessage, tag="error", frozen=True, kw_only=True):
+    """Your bot misbehaved: what was wrong, what the referee played for you, and where that leaves you."""
+
+    id: RequestId | None
+    code: ErrorCode
+    message: str
+    fallback: BotMessage | None
+    strikes: int
+    forfeited: bool
+
+
+class ByeEvent(_RefereeMessage, tag="bye", frozen=True, kw_only=True):
+    """The referee is done with this bot; exit."""
+
+    reason: ByeReason
+
+
+Event: TypeAlias = (
+    GameStartEvent
+    | DealEvent
+    | PassedEvent
+    | PlayedEvent
+    | LotteryPassEvent
+    | TrickEvent
+    | DealEndEvent
+    | GameEndEvent
+    | ErrorEvent
+    | ByeEvent
+)
+RefereeMessage: TypeAlias = Request | Event
+"""Everything the referee writes to a bot's stdin."""
+
+ANSWER_TYPES: Final[Mapping[type[Request], type[Answer]]] = MappingProxyType(
+    {
+        HelloRequest: HelloAnswer,
+        PassRequest: PassAnswer,
+        TrumpRequest: TrumpAnswer,
+        PlayRequest: PlayAnswer,
+        MoonRequest: MoonAnswer,
+    }
+)
+"""The answer each request expects; any other answer type is a "wrong_type" error."""

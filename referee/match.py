@@ -1,0 +1,441 @@
+"""A match: start the bots, play the games, enforce deadlines and legality, record everything, clean up.
+
+Data flows one way: bot line -> protocol decoder -> ``to_action`` -> ``GameState.apply`` -> events -> per-seat
+messages -> each bot. Whatever a bot does (time out, answer illegally or in garbage, crash) the referee plays a
+deterministic fallback for it, tells it why, counts a strike, and goes on; other seats never notice. After a crash
+or ``max_strikes`` strikes the seat is played by the fallback to the end and marked forfeited.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from protocol import codec
+from protocol import messages as m
+from referee import wire
+from referee.process import BotProcess, BotStartError, ResourceLimits
+from referee.replay import ReplayWriter, decision_record, event_record
+from referee.rules import Action, DealSpec, GameEnded, GameState, IllegalActionError, Phase, Ruleset
+from referee.seat import BotSeat, Fault, FaultCode, TimeControl
+
+Consequence = Literal["fallback", "forfeit"]
+DEFAULT_CONSEQUENCES: dict[FaultCode, Consequence] = {
+    "timeout": "fallback",
+    "illegal": "fallback",
+    "malformed": "fallback",
+    "wrong_type": "fallback",
+    "crash": "forfeit",
+}
+
+
+class MatchSetupError(RuntimeError):
+    """The match could not run: a bot that cannot be started or fails its handshake, a bad configuration."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    argv: tuple[str, ...]
+    cwd: Path = field(default_factory=Path.cwd)
+
+    @classmethod
+    def parse(cls, command: str) -> BotSpec:
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as error:
+            raise MatchSetupError(f"bot command {command!r}: {error}") from None
+        if not argv:
+            raise MatchSetupError("a bot command is empty; give the program to run, e.g. 'python3 bot.py'")
+        return cls(argv)
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    ruleset: Ruleset
+    bots: tuple[BotSpec, ...]
+    out_dir: Path
+    seed: int = 1
+    games: int = 1
+    deals: tuple[DealSpec, ...] = ()
+    deals_source: str | None = None
+    time: TimeControl = field(default_factory=TimeControl)
+    max_strikes: int = 3
+    consequences: dict[FaultCode, Consequence] = field(default_factory=lambda: dict(DEFAULT_CONSEQUENCES))
+    limits: ResourceLimits | None = None
+    transcript: bool = False
+    stderr_cap_bytes: int = 1_000_000
+
+
+@dataclass
+class SeatResult:
+    seat: int
+    name: str
+    version: str
+    command: str
+    totals: list[int] = field(default_factory=list)  # per game
+    places: list[int] = field(default_factory=list)  # per game
+    strikes: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    forfeited_in_game: int | None = None
+    decisions: int = 0
+    mean_ms: float = 0.0
+    max_ms: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return sum(self.totals)
+
+    @property
+    def wins(self) -> int:
+        return sum(1 for p in self.places if p == 1)
+
+
+@dataclass
+class MatchResult:
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    games_played: int
+    seats: list[SeatResult]
+    replays: list[str]
+    out_dir: str
+    status: str = "complete"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "options": self.options,
+            "seed": self.seed,
+            "games": self.games_played,
+            "status": self.status,
+            "out_dir": self.out_dir,
+            "replays": self.replays,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "version": s.version,
+                    "command": s.command,
+                    "total": s.total,
+                    "totals": s.totals,
+                    "places": s.places,
+                    "wins": s.wins,
+                    "strikes": s.strikes,
+                    "faults": s.faults,
+                    "forfeited_in_game": s.forfeited_in_game,
+                    "decisions": s.decisions,
+                    "mean_ms": round(s.mean_ms, 3),
+                    "max_ms": round(s.max_ms, 3),
+                }
+                for s in self.seats
+            ],
+        }
+
+
+Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended
+
+_EXPECTED: dict[Phase, type[m.BotMessage]] = {
+    Phase.PLAY: m.PlayAnswer,
+    Phase.PASS: m.PassAnswer,
+    Phase.TRUMP: m.TrumpAnswer,
+    Phase.MOON: m.MoonAnswer,
+}
+
+
+def sample_bot_command(name: str) -> BotSpec:
+    """A sample bot from ``sample_bots/``, run with this Python."""
+    import sample_bots
+
+    path = Path(sample_bots.__file__).parent / f"{name}.py"
+    return BotSpec((sys.executable, str(path)))
+
+
+class Match:
+    def __init__(self, config: MatchConfig, progress: Progress | None = None) -> None:
+        if len(config.bots) != config.ruleset.players:
+            raise MatchSetupError(
+                f"{config.ruleset.game.value} with {config.ruleset.players} players needs "
+                f"{config.ruleset.players} bot commands, got {len(config.bots)}"
+            )
+        self.config = config
+        self.progress = progress
+        self.seats: list[BotSeat] = []
+        self.results: list[SeatResult] = []
+        self.replays: list[str] = []
+        self._transcript_files: dict[int, Any] = {}
+
+    # --- running -------------------------------------------------------------------------------------------
+
+    def run(self) -> MatchResult:
+        config = self.config
+        config.out_dir.mkdir(parents=True, exist_ok=True)
+        status = "complete"
+        try:
+            self._start_bots()
+            self._handshake()
+            for game_number in range(1, config.games + 1):
+                self._play_game(game_number)
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            self._close_all("match_over" if status == "complete" else "aborted")
+        return self._result(status)
+
+    def _start_bots(self) -> None:
+        config = self.config
+        for seat, spec in enumerate(config.bots):
+            log = config.out_dir / f"seat{seat}.stderr.log"
+            try:
+                process = BotProcess.start(
+                    spec.argv,
+                    cwd=spec.cwd,
+                    env=None,
+                    stderr_log=log,
+                    stderr_cap_bytes=config.stderr_cap_bytes,
+                    max_line_bytes=codec.MAX_BOT_LINE_BYTES,
+                    limits=config.limits,
+                )
+            except BotStartError as error:
+                raise MatchSetupError(f"seat {seat}: {error}") from None
+            transcript = self._transcript_writer() if config.transcript else None
+            self.seats.append(BotSeat(seat, process, config.time, transcript))
+            self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command))
+
+    def _transcript_writer(self) -> Callable[[int, str, bytes], None]:
+        def write(seat: int, direction: str, line: bytes) -> None:
+            file = self._transcript_files.get(seat)
+            if file is None:
+                path = self.config.out_dir / f"seat{seat}.transcript.log"
+                file = self._transcript_files[seat] = open(path, "ab")  # noqa: SIM115 - closed at the end
+            file.write(f"{time.time():.6f} {direction} ".encode() + line + b"\n")
+
+        return write
+
+    def _handshake(self) -> None:
+        config = self.config
+        ruleset = config.ruleset
+        options = ruleset.options()
+        for seat in self.seats:
+            hello = m.HelloRequest(
+                id=seat.new_id(),
+                protocol=codec.PROTOCOL_VERSION,
+                game=ruleset.game.value,
+                players=ruleset.players,
+                seat=seat.seat,
+                options=options,
+                time=config.time.to_wire(),
+                games=config.games,
+            )
+            answer, _ = seat.ask(hello, m.HelloAnswer, timeout_s=config.time.startup_ms / 1000)
+            command = config.bots[seat.seat].command
+            if isinstance(answer, Fault):
+                raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
+            assert isinstance(answer, m.HelloAnswer)
+            if answer.protocol != codec.PROTOCOL_VERSION:
+                seat.close("protocol_mismatch")
+                raise MatchSetupError(
+                    f"seat {seat.seat} ({command}) speaks protocol {answer.protocol}; this referee speaks "
+                    f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
+                )
+            seat.name = answer.name or f"seat{seat.seat}"
+            seat.version = answer.version
+            self.results[seat.seat].name = seat.name
+            self.results[seat.seat].version = seat.version
+
+    def _play_game(self, game_number: int) -> None:
+        config = self.config
+        state = GameState(config.ruleset, seed=config.seed + game_number - 1, deals=config.deals)
+        translator = wire.EventTranslator(config.ruleset.players, game_number)
+        name = f"game{game_number:03d}.replay.jsonl"
+        writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
+        for seat in self.seats:
+            seat.queue(
+                m.GameStartEvent(game_number=game_number, players=state.players, seat=seat.seat, dealer=state.dealer)
+            )
+        done = 0
+        try:
+            done = self._dispatch(state, translator, writer, done)
+            while not state.is_over:
+                self._decide(state, game_number, writer)
+                done = self._dispatch(state, translator, writer, done)
+        except BaseException as error:
+            status = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+            writer.finish(status, f"{type(error).__name__}: {error}")
+            raise
+        writer.finish("complete")
+        self.replays.append(str(writer.path))
+        for seat in self.seats:
+            seat.flush()
+        assert state.final_places is not None
+        for seat, result in zip(self.seats, self.results, strict=True):
+            result.totals.append(state.totals[seat.seat])
+            result.places.append(state.final_places[seat.seat])
+        if self.progress:
+            ended = state.events[-1]
+            assert isinstance(ended, GameEnded)
+            self.progress(game_number, config.games, ended)
+
+    def _header(self, game_number: int, state: GameState) -> dict[str, Any]:
+        config = self.config
+        ruleset = config.ruleset
+        return {
+            "protocol": codec.PROTOCOL_VERSION,
+            "game": ruleset.game.value,
+            "players": ruleset.players,
+            "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ruleset.options().items()},
+            "seed": state.seed,
+            "game_number": game_number,
+            "deals_file": config.deals_source,
+            "given_deals": len(config.deals),
+            "bots": [
+                {"seat": s.seat, "name": s.name, "version": s.version, "command": config.bots[s.seat].command}
+                for s in self.seats
+            ],
+            "time": {
+                "move_ms": config.time.move_ms,
+                "startup_ms": config.time.startup_ms,
+                "bank_ms": config.time.bank_ms,
+                "increment_ms": config.time.increment_ms,
+            },
+        }
+
+    def _dispatch(self, state: GameState, translator: wire.EventTranslator, writer: ReplayWriter, done: int) -> int:
+        """Record and send every core event not yet handled; return the new count handled."""
+        events = state.events
+        for event in events[done:]:
+            record = event_record(event)
+            if record is not None:
+                writer.write(record)
+            for seat, messages in zip(self.seats, translator.messages(event), strict=True):
+                for message in messages:
+                    seat.queue(message)
+        return len(events)
+
+    def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> None:
+        index = state.to_act
+        seat = self.seats[index]
+        if seat.forfeited:
+            action = state.fallback_action()
+            state.apply(action)
+            writer.write(decision_record(index, action, None, True))
+            return
+        obs = state.observation(index)
+        request_id = seat.new_id()
+        time_ms = int(seat.deadline_s() * 1000)
+        request: m.Request
+        if state.phase is Phase.PLAY:
+            request = wire.play_request(obs, request_id, game_number, time_ms)
+        elif state.phase is Phase.PASS:
+            request = wire.pass_request(obs, request_id, game_number, time_ms)
+        elif state.phase is Phase.TRUMP:
+            request = wire.trump_request(obs, state.trump_choices(), request_id, game_number, time_ms)
+        else:
+            request = wire.moon_request(obs, request_id, game_number, time_ms)
+        answer, spent = seat.ask(request, _EXPECTED[state.phase])
+        fault: Fault
+        if isinstance(answer, Fault):
+            fault = answer
+        else:
+            try:
+                action = wire.to_action(answer)
+                state.apply(action, index)
+            except wire.AnswerError as error:
+                fault = Fault("malformed", str(error))
+            except IllegalActionError as error:
+                fault = Fault("illegal", f"{error.message} [rule: {error.rule}]")
+            else:
+                writer.write(decision_record(index, action, spent * 1000, False))
+                return
+        self._fault(state, seat, request_id, fault, writer, spent)
+
+    def _fault(
+        self, state: GameState, seat: BotSeat, request_id: int, fault: Fault, writer: ReplayWriter, spent: float
+    ) -> None:
+        config = self.config
+        seat.record_fault(fault)
+        action: Action = state.fallback_action()
+        forfeit = config.consequences.get(fault.code) == "forfeit" or seat.strikes >= config.max_strikes
+        writer.write(
+            {
+                "type": "fault",
+                "seat": seat.seat,
+                "code": fault.code,
+                "message": fault.message,
+                "strikes": seat.strikes,
+                "forfeited": forfeit,
+            }
+        )
+        seat.queue(
+            m.ErrorEvent(
+                id=request_id,
+                code=fault.code,
+                message=fault.message + ("; the seat is forfeited" if forfeit else "; a fallback was played"),
+                fallback=wire.to_answer(action, request_id),
+                strikes=seat.strikes,
+                forfeited=forfeit,
+            )
+        )
+        if forfeit:
+            seat.close("forfeited")
+            seat.forfeited = True
+            result = self.results[seat.seat]
+            if result.forfeited_in_game is None:
+                result.forfeited_in_game = len(result.totals) + 1
+        state.apply(action)
+        writer.write(decision_record(seat.seat, action, spent * 1000, True))
+
+    def _close_all(self, reason: m.ByeReason) -> None:
+        for seat in self.seats:
+            if not seat.forfeited:
+                seat.close(reason)
+            elif seat.process is not None:
+                seat.process.terminate(0)
+        for file in self._transcript_files.values():
+            file.close()
+
+    def _result(self, status: str) -> MatchResult:
+        for seat, result in zip(self.seats, self.results, strict=True):
+            stats = seat.stats
+            result.strikes = seat.strikes
+            result.faults = dict(stats.faults)
+            result.decisions = stats.decisions
+            result.mean_ms = 1000 * stats.thinking_s / stats.decisions if stats.decisions else 0.0
+            result.max_ms = 1000 * stats.slowest_s
+        ruleset = self.config.ruleset
+        return MatchResult(
+            game=ruleset.game.value,
+            players=ruleset.players,
+            options={k: (list(v) if isinstance(v, tuple) else v) for k, v in ruleset.options().items()},
+            seed=self.config.seed,
+            games_played=len(self.results[0].totals) if self.results else 0,
+            seats=self.results,
+            replays=self.replays,
+            out_dir=os.fspath(self.config.out_dir),
+            status=status,
+        )
+
+
+def default_bots(players: int) -> tuple[BotSpec, ...]:
+    """The sample bots: heuristic and random alternating around the table."""
+    return tuple(sample_bot_command("heuristic_bot" if s % 2 == 0 else "random_bot") for s in range(players))
+
+
+def run_match(config: MatchConfig, progress: Progress | None = None) -> MatchResult:
+    return Match(config, progress).run()
+
+
+def parse_bot_commands(commands: Sequence[str]) -> tuple[BotSpec, ...]:
+    return tuple(BotSpec.parse(c) for c in commands)

@@ -1,0 +1,5 @@
+"""Read all input and never answer."""
+
+import sys
+
+sys.stdin.buffer.read()

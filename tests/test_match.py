@@ -1,0 +1,203 @@
+"""Full matches with real subprocess bots, and one test per kind of misbehaviour."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
+from referee.rules import Ruleset
+from referee.seat import TimeControl
+
+BOTS = Path(__file__).parent / "bots"
+MISBEHAVE = BOTS / "misbehave.py"
+
+
+def misbehaving(mode: str, after: int = 3) -> BotSpec:
+    return BotSpec((sys.executable, str(MISBEHAVE), mode, str(after)))
+
+
+def session_members(sid: int) -> list[int]:
+    """Pids of live (non-zombie) processes whose session id is ``sid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            found.append(int(entry))
+    return found
+
+
+def run(
+    tmp_path: Path,
+    game: str = "kierki",
+    players: int | None = None,
+    bots: tuple[BotSpec, ...] | None = None,
+    *,
+    move_ms: int = 2000,
+    seed: int = 1,
+    games: int = 1,
+    options: dict[str, object] | None = None,
+) -> tuple[Match, dict[str, object]]:
+    ruleset = Ruleset.create(game, players, options)
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=bots or default_bots(ruleset.players),
+        out_dir=tmp_path / "out",
+        seed=seed,
+        games=games,
+        time=TimeControl(move_ms=move_ms, startup_ms=10_000),
+    )
+    match = Match(config)
+    result = match.run()
+    for seat in match.seats:
+        assert seat.process is not None
+        assert session_members(seat.process.pid) == [], f"seat {seat.seat} left processes behind"
+    return match, result.to_json()
+
+
+def replay_records(path: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [("kierki", 4), ("kierki3", 3), ("hearts", 4)] + [("cancellation", n) for n in range(6, 12)],
+)
+def test_full_match_every_game(tmp_path: Path, game: str, players: int) -> None:
+    _, result = run(tmp_path, game, players)
+    seats = result["seats"]
+    assert isinstance(seats, list) and len(seats) == players
+    totals = [s["total"] for s in seats]
+    if game == "kierki":
+        assert sum(totals) == 0
+    if game == "kierki3":
+        assert sum(totals) == -255
+    if game in ("hearts", "cancellation"):
+        target = 100 if game == "hearts" else 150
+        assert max(totals) >= target
+    for s in seats:
+        assert s["strikes"] == 0 and s["faults"] == {} and s["forfeited_in_game"] is None
+        assert s["decisions"] > 0
+    replays = result["replays"]
+    assert isinstance(replays, list) and len(replays) == 1
+    records = replay_records(replays[0])
+    assert records[0]["type"] == "header" and records[0]["format"] == "kierki-replay"
+    assert records[-1] == {"type": "end", "status": "complete"}
+    game_end = records[-2]
+    assert game_end["type"] == "game_end" and game_end["totals"] == totals
+    assert not list((tmp_path / "out").glob("*.part"))
+
+
+def test_several_games_keep_the_bots_and_add_up(tmp_path: Path) -> None:
+    _, result = run(tmp_path, "hearts", games=3, seed=11)
+    seats = result["seats"]
+    assert isinstance(seats, list)
+    for s in seats:
+        assert len(s["totals"]) == 3 and s["total"] == sum(s["totals"])
+    assert result["games"] == 3 and len(result["replays"]) == 3  # type: ignore[arg-type]
+
+
+def test_same_seed_same_game(tmp_path: Path) -> None:
+    _, first = run(tmp_path / "a", "kierki", seed=42)
+    _, second = run(tmp_path / "b", "kierki", seed=42)
+    assert [s["totals"] for s in first["seats"]] == [s["totals"] for s in second["seats"]]  # type: ignore[union-attr]
+
+
+def _with_bad_seat(mode: str, after: int = 3, move_ms: int = 2000) -> tuple[BotSpec, ...]:
+    return (misbehaving(mode, after), *default_bots(4)[1:])
+
+
+def _fault_records(result: dict[str, object]) -> list[dict[str, object]]:
+    replays = result["replays"]
+    assert isinstance(replays, list)
+    return [r for r in replay_records(replays[0]) if r["type"] == "fault"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "code"),
+    [("illegal", "illegal"), ("garbage", "malformed"), ("wrong_type", "wrong_type")],
+)
+def test_bad_answers_get_fallbacks_then_forfeit(tmp_path: Path, mode: str, code: str) -> None:
+    match, result = run(tmp_path, "kierki", bots=_with_bad_seat(mode), seed=3)
+    bad = result["seats"][0]  # type: ignore[index]
+    assert bad["faults"] == {code: 3}
+    assert bad["strikes"] == 3 and bad["forfeited_in_game"] == 1
+    faults = _fault_records(result)
+    assert [f["code"] for f in faults] == [code] * 3
+    assert [f["forfeited"] for f in faults] == [False, False, True]
+    assert all(f["seat"] == 0 for f in faults)
+    for other in result["seats"][1:]:  # type: ignore[index]
+        assert other["faults"] == {} and other["forfeited_in_game"] is None
+    totals = [s["total"] for s in result["seats"]]  # type: ignore[union-attr]
+    assert sum(totals) == 0  # the match was played to the end
+
+
+def test_timeout_strikes_and_other_seats_unaffected(tmp_path: Path) -> None:
+    _, result = run(tmp_path, "hearts", bots=_with_bad_seat("timeout", 2), move_ms=150, seed=5)
+    bad = result["seats"][0]  # type: ignore[index]
+    assert bad["faults"] == {"timeout": 3} and bad["forfeited_in_game"] == 1
+    for other in result["seats"][1:]:  # type: ignore[index]
+        assert other["faults"] == {}
+
+
+def test_late_answer_is_never_taken_for_the_next_request(tmp_path: Path) -> None:
+    match, result = run(tmp_path, "hearts", bots=_with_bad_seat("late", 2), move_ms=150, seed=5)
+    bad = result["seats"][0]  # type: ignore[index]
+    assert bad["faults"] == {"timeout": 3}
+    assert match.seats[0].stats.ignored_lines >= 1  # the late answers arrived and were ignored
+
+
+def test_answer_with_wrong_id_is_ignored_until_the_deadline(tmp_path: Path) -> None:
+    match, result = run(tmp_path, "hearts", bots=_with_bad_seat("wrong_id", 2), move_ms=150, seed=5)
+    assert result["seats"][0]["faults"] == {"timeout": 3}  # type: ignore[index]
+    assert match.seats[0].stats.ignored_lines == 3
+
+
+@pytest.mark.parametrize("mode", ["crash", "stuck_child"])
+def test_crash_forfeits_at_once(tmp_path: Path, mode: str) -> None:
+    _, result = run(tmp_path, "kierki", bots=_with_bad_seat(mode, 4), move_ms=500)
+    bad = result["seats"][0]  # type: ignore[index]
+    assert bad["faults"] == {"crash": 1} and bad["forfeited_in_game"] == 1
+    totals = [s["total"] for s in result["seats"]]  # type: ignore[union-attr]
+    assert sum(totals) == 0
+
+
+def test_busy_loop_bot_is_timed_out_and_killed(tmp_path: Path) -> None:
+    _, result = run(tmp_path, "hearts", bots=_with_bad_seat("hang_forever", 2), move_ms=150, seed=2)
+    assert result["seats"][0]["faults"] == {"timeout": 3}  # type: ignore[index]
+
+
+def test_protocol_version_mismatch_stops_the_match(tmp_path: Path) -> None:
+    with pytest.raises(MatchSetupError, match="speaks protocol 2"):
+        run(tmp_path, "hearts", bots=_with_bad_seat("bad_version"))
+
+
+def test_bot_that_cannot_start_stops_the_match(tmp_path: Path) -> None:
+    bots = (BotSpec(("/nonexistent/bot",)), *default_bots(4)[1:])
+    with pytest.raises(MatchSetupError, match="seat 0"):
+        run(tmp_path, "hearts", bots=bots)
+
+
+def test_slow_start_fails_the_handshake(tmp_path: Path) -> None:
+    ruleset = Ruleset.create("hearts")
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=_with_bad_seat("slow_start"),
+        out_dir=tmp_path,
+        time=TimeControl(move_ms=100, startup_ms=200),
+    )
+    match = Match(config)
+    with pytest.raises(MatchSetupError, match="handshake"):
+        match.run()
+    for seat in match.seats:
+        assert seat.process is not None and session_members(seat.process.pid) == []

@@ -1,0 +1,314 @@
+"""Tests for referee.process: one bot subprocess, bytes and lines under deadlines.
+
+Waiting is always done through the API under test with a deadline; no sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import stat
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.process import (
+    BotProcess,
+    BotStartError,
+    Closed,
+    Flushed,
+    Line,
+    LineTooLong,
+    Overflow,
+    ResourceLimits,
+    Timeout,
+)
+
+BOTS = Path(__file__).parent / "bots"
+SOON = 10.0  # generous deadline for answers that should come at once; never reached when green
+
+Spawn = Callable[..., BotProcess]
+
+
+def deadline(seconds: float = SOON) -> float:
+    return time.monotonic() + seconds
+
+
+@pytest.fixture
+def spawn(tmp_path: Path) -> Iterator[Spawn]:
+    """Start test bots by name and make sure every one is terminated afterwards."""
+    started: list[BotProcess] = []
+
+    def _spawn(name: str, *args: str, **kwargs: object) -> BotProcess:
+        kwargs.setdefault("stderr_log", tmp_path / f"{name}.stderr.log")
+        bot = BotProcess.start(
+            [sys.executable, str(BOTS / f"{name}.py"), *args],
+            cwd=tmp_path,
+            env=None,
+            **kwargs,  # type: ignore[arg-type]
+        )
+        started.append(bot)
+        return bot
+
+    yield _spawn
+    for bot in started:
+        bot.terminate(grace_s=0.2)
+
+
+def expect_line(bot: BotProcess, seconds: float = SOON) -> bytes:
+    result = bot.read_line(deadline(seconds))
+    assert isinstance(result, Line), result
+    return result.data
+
+
+def live_session_members(sid: int) -> list[int]:
+    """Non-zombie processes in session ``sid`` (zombies are dead and await init's reaping)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = raw[raw.rfind(b")") + 2 :].split()
+        if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+def proc_stat(pid: int) -> tuple[str, int, int]:
+    """(state, process group, session) of ``pid``."""
+    raw = Path(f"/proc/{pid}/stat").read_bytes()
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return fields[0].decode(), int(fields[2]), int(fields[3])
+
+
+def is_gone(pid: int) -> bool:
+    try:
+        return proc_stat(pid)[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+# -- lines ------------------------------------------------------------------------------------
+
+
+def test_echo_round_trip(spawn: Spawn) -> None:
+    bot = spawn("echo")
+    bot.send(b'{"type": "hello"}\n')
+    result = bot.read_line(deadline())
+    assert isinstance(result, Line)
+    assert result.data == b'{"type": "hello"}'
+    assert result.elapsed_s >= 0.0
+    bot.send(b"second\n")
+    assert isinstance(bot.flush(deadline()), Flushed)
+    assert expect_line(bot) == b"second"
+
+
+def test_many_lines_in_one_chunk_are_split(spawn: Spawn) -> None:
+    bot = spawn("burst")
+    assert [expect_line(bot) for _ in range(1000)] == [b"line %d" % i for i in range(1000)]
+
+
+def test_partial_line_across_reads(spawn: Spawn) -> None:
+    bot = spawn("partial")
+    assert isinstance(bot.read_line(deadline(0.2)), Timeout)
+    assert bot.buffered_bytes == 3
+    bot.send(b"go\n")
+    assert expect_line(bot) == b"hello"
+
+
+def test_timeout_on_silent_bot(spawn: Spawn) -> None:
+    bot = spawn("silent")
+    bot.send(b"anything\n")
+    assert isinstance(bot.read_line(deadline(0.2)), Timeout)
+    assert bot.alive
+
+
+def test_deadline_in_the_past_still_returns_buffered_lines(spawn: Spawn) -> None:
+    bot = spawn("burst")
+    assert expect_line(bot) == b"line 0"
+    result = bot.read_line(time.monotonic() - 1)
+    assert isinstance(result, Line) and result.data == b"line 1"
+
+
+def test_closed_when_bot_exits(spawn: Spawn) -> None:
+    bot = spawn("exit_after_line")
+    bot.send(b"bye\n")
+    assert isinstance(bot.read_line(deadline()), Closed)
+    assert isinstance(bot.read_line(deadline()), Closed)
+    bot.terminate()
+    assert bot.returncode == 3
+    assert not bot.alive
+
+
+def test_closed_when_bot_exits_but_a_descendant_holds_stdout(spawn: Spawn) -> None:
+    bot = spawn("double_fork", "--exit-now")
+    grandchild = int(expect_line(bot))
+    assert isinstance(bot.read_line(deadline()), Closed)  # not Timeout: we saw the exit
+    bot.terminate(grace_s=0.1)
+    assert is_gone(grandchild)
+
+
+def test_line_too_long_costs_bounded_memory(spawn: Spawn) -> None:
+    bot = spawn("long_line", max_line_bytes=4096)
+    tracemalloc.start()
+    try:
+        first = bot.read_line(deadline())
+        assert bot.buffered_bytes <= 4096
+        second = bot.read_line(deadline())
+        assert bot.buffered_bytes <= 4096
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert first == LineTooLong(b"x" * 4096)
+    assert isinstance(second, Line) and second.data == b"ok"
+    assert peak < 1_000_000  # the bot wrote 10 MB
+
+
+def test_line_of_exactly_max_bytes_is_accepted(spawn: Spawn) -> None:
+    bot = spawn("echo", max_line_bytes=10)
+    bot.send(b"0123456789\n01234567890\nok\n")
+    assert expect_line(bot) == b"0123456789"
+    assert bot.read_line(deadline()) == LineTooLong(b"0123456789")
+    assert expect_line(bot) == b"ok"
+
+
+# -- stderr -----------------------------------------------------------------------------------
+
+
+def test_stderr_flood_is_capped_and_answer_still_arrives(spawn: Spawn, tmp_path: Path) -> None:
+    log = tmp_path / "flood.log"
+    bot = spawn("stderr_flood", stderr_log=log, stderr_cap_bytes=65536)
+    assert expect_line(bot) == b"done"
+    bot.terminate()
+    marker = b"\n[stderr truncated after 65536 bytes]\n"
+    content = log.read_bytes()
+    assert len(content) <= 65536 + len(marker)
+    assert content == b"e" * 65536 + marker
+
+
+def test_drain_stderr_between_requests(spawn: Spawn, tmp_path: Path) -> None:
+    log = tmp_path / "echo.log"
+    bot = spawn("echo", stderr_log=log)
+    bot.send(b"ping\n")
+    assert expect_line(bot) == b"ping"
+    bot.drain_stderr()  # the bot wrote stderr before stdout, so it is in the pipe by now
+    assert log.read_bytes() == b"echo: ping\n"
+
+
+# -- stdin ------------------------------------------------------------------------------------
+
+
+def test_bot_that_never_reads_stdin_does_not_hang_us(spawn: Spawn) -> None:
+    bot = spawn("no_read")
+    assert expect_line(bot) == b"ready"
+    bot.send(b"x" * 4_000_000)  # far more than a pipe holds, still under the cap
+    assert isinstance(bot.flush(deadline(0.2)), Timeout)
+    assert isinstance(bot.read_line(deadline(0.2)), Timeout)
+    for _ in range(20):
+        bot.send(b"y" * 1_000_000)
+    assert isinstance(bot.read_line(deadline()), Overflow)
+    assert isinstance(bot.flush(deadline()), Overflow)
+
+
+# -- termination ------------------------------------------------------------------------------
+
+
+def test_terminate_kills_bot_that_ignores_sigterm(spawn: Spawn) -> None:
+    bot = spawn("ignore_term")
+    assert expect_line(bot) == b"ready"
+    bot.terminate(grace_s=0.1)
+    assert bot.returncode == -9
+    assert not bot.alive
+    assert live_session_members(bot.pid) == []
+    bot.terminate()  # idempotent
+    assert isinstance(bot.read_line(deadline()), Closed)
+    bot.send(b"ignored\n")
+    assert isinstance(bot.flush(deadline()), Closed | Flushed)
+
+
+def test_terminate_kills_grandchild_in_another_process_group(spawn: Spawn) -> None:
+    bot = spawn("double_fork")
+    grandchild = int(expect_line(bot))
+    _, pgrp, session = proc_stat(grandchild)
+    assert pgrp != bot.pid and session == bot.pid
+    bot.terminate(grace_s=0.1)
+    assert bot.returncode == 0  # the bot itself exited on end of input
+    assert is_gone(grandchild)
+    assert live_session_members(bot.pid) == []
+
+
+def test_well_behaved_bot_exits_on_end_of_input(spawn: Spawn) -> None:
+    bot = spawn("echo")
+    bot.terminate(grace_s=SOON)
+    assert bot.returncode == 0
+
+
+# -- starting ---------------------------------------------------------------------------------
+
+
+def test_missing_executable_raises_start_error(tmp_path: Path) -> None:
+    with pytest.raises(BotStartError, match=r"no-such-bot-xyz --fast: .* not found on PATH"):
+        BotProcess.start(["no-such-bot-xyz", "--fast"], cwd=tmp_path, env=None, stderr_log=tmp_path / "log")
+    with pytest.raises(BotStartError, match=r"'\./missing\.py' was not found relative to"):
+        BotProcess.start(["./missing.py"], cwd=tmp_path, env=None, stderr_log=tmp_path / "log")
+
+
+def test_bad_cwd_and_non_executable_raise_start_error(tmp_path: Path) -> None:
+    with pytest.raises(BotStartError, match=r"working directory .*nowhere does not exist"):
+        BotProcess.start([sys.executable], cwd=tmp_path / "nowhere", env=None, stderr_log=tmp_path / "log")
+    script = tmp_path / "bot.py"
+    script.write_text("print('hi')\n")
+    script.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    with pytest.raises(BotStartError, match=r"not executable.*chmod \+x"):
+        BotProcess.start([str(script)], cwd=tmp_path, env=None, stderr_log=tmp_path / "log")
+
+
+def test_memory_limit_kills_hog(spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
+    if len(os.listdir("/proc/self/task")) > 1:
+        pytest.skip("this process has threads, so limits take the prlimit path (tested below)")
+
+    def no_prlimit(*args: object) -> None:
+        raise AssertionError("a single-threaded referee must apply limits in the child")
+
+    monkeypatch.setattr(resource, "prlimit", no_prlimit)
+    bot = spawn("hog", limits=ResourceLimits(memory_bytes=256 * 1024**2))
+    assert expect_line(bot) == b"ready"
+    assert "268435456" in Path(f"/proc/{bot.pid}/limits").read_text()
+    bot.send(b"go\n")
+    assert isinstance(bot.read_line(deadline()), Closed)
+    bot.terminate()
+    assert bot.returncode not in (None, 0)
+
+
+def test_memory_limit_applied_with_prlimit_when_threads_exist(
+    spawn: Spawn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    real_prlimit = resource.prlimit
+
+    def spy(pid: int, res: int, limits: tuple[int, int]) -> tuple[int, int]:
+        calls.append(res)
+        return real_prlimit(pid, res, limits)
+
+    monkeypatch.setattr(resource, "prlimit", spy)
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        bot = spawn("hog", limits=ResourceLimits(memory_bytes=256 * 1024**2, cpu_seconds=30))
+    finally:
+        stop.set()
+        helper.join()
+    assert calls == [resource.RLIMIT_AS, resource.RLIMIT_CPU]
+    assert expect_line(bot) == b"ready"
+    assert "268435456" in Path(f"/proc/{bot.pid}/limits").read_text()
+    bot.send(b"go\n")
+    assert isinstance(bot.read_line(deadline()), Closed)
