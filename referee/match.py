@@ -74,6 +74,8 @@ class MatchConfig:
     limits: ResourceLimits | None = None
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
+    # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
+    prefix: tuple[tuple[int, Action], ...] = ()
 
 
 @dataclass
@@ -267,6 +269,13 @@ class Match:
             )
         done = 0
         try:
+            if game_number == 1:
+                for seat_index, action in config.prefix:
+                    state.apply(action, seat_index)
+                    record = decision_record(seat_index, action, None, False)
+                    record["replayed"] = True
+                    writer.write(record)
+                    done = self._dispatch(state, translator, writer, done)
             done = self._dispatch(state, translator, writer, done)
             while not state.is_over:
                 self._decide(state, game_number, writer)

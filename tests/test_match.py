@@ -128,7 +128,7 @@ def _fault_records(result: dict[str, object]) -> list[dict[str, object]]:
     [("illegal", "illegal"), ("garbage", "malformed"), ("wrong_type", "wrong_type")],
 )
 def test_bad_answers_get_fallbacks_then_forfeit(tmp_path: Path, mode: str, code: str) -> None:
-    match, result = run(tmp_path, "kierki", bots=_with_bad_seat(mode), seed=3)
+    _, result = run(tmp_path, "kierki", bots=_with_bad_seat(mode), seed=3)
     bad = result["seats"][0]  # type: ignore[index]
     assert bad["faults"] == {code: 3}
     assert bad["strikes"] == 3 and bad["forfeited_in_game"] == 1
