@@ -242,6 +242,8 @@ def _preview(data: bytes) -> str:
 
 def _describe_value(value: object) -> str:
     preview = _preview(msgspec.json.encode(value))
+    if isinstance(value, dict):
+        return f"an object {preview}"
     if isinstance(value, list):
         return f"an array {preview}"
     if isinstance(value, str):
@@ -250,7 +252,9 @@ def _describe_value(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return f"a number {preview}"
+    if isinstance(value, int | float):
+        return f"a number {preview}"
+    return f"a value {preview}"
 
 
 def _known_types(side: _Side) -> str:

@@ -91,6 +91,7 @@ Card: TypeAlias = Annotated[
 ]
 Seat: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="A seat, 0 to players-1; clockwise is increasing.")]
 RequestId: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="Increases with every request to this bot.")]
+AnswerId: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="The id of the request this answers.")]
 Millis: TypeAlias = Annotated[int, msgspec.Meta(ge=0, description="Milliseconds.")]
 
 GameName: TypeAlias = Literal["kierki", "kierki3", "hearts", "cancellation"]
@@ -145,7 +146,7 @@ class TimeControl(_Part, frozen=True, kw_only=True):
 
     "move_ms" is the time for one decision and "startup_ms" the time to answer "hello" (process start-up
     included). "bank_ms" is a reserve (0: none) that pays for decisions longer than "move_ms", and
-    "increment_ms" is added to the reserve after every answered request.
+    "increment_ms" is added to the reserve after every decision.
     """
 
     move_ms: Millis
@@ -221,7 +222,7 @@ class MoonRecord(_Part, frozen=True, kw_only=True):
 class HelloAnswer(_BotMessage, tag="hello", frozen=True, kw_only=True):
     """Answer to "hello": who the bot is and which protocol version it speaks."""
 
-    id: RequestId
+    id: AnswerId
     name: str
     version: str
     protocol: int
@@ -230,28 +231,28 @@ class HelloAnswer(_BotMessage, tag="hello", frozen=True, kw_only=True):
 class PassAnswer(_BotMessage, tag="pass", frozen=True, kw_only=True):
     """Answer to "pass": exactly "count" cards from the hand."""
 
-    id: RequestId
+    id: AnswerId
     cards: tuple[Card, ...]
 
 
 class TrumpAnswer(_BotMessage, tag="trump", frozen=True, kw_only=True):
     """Answer to "trump": one of the offered "choices" ("NT" only when offered)."""
 
-    id: RequestId
+    id: AnswerId
     suit: TrumpChoice
 
 
 class PlayAnswer(_BotMessage, tag="play", frozen=True, kw_only=True):
     """Answer to "play": one card from "legal"."""
 
-    id: RequestId
+    id: AnswerId
     card: Card
 
 
 class MoonAnswer(_BotMessage, tag="moon", frozen=True, kw_only=True):
     """Answer to "moon": take the moon value off your own total, or add it to everyone else's."""
 
-    id: RequestId
+    id: AnswerId
     choice: MoonChoice
 
 

@@ -328,9 +328,13 @@ class Match:
             record = event_record(event)
             if record is not None:
                 writer.write(record)
+            encoded: dict[int, bytes] = {}
             for seat, messages in zip(self.seats, translator.messages(event), strict=True):
                 for message in messages:
-                    seat.queue(message)
+                    line = encoded.get(id(message))
+                    if line is None:
+                        line = encoded[id(message)] = codec.encode(message)
+                    seat.queue_encoded(line)
         return len(events)
 
     def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> None:

@@ -84,6 +84,11 @@ class BotSeat:
         if not self.forfeited:
             self._queue.append(codec.encode(message))
 
+    def queue_encoded(self, line: bytes) -> None:
+        """Queue an already encoded line (an event shared by every seat is encoded once)."""
+        if not self.forfeited:
+            self._queue.append(line)
+
     def deadline_s(self) -> float:
         return self.time.move_ms / 1000 + self.bank_s
 

@@ -6,6 +6,7 @@ only ever carry what that seat may know) and each event message from the core's 
 
 from __future__ import annotations
 
+import functools
 from typing import cast
 
 from protocol import messages as m
@@ -27,6 +28,7 @@ from referee.rules import (
     PassesExchanged,
     PlayCard,
     TrickEnded,
+    TrickView,
     TrumpChosen,
     card_name,
     parse_card,
@@ -35,6 +37,11 @@ from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, Card, CardParseError
 
 
 def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
+    return _cards(tuple(values))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cards(values: tuple[Card, ...]) -> tuple[str, ...]:
     return tuple(card_name(c) for c in sort_for_display(values))
 
 
@@ -54,6 +61,14 @@ def pass_direction(offset: int, players: int) -> m.PassDirection | None:
 
 def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]:
     return tuple(m.TrickCard(seat=s, card=card_name(c)) for s, c in plays)
+
+
+@functools.lru_cache(maxsize=4096)
+def _completed_trick(trick: TrickView) -> m.CompletedTrick:
+    """Finished tricks never change, and every later request of the deal repeats them: build each once."""
+    return m.CompletedTrick(
+        number=trick.number, leader=trick.leader, cards=_trick_cards(trick.plays), winner=trick.winner
+    )
 
 
 def _columns(obs: Observation) -> m.LotteryColumns:

@@ -288,9 +288,7 @@ def test_memory_limit_kills_hog(spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -
     assert bot.returncode not in (None, 0)
 
 
-def test_memory_limit_applied_with_prlimit_when_threads_exist(
-    spawn: Spawn, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_memory_limit_applied_with_prlimit_when_threads_exist(spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     real_prlimit = resource.prlimit
 

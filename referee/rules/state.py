@@ -173,7 +173,7 @@ class GameState:
             received=received,
             trick_leader=self._leader,
             trick=tuple(self._plays),
-            tricks=tuple(TrickView(t.number, t.leader, t.plays, t.winner) for t in self._tricks),
+            tricks=tuple(self._trick_views),
             deal_scores=tuple(self._deal_scores),
             totals=tuple(self.totals),
             legal=tuple(card_list(self._legal_mask())) if acting and self.phase is Phase.PLAY else (),
@@ -240,6 +240,7 @@ class GameState:
         self._leader = (self.dealer + 1) % n
         self._plays: list[tuple[int, Card]] = []
         self._tricks: list[TrickEnded] = []
+        self._trick_views: list[TrickView] = []  # the public part of each finished trick, made once
         self._deal_scores = [0] * n
         self._taken = 0  # mask of the cards of finished tricks (single deck only)
         self._hearts_broken = False
@@ -491,6 +492,7 @@ class GameState:
             next_leader = winner
             self._score_trick(winner, collected, number)
         self._tricks.append(TrickEnded(number, leader, tuple(plays), winner, tuple(collected)))
+        self._trick_views.append(TrickView(number, leader, tuple(plays), winner))
         self.events.append(self._tricks[-1])
         self._taken |= mask_of(cards) if not self._double_deck else 0
         self._plays = []

@@ -41,8 +41,15 @@ for line in sys.stdin:
     msg = json.loads(line)
     t = msg.get("type")
     if t == "hello":
-        send({"type": "hello", "id": msg["id"], "name": f"misbehave-{mode}", "version": "0",
-              "protocol": 2 if mode == "bad_version" else 1})
+        send(
+            {
+                "type": "hello",
+                "id": msg["id"],
+                "name": f"misbehave-{mode}",
+                "version": "0",
+                "protocol": 2 if mode == "bad_version" else 1,
+            }
+        )
         continue
     if t == "bye":
         break
