@@ -176,6 +176,7 @@ class Match:
         self.seats: list[BotSeat] = []
         self.results: list[SeatResult] = []
         self.replays: list[str] = []
+        self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
         self._transcript_files: dict[int, Any] = {}
 
     # --- running -------------------------------------------------------------------------------------------
@@ -188,7 +189,9 @@ class Match:
             self._start_bots()
             self._handshake()
             for game_number in range(1, config.games + 1):
+                started = time.perf_counter()
                 self._play_game(game_number)
+                self.game_seconds.append(time.perf_counter() - started)
         except KeyboardInterrupt:
             status = "interrupted"
             raise

@@ -12,6 +12,9 @@ file that looks complete; a game stopped by an error or Ctrl-C ends with an ``en
 
 from __future__ import annotations
 
+import datetime
+import functools
+import importlib.metadata
 import os
 from pathlib import Path
 from typing import IO, Any
@@ -40,7 +43,7 @@ from referee.rules import (
 from referee.rules.cards import SUIT_LETTERS, Card
 
 FORMAT = "kierki-replay"
-VERSION = 1
+VERSION = 1  # REPLAY.md documents this version; a reader refuses a newer one
 
 Record = dict[str, Any]
 
@@ -115,6 +118,17 @@ def decision_record(seat: int, action: Action, ms: float | None, fallback: bool)
 
 
 DECISION_TYPES = frozenset({"play", "pass", "trump", "moon"})
+DERIVED_TYPES = frozenset({"deal", "exchange", "lottery_pass", "trick", "out", "deal_end", "game_end"})
+RECORD_TYPES = DECISION_TYPES | DERIVED_TYPES | {"header", "fault", "end"}
+END_STATUSES = ("complete", "interrupted", "error")
+
+
+@functools.cache
+def referee_version() -> str:
+    try:
+        return importlib.metadata.version("kierki")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled checkout
+        return "unknown"
 
 _encoder = msgspec.json.Encoder()
 
@@ -126,13 +140,24 @@ class ReplayWriter:
         self.path = path
         self.partial = path.with_name(path.name + ".part")
         self._file: IO[bytes] = open(self.partial, "wb")  # noqa: SIM115 - closed in finish()
-        self.write({"type": "header", "format": FORMAT, "version": VERSION, **header})
+        started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        self.write(
+            {
+                "type": "header",
+                "format": FORMAT,
+                "version": VERSION,
+                "referee": referee_version(),
+                "started": started,
+                **header,
+            }
+        )
 
     def write(self, record: Record) -> None:
         self._file.write(_encoder.encode(record) + b"\n")
 
     def finish(self, status: str, detail: str = "") -> Path:
         """Close with an ``end`` record; status is "complete", "interrupted" or "error"."""
+        assert status in END_STATUSES, status
         end: Record = {"type": "end", "status": status}
         if detail:
             end["detail"] = detail

@@ -93,10 +93,7 @@ def play_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         legal=cards(obs.legal),
         trump=suit_letter(obs.trump),
         trick=None if lottery else m.CurrentTrick(leader=obs.trick_leader, cards=_trick_cards(obs.trick)),
-        tricks=tuple(
-            m.CompletedTrick(number=t.number, leader=t.leader, cards=_trick_cards(t.plays), winner=t.winner)
-            for t in obs.tricks
-        ),
+        tricks=tuple(_completed_trick(t) for t in obs.tricks),
         lottery=m.LotteryState(
             start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
             columns=_columns(obs),
