@@ -11,7 +11,6 @@ reaches the target. It never touches a clock, a file or a process.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -137,7 +136,15 @@ class GameState:
         raise IllegalActionError("game-over", "the game is over: nobody is to act")
 
     def copy(self) -> GameState:
-        return copy.deepcopy(self)
+        """An independent copy. Every element held is immutable, so copying the lists themselves is enough."""
+        twin = object.__new__(GameState)
+        twin.__dict__ = self.__dict__.copy()
+        for name, value in self.__dict__.items():
+            if isinstance(value, list):
+                twin.__dict__[name] = list(value)
+        twin._rng = random.Random()
+        twin._rng.setstate(self._rng.getstate())
+        return twin
 
     def observation(self, seat: int) -> Observation:
         """Everything ``seat`` may know now, and nothing more."""
