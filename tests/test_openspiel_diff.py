@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -158,14 +159,14 @@ def check_illegal_rejected(ours: GameState, hand: list[int], legal: list[int], r
     assert (ours.to_act, len(ours.events), ours.hand(ours.to_act)) == before
 
 
-def play_twin_hand(ours: GameState, policy: Policy, rng: random.Random) -> HandReport:
+def play_twin_hand(ours: GameState, policy: Policy, rng: random.Random, game: Any = OPENSPIEL_GAME) -> HandReport:
     """Play our state's current hand and a fresh OpenSpiel game side by side, comparing every position."""
     started = next(e for e in reversed(ours.events) if isinstance(e, DealStarted))
     hands = started.hands
     report = HandReport(started.pass_offset)
     deals_before = len(ours.deal_results)
 
-    os_state = OPENSPIEL_GAME.new_initial_state()
+    os_state = game.new_initial_state()
     assert os_state.is_chance_node()
     os_state.apply_action(PASS_DIR[started.pass_offset])
     for action in openspiel_deal_actions(hands):
@@ -218,7 +219,8 @@ def play_twin_hand(ours: GameState, policy: Policy, rng: random.Random) -> HandR
         os_state.apply_action(card)
 
     assert os_state.is_terminal()
-    if ours.phase is Phase.MOON:
+    phase: Phase = ours.phase  # a fresh read: the plays above have moved the state on
+    if phase is Phase.MOON:
         report.moon = True
         ours.apply(ChooseMoon(MoonOption.OTHERS), seat=ours.to_act)
     assert len(ours.deal_results) == deals_before + 1
@@ -231,7 +233,11 @@ def play_twin_hand(ours: GameState, policy: Policy, rng: random.Random) -> HandR
 
 
 def play_twin_game(
-    ruleset: Ruleset, deals: Sequence[DealSpec], policy_for: Callable[[int], Policy], seed: int
+    ruleset: Ruleset,
+    deals: Sequence[DealSpec],
+    policy_for: Callable[[int], Policy],
+    seed: int,
+    game: Any = OPENSPIEL_GAME,
 ) -> list[HandReport]:
     """A whole game of ours, every hand mirrored by a fresh one-hand OpenSpiel game."""
     ours = GameState(ruleset, seed=seed, deals=deals)
@@ -242,11 +248,22 @@ def play_twin_game(
         if number <= len(deals):
             started = next(e for e in reversed(ours.events) if isinstance(e, DealStarted))
             assert started.hands == deals[number - 1].hands
-        reports.append(play_twin_hand(ours, policy_for(number), rng))
+        reports.append(play_twin_hand(ours, policy_for(number), rng, game))
     totals = [sum(r.scores[s] for r in reports) for s in range(4)]
     assert list(ours.totals) == totals
     assert max(totals) >= ruleset.target
     return reports
+
+
+def same_policy(seed: int) -> Callable[[int], Policy]:
+    """Every hand of the game played at random from one seeded stream."""
+    policy = Policy(random.Random(seed))
+    return lambda number: policy
+
+
+def greedy_by_hand(seed: int, grabber: Callable[[int], int], noise: float = 0.15) -> Callable[[int], Policy]:
+    """Hand ``number`` played greedily for seat ``grabber(number)``."""
+    return lambda number: GreedyPolicy(random.Random(seed * 100 + number), grabber(number), noise)
 
 
 # --- random hands ------------------------------------------------------------------------------------------
@@ -259,18 +276,7 @@ def test_random_games_match_openspiel(seed: int) -> None:
     rng = random.Random(1000 + seed)
     deals = [DealSpec(random_deal(rng), (), 3 if i == 0 else None) for i in range(40)]
     ruleset = Ruleset.create("hearts", 4)  # cycle: left, right, across, none
-    if seed % 2:
-        policies: dict[int, Policy] = {}
-
-        def policy_for(number: int) -> Policy:
-            return policies.setdefault(number, GreedyPolicy(random.Random(seed * 100 + number), number % 4))
-
-    else:
-        policy = Policy(random.Random(seed))
-
-        def policy_for(number: int) -> Policy:
-            return policy
-
+    policy_for = greedy_by_hand(seed, lambda number: number % 4) if seed % 2 else same_policy(seed)
     reports = play_twin_game(ruleset, deals, policy_for, seed)
     assert len(reports) >= 4
     assert {r.pass_offset for r in reports} == {0, 1, 2, 3}
@@ -281,9 +287,30 @@ def test_random_games_without_passing_match_openspiel(seed: int) -> None:
     rng = random.Random(5000 + seed)
     deals = [DealSpec(random_deal(rng), (), 3) for _ in range(40)]
     ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
-    policy = Policy(random.Random(seed))
-    reports = play_twin_game(ruleset, deals, lambda number: policy, seed)
+    reports = play_twin_game(ruleset, deals, same_policy(seed), seed)
     assert {r.pass_offset for r in reports} == {0}
+
+
+# Our options and the OpenSpiel flags that play the same variant.
+VARIANTS = [
+    ({"qs_breaks_hearts": True}, {"qs_breaks_hearts": True}),
+    ({"first_trick_no_points": False}, {"no_pts_on_first_trick": False}),
+    (
+        {"qs_breaks_hearts": True, "first_trick_no_points": False},
+        {"qs_breaks_hearts": True, "no_pts_on_first_trick": False},
+    ),
+]
+
+
+@pytest.mark.parametrize(("ours", "theirs"), VARIANTS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v))
+def test_variants_match_openspiel(ours: dict[str, bool], theirs: dict[str, bool]) -> None:
+    game = pyspiel.load_game("hearts", {**OPENSPIEL_PARAMS, **theirs})
+    ruleset = Ruleset.create("hearts", 4, ours)
+    for seed in range(4):
+        rng = random.Random(7000 + seed)
+        deals = [DealSpec(random_deal(rng), (), None) for _ in range(40)]
+        policy_for = same_policy(seed) if seed % 2 else greedy_by_hand(seed, lambda number: number % 4, 0.3)
+        play_twin_game(ruleset, deals, policy_for, seed, game)
 
 
 def strong_deal(rng: random.Random, grabber: int) -> Hands:
@@ -306,7 +333,7 @@ def test_moons_match_openspiel(seed: int) -> None:
     reports = play_twin_game(
         Ruleset.create("hearts", 4),
         deals,
-        lambda number: GreedyPolicy(random.Random(seed * 100 + number), grabbers[number - 1], noise=0.1),
+        greedy_by_hand(seed, lambda number: grabbers[number - 1], noise=0.1),
         seed,
     )
     moons = [r for r in reports if r.moon]
@@ -381,6 +408,22 @@ def test_lead_with_only_hearts_and_queen_while_hearts_unbroken() -> None:
         step = report.steps[8]
         assert (step.seat, step.in_trick, step.hearts_broken) == (0, 0, False)
         assert step.legal == step.hand == sorted(cards("QS 2H 3H 4H 5H 6H 7H 8H 9H TH JH"))
+
+
+def test_openspiel_default_would_force_the_lone_queen_lead() -> None:
+    """The harness can tell the variants apart: OpenSpiel's default flag allows only Q♠ in the position above."""
+    game = pyspiel.load_game("hearts", {**OPENSPIEL_PARAMS, "can_lead_hearts_instead_of_qs": False})
+    state = game.new_initial_state()
+    hands = (
+        cards("2C AD QS 2H 3H 4H 5H 6H 7H 8H 9H TH JH"),
+        cards("3C 4C 5C 6C 2D 3D 4D 5D 2S 3S 4S 5S QH"),
+        cards("7C 8C 9C TC 6D 7D 8D 9D 6S 7S 8S 9S KH"),
+        cards("JC QC KC AC TD JD QD KD TS JS KS AS AH"),
+    )
+    for action in [PASS_DIR[0], *openspiel_deal_actions(hands), *cards("2C 3C 7C AC TD AD 2D 6D")]:
+        state.apply_action(action)
+    assert state.current_player() == 0
+    assert state.legal_actions() == [parse_card("QS")]
 
 
 def test_queen_of_spades_does_not_break_hearts() -> None:

@@ -204,14 +204,16 @@ class GameState:
                 "turn", f"it is seat {self.to_act}'s turn to {self.phase.value}, not seat {seat}'s"
             )
         start = len(self.events)
-        if isinstance(action, PlayCard) and self.phase is Phase.PLAY:
-            self._play(action.card)
-        elif isinstance(action, PassCards) and self.phase is Phase.PASS:
-            self._pass(action.cards)
-        elif isinstance(action, ChooseTrump) and self.phase is Phase.TRUMP:
-            self._choose_trump(action.suit)
-        elif isinstance(action, ChooseMoon) and self.phase is Phase.MOON:
-            self._choose_moon(action.option)
+        kind = type(action)
+        phase = self.phase
+        if kind is PlayCard and phase is Phase.PLAY:
+            self._play(action.card)  # type: ignore[union-attr]
+        elif kind is PassCards and phase is Phase.PASS:
+            self._pass(action.cards)  # type: ignore[union-attr]
+        elif kind is ChooseTrump and phase is Phase.TRUMP:
+            self._choose_trump(action.suit)  # type: ignore[union-attr]
+        elif kind is ChooseMoon and phase is Phase.MOON:
+            self._choose_moon(action.option)  # type: ignore[union-attr]
         else:
             raise IllegalActionError(
                 "decision",
@@ -236,11 +238,16 @@ class GameState:
             self.kind = DealKind.CANCELLATION if self._double_deck else DealKind.HEARTS
         spec = given if given is not None else deal_cards(self.ruleset, self.dealer, self._rng)
         self.dealt = spec.hands
-        self.hands = [0] * n
         self.doubles = [0] * n
-        for seat, cards in enumerate(spec.hands):
-            for card in cards:
-                self._add(seat, card)
+        if self._double_deck:
+            self.hands = [0] * n
+            for seat, cards in enumerate(spec.hands):
+                for card in cards:
+                    self._add(seat, card)
+        else:
+            self.hands = [mask_of(cards) for cards in spec.hands]
+        self._tricks_per_deal = len(spec.hands[0])
+        self._breaks_with_queen = self.ruleset.qs_breaks_hearts
         self._kitty = list(spec.kitty)
         self.trump: Suit | None = None
         self.trick_number = 1
@@ -335,23 +342,43 @@ class GameState:
         seat = self.to_act
         if len(cards) != PASS_COUNT:
             raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(cards)}")
-        held = Counter(self.hand(seat))
-        wanted = Counter(cards)
-        if not wanted <= held:
+        if not all(type(c) is int and 0 <= c < 52 for c in cards):
+            raise IllegalActionError("card", f"{cards!r} are not {PASS_COUNT} cards")
+        if self._double_deck:
+            held = Counter(self.hand(seat))
+            wanted = Counter(cards)
+            owned = wanted <= held
+        else:
+            wanted_mask = mask_of(cards)
+            owned = wanted_mask.bit_count() == PASS_COUNT and not wanted_mask & ~self.hands[seat]
+        if not owned:
+            held, wanted = Counter(self.hand(seat)), Counter(cards)
             missing = " ".join(card_name(c) for c in sorted((wanted - held).elements()))
+            if set(wanted) <= set(held):
+                raise IllegalActionError("pass-own-cards", f"you hold only one {missing}: pass different cards")
             raise IllegalActionError("pass-own-cards", f"you cannot pass {missing}: not in your hand")
         self._passes[seat] = tuple(cards)
-        waiting = [s for s in range(self.players) if self._passes[s] is None]
-        if waiting:
-            self.to_act = min(waiting, key=lambda s: (s - seat) % self.players)
-            return
+        n = self.players
+        for step in range(1, n):
+            if self._passes[(seat + step) % n] is None:
+                self.to_act = (seat + step) % n
+                return
         passed = tuple(p or () for p in self._passes)
-        for giver, given in enumerate(passed):
-            for card in given:
-                self._remove(giver, card)
-        for giver, given in enumerate(passed):
-            for card in given:
-                self._add((giver + self._pass_offset) % self.players, card)
+        offset = self._pass_offset
+        if self._double_deck:
+            for giver, given in enumerate(passed):
+                for card in given:
+                    self._remove(giver, card)
+            for giver, given in enumerate(passed):
+                for card in given:
+                    self._add((giver + offset) % n, card)
+        else:
+            hands = self.hands
+            masks = [mask_of(given) for given in passed]
+            for giver in range(n):
+                hands[giver] ^= masks[giver]
+            for giver in range(n):
+                hands[(giver + offset) % n] |= masks[giver]
         self._exchanged = passed
         self.events.append(PassesExchanged(self._pass_offset, passed))
         self._start_play()
@@ -424,26 +451,30 @@ class GameState:
     # --- playing -------------------------------------------------------------------------------------------
 
     def _play(self, card: Card) -> None:
-        legal = self._legal_mask()
-        if not (isinstance(card, int) and 0 <= card < 52 and legal >> card & 1):
+        legal = self._legal if self._legal >= 0 else self._legal_mask()
+        if type(card) is not int or not 0 <= card < 52 or not legal >> card & 1:
             raise IllegalActionError(*self._explain_illegal(card))
         seat = self.to_act
-        self._remove(seat, card)
+        if self._double_deck:
+            self._remove(seat, card)
+        else:
+            self.hands[seat] ^= 1 << card
         self._legal = -1
         self.events.append(CardPlayed(seat, card))
         if self.kind is DealKind.LOTTERY:
             self._lottery_play(seat, card)
             return
-        if card & 3 == HEARTS or (card == QUEEN_OF_SPADES and self.ruleset.qs_breaks_hearts):
+        if card & 3 == HEARTS or (card == QUEEN_OF_SPADES and self._breaks_with_queen):
             self._hearts_broken = True
-        self._plays.append((seat, card))
-        if len(self._plays) < self.players:
+        plays = self._plays
+        plays.append((seat, card))
+        if len(plays) < self.players:
             self.to_act = (seat + 1) % self.players
         else:
             self._end_trick()
 
     def _explain_illegal(self, card: object) -> tuple[str, str]:
-        if not isinstance(card, int) or not 0 <= card < 52:
+        if type(card) is not int or not 0 <= card < 52:
             return "card", f"{card!r} is not a card"
         name = card_name(card)
         hand = self.hands[self.to_act]
@@ -480,7 +511,7 @@ class GameState:
         number = self.trick_number
         winner = self._double_deck_winner() if self._double_deck else self._single_deck_winner()
         cards = [card for _, card in plays]
-        last = number == len(self.dealt[0])
+        last = number == self._tricks_per_deal
         if winner is None and last:
             winner = self._last_cancelled_winner()
         collected: list[Card] = []
@@ -501,16 +532,16 @@ class GameState:
         self._tricks.append(TrickEnded(number, leader, tuple(plays), winner, tuple(collected)))
         self._trick_views.append(TrickView(number, leader, tuple(plays), winner))
         self.events.append(self._tricks[-1])
-        self._taken |= mask_of(cards) if not self._double_deck else 0
         self._plays = []
         self._leader = next_leader
         self.to_act = next_leader
         self.trick_number += 1
-        if last or (
-            self.kind in kierki_scoring.PENALTY_KINDS
-            and kierki_scoring.ends_early(self.kind, self._taken, self.ruleset)
-        ):
-            self._end_of_tricks(early=not last)
+        if last:
+            self._end_of_tricks(early=False)
+        elif self.kind in kierki_scoring.PENALTY_KINDS:
+            self._taken |= mask_of(cards)
+            if kierki_scoring.ends_early(self.kind, self._taken, self.ruleset):
+                self._end_of_tricks(early=True)
 
     def _single_deck_winner(self) -> int:
         best_seat, best = self._plays[0]
@@ -544,10 +575,13 @@ class GameState:
             self._deal_scores[winner] += kierki_scoring.trick_penalty(
                 self.kind, mask_of(collected), number, self.ruleset
             )
-        else:
+        elif self._double_deck:
             self._deal_scores[winner] += sum(
                 1 if card & 3 == HEARTS else 13 if card == QUEEN_OF_SPADES else 0 for card in collected
             )
+        else:
+            taken = mask_of(collected)
+            self._deal_scores[winner] += (taken & HEARTS_MASK).bit_count() + 13 * (taken >> QUEEN_OF_SPADES & 1)
 
     def _end_of_tricks(self, *, early: bool) -> None:
         if not self._kierki:
