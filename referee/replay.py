@@ -130,6 +130,7 @@ def referee_version() -> str:
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled checkout
         return "unknown"
 
+
 _encoder = msgspec.json.Encoder()
 
 

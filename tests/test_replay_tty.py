@@ -1,0 +1,122 @@
+"""The interactive viewer, driven in a real terminal: a tmux session of 120x40 runs ``kierki replay FILE``, the
+test sends keys and reads the screen back (polling until the expected text shows, a bounded number of times)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the viewer needs a real terminal to test")
+
+GOLDEN = Path(__file__).parent / "golden" / "kierki-seed3.replay.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+SUITS = dict(zip("CDHS", "♣♦♥♠", strict=True))
+
+
+def symbol(card: str) -> str:
+    return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
+
+
+class Terminal:
+    def __init__(self, directory: Path, args: list[str], env: dict[str, str] | None = None) -> None:
+        assert TMUX is not None
+        self.socket = directory / "tmux.sock"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
+        self.env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color", **(env or {}))
+        command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "replay", *args]
+        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "replay", "-c", str(ROOT), shlex.join(command))
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        assert TMUX is not None
+        return subprocess.run(
+            [TMUX, "-u", "-f", "/dev/null", "-S", str(self.socket), *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=check,
+            timeout=20,
+        )
+
+    def screen(self, escapes: bool = False) -> str:
+        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "replay").stdout
+
+    def wait_for(self, *texts: str, escapes: bool = False) -> str:
+        screen = ""
+        for _ in range(400):  # polling, with a short pause between looks: about 10 s at most
+            screen = self.screen(escapes)
+            if all(text in screen for text in texts):
+                return screen
+            time.sleep(0.025)
+        pytest.fail(f"{texts} never appeared on the screen:\n{screen}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "replay", *keys)
+
+    def gone(self) -> bool:
+        for _ in range(400):
+            if self.tmux("has-session", "-t", "replay", check=False).returncode != 0:
+                return True
+            time.sleep(0.025)
+        return False
+
+    def close(self) -> None:
+        self.tmux("kill-server", check=False)
+
+
+def test_stepping_through_a_game_in_a_terminal(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in GOLDEN.read_text().splitlines()]
+    first, second = rows[2], rows[3]
+    trick = rows[6]
+    deal3 = next(r for r in rows if r["type"] == "deal" and r["deal"] == 3)
+    terminal = Terminal(tmp_path, [str(GOLDEN)])
+    try:
+        terminal.wait_for("kierki · deal 1 of 12: no tricks", "0 of 542 decisions made", "trick 1: seat 1 to lead")
+        terminal.keys("n")
+        screen = terminal.wait_for("1 of 542 decisions made")
+        assert f"trick 1, seat {first['seat']} led:  {first['seat']}:{symbol(first['card'])}" in screen
+        terminal.keys("Right")
+        screen = terminal.wait_for("2 of 542 decisions made")
+        assert f"{second['seat']}:{symbol(second['card'])}" in screen
+        terminal.keys("Left")
+        terminal.wait_for("1 of 542 decisions made")
+        terminal.keys("]")
+        shown = "  ".join(f"{(trick['leader'] + i) % 4}:{symbol(c)}" for i, c in enumerate(trick["cards"]))
+        terminal.wait_for(f"last trick 1:  {shown}  → seat {trick['winner']}", "4 of 542 decisions made")
+        terminal.keys("d", "3", "Enter")
+        screen = terminal.wait_for("deal 3 of 12: no queens")
+        terminal.keys("2")
+        screen = terminal.wait_for("seat 2's view")
+        assert screen.count("(13 cards)") == 3
+        hand = sorted(deal3["hands"][2], key=lambda c: ("CDHS".index(c[1]), "23456789TJQKA".index(c[0])))
+        assert all(symbol(card) in screen for card in hand)
+        others = {card for seat, cards in enumerate(deal3["hands"]) if seat != 2 for card in cards}
+        hidden = [line for line in screen.splitlines() if "(13 cards)" in line]
+        assert not any(symbol(card) in line for line in hidden for card in others)
+        terminal.keys("a")
+        terminal.wait_for("all hands")
+        terminal.keys("q")
+        assert terminal.gone(), "q did not quit the viewer"
+    finally:
+        terminal.close()
+
+
+def test_colours_in_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    for no_color, red in ((None, True), ("1", False)):
+        terminal = Terminal(tmp_path, [str(GOLDEN)], {"NO_COLOR": no_color} if no_color else None)
+        try:
+            terminal.wait_for("0 of 542 decisions made")
+            screen = terminal.wait_for("♥", escapes=True)
+            assert ("\x1b[31m" in screen) is red, screen
+            terminal.keys("q")
+            assert terminal.gone()
+        finally:
+            terminal.close()
