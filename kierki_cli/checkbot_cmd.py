@@ -1,0 +1,99 @@
+"""``kierki check-bot -- COMMAND ...``: run the conformance check of ``referee.checkbot`` and print its report."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+import click
+
+from referee import checkbot
+from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, format_result
+
+
+def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The bot's argv: the words after ``--``, or one quoted string split like a shell would."""
+    if len(words) == 1 and not os.path.exists(words[0]):
+        try:
+            return tuple(shlex.split(words[0]))
+        except ValueError as error:
+            raise click.UsageError(f"bot command {words[0]!r}: {error}") from None
+    return words
+
+
+@click.command(
+    "check-bot",
+    context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]},
+)
+@click.argument("command", nargs=-1, required=True, metavar="-- COMMAND...")
+@click.option(
+    "--game",
+    type=click.Choice(ALL_GAMES),
+    default=None,
+    help="Check only this game [default: all four].",
+)
+@click.option(
+    "--time-per-move",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Deadline per decision (ms), as in `kierki match`.",
+)
+@click.option(
+    "--startup-time",
+    type=click.IntRange(1),
+    default=5000,
+    show_default=True,
+    help="Deadline for the answer to hello (ms).",
+)
+@click.option(
+    "--exit-time",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="How long the bot may take to exit after bye or end of input (ms).",
+)
+def check_bot(
+    command: tuple[str, ...], game: str | None, time_per_move: int, startup_time: int, exit_time: int
+) -> None:
+    """Check that a bot speaks the protocol (PROTOCOL.md) before it plays a match.
+
+    Give the bot's command after `--`, e.g. `kierki check-bot -- python3 my_bot.py --level 2`, or as one quoted
+    string. For each game the bot plays one real game in one seat and is asked in the situations worth
+    checking (handshake, passing, naming trump, leading and following, the loteryjka, the moon); the referee's
+    fallback plays its turns in the other deals. Every answer must come in time, flushed, well-formed, with the
+    request's type and id, and be legal. The bot must ignore an unknown message type and unknown fields, answer
+    no event, and exit on bye and at end of input.
+
+    One PASS/FAIL line per check; a failure shows the last lines exchanged and a hint of the usual cause.
+    Exit status 0 when every check passed, 1 otherwise.
+    """
+    argv = bot_argv(command)
+    if not argv:
+        raise click.UsageError("give the bot's command after --, e.g. kierki check-bot -- python3 my_bot.py")
+    games = (game,) if game else ALL_GAMES
+    options = CheckOptions(
+        argv=argv,
+        games=games,
+        move_ms=time_per_move,
+        startup_ms=startup_time,
+        exit_ms=exit_time,
+    )
+    click.echo(f"checking {shlex.join(argv)}")
+    click.echo(
+        f"games: {', '.join(games)}; {time_per_move} ms per move. One game each, the bot in one seat; the "
+        "referee's fallback plays its turns in deals it is not asked about."
+    )
+
+    def show(result: CheckResult) -> None:
+        click.echo(format_result(result))
+
+    report = checkbot.check_bot(options, show)
+    passed, failed, skipped = report.count("PASS"), report.count("FAIL"), report.count("SKIP")
+    summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+    if report.ok:
+        click.echo(f"OK: {summary}. The bot is ready for `kierki match`.")
+        return
+    click.echo(f"NOT OK: {summary}.")
+    sys.exit(1)

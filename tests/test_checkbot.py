@@ -1,0 +1,311 @@
+"""`kierki check-bot`: every starter bot passes, each broken bot fails with the message that names its mistake.
+
+The scenario tests need no process: they play each check's game with random legal choices for the bot and prove
+that every situation is reached whatever the bot chooses, and that every message is one the protocol defines.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kierki_cli.main import cli
+from protocol import codec
+from protocol import messages as m
+from referee.checkbot import (
+    ALL_GAMES,
+    HINT_BYE,
+    HINT_DEBUG,
+    HINT_FLUSH,
+    CheckOptions,
+    CheckReport,
+    CheckResult,
+    build_request,
+    check_bot,
+    format_result,
+    scenario,
+    walk,
+)
+from referee.rules import Action, ChooseMoon, ChooseTrump, GameState, MoonOption, PassCards, Phase, PlayCard
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots"
+BROKEN = Path(__file__).parent / "bots"
+
+
+# --- helpers -------------------------------------------------------------------------------------------------------
+
+
+def python_bot(path: Path, *args: str) -> tuple[str, ...]:
+    return (sys.executable, str(path), *args)
+
+
+def need(program: str) -> str:
+    found = shutil.which(program)
+    if found is None:
+        pytest.skip(f"{program} is not installed; the {program} starter bot cannot run here")
+    return found
+
+
+def build_c_bot(out_dir: Path) -> Path:
+    """Compile sample_bots/c/bot.c with cc as README says; skip when cc or cJSON's headers are missing."""
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (cc) on this machine; .ci/run installs what CI needs")
+    probe = out_dir / "probe.c"
+    probe.write_text("#include <cjson/cJSON.h>\nint main(void) { return cJSON_Version() == 0; }\n")
+    found = subprocess.run([cc, "-o", str(out_dir / "probe"), str(probe), "-lcjson"], capture_output=True, text=True)
+    if found.returncode != 0:
+        pytest.skip(f"cJSON is not installed (Debian: apt-get install libcjson-dev): {found.stderr.strip()[:200]}")
+    binary = out_dir / "bot"
+    built = subprocess.run(
+        [cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(binary), str(SAMPLES / "c" / "bot.c"), "-lcjson"],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr  # cJSON is there, so a failure is the bot's own
+    return binary
+
+
+@pytest.fixture(scope="module")
+def c_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_c_bot(tmp_path_factory.mktemp("c_bot"))
+
+
+def run_check(argv: tuple[str, ...], games: tuple[str, ...] = ALL_GAMES, **options: int) -> CheckReport:
+    return check_bot(CheckOptions(argv=argv, games=games, cwd=ROOT, **options))
+
+
+def by_name(report: CheckReport, *words: str) -> list[CheckResult]:
+    return [r for r in report.results if all(w in r.name for w in words)]
+
+
+def failures(report: CheckReport) -> str:
+    return "\n".join(format_result(r) for r in report.results if r.status != "PASS")
+
+
+def assert_all_pass(report: CheckReport) -> None:
+    assert report.ok, failures(report)
+    assert all(r.status == "PASS" for r in report.results), failures(report)
+    # handshake + 4 games' situations, the unknown message, results, bye; then end of input
+    for game in report.games:
+        names = [r.name for r in report.results if r.name.startswith(f"{game}:")]
+        assert f"{game}: handshake (hello)" in names
+        assert f"{game}: unknown message type and fields ignored" in names
+        assert f"{game}: exits on bye" in names
+    assert report.results[-1].name == "end of input: exits when stdin closes"
+
+
+# --- the scenarios, without a process ----------------------------------------------------------------------------
+
+
+def random_choice(rng: random.Random, state: GameState) -> Action:
+    if state.phase is Phase.PLAY:
+        return PlayCard(rng.choice(state.legal_plays()))
+    if state.phase is Phase.PASS:
+        return PassCards(tuple(rng.sample(state.hand(state.to_act), 3)))
+    if state.phase is Phase.TRUMP:
+        return ChooseTrump(rng.choice(state.trump_choices()))
+    return ChooseMoon(rng.choice(list(MoonOption)))
+
+
+def play_randomly(game: str, seed: int) -> tuple[int, list[m.Request], list[m.Request], list[m.RefereeMessage]]:
+    """Walk the check's game with random legal choices: (situations missed, requests, checkpoints, events)."""
+    scn = scenario(game)
+    rng = random.Random(seed)
+    asked: list[m.Request] = []
+    named: list[m.Request] = []
+    sent: list[m.RefereeMessage] = []
+
+    def decide(state: GameState, is_checkpoint: bool) -> Action:
+        assert state.to_act == scn.seat
+        request = build_request(state, len(asked) + 1, 1000)
+        asked.append(request)
+        if is_checkpoint:
+            named.append(request)
+        return random_choice(rng, state)
+
+    pending = walk(scn, decide, sent.append)
+    return len(pending), asked, named, sent
+
+
+@pytest.mark.parametrize("game", ALL_GAMES)
+def test_every_situation_is_reached_whatever_the_bot_plays(game: str) -> None:
+    checkpoints = len(scenario(game).checkpoints)
+    for seed in range(12):
+        missed, asked, named, sent = play_randomly(game, seed)
+        assert missed == 0, f"seed {seed}: {missed} situation(s) never reached"
+        assert len(named) == checkpoints
+        assert isinstance(sent[0], m.GameStartEvent) and sent[0].seat == scenario(game).seat
+        assert isinstance(sent[-1], m.GameEndEvent)
+        for message in [*sent, *asked]:  # every line is one the protocol defines, and round-trips
+            assert codec.decode_referee_line(codec.encode(message)) == message
+        assert len(asked) < 40, "the check asks few questions, so a slow bot is checked quickly too"
+
+
+def checkpoint_requests(game: str) -> list[m.Request]:
+    scn = scenario(game)
+    named: list[m.Request] = []
+
+    def decide(state: GameState, is_checkpoint: bool) -> Action | None:
+        if is_checkpoint:
+            named.append(build_request(state, len(named) + 1, 1000))
+        return None
+
+    walk(scn, decide, lambda message: None)
+    return named
+
+
+def test_kierki_situations() -> None:
+    lead, follow, trump, trump_play, lottery = checkpoint_requests("kierki")
+    assert isinstance(lead, m.PlayRequest) and lead.kind == "no_tricks" and lead.trick is not None
+    assert lead.trick.cards == ()
+    assert isinstance(follow, m.PlayRequest) and follow.trick is not None and follow.trick.cards
+    assert isinstance(trump, m.TrumpRequest) and len(trump.cards) == 5 and trump.choices == ("C", "D", "H", "S")
+    assert isinstance(trump_play, m.PlayRequest) and trump_play.kind == "trump" and trump_play.trump is not None
+    assert isinstance(lottery, m.PlayRequest) and lottery.kind == "lottery"
+    assert lottery.trick is None and lottery.lottery is not None and lottery.lottery.start_rank is not None
+
+
+def test_kierki3_trump_shows_six_cards() -> None:
+    requests = checkpoint_requests("kierki3")
+    trump = next(r for r in requests if isinstance(r, m.TrumpRequest))
+    assert len(trump.cards) == 6
+
+
+def test_hearts_situations_include_a_moon() -> None:
+    passing, first_trick, moon = checkpoint_requests("hearts")
+    assert isinstance(passing, m.PassRequest) and passing.direction == "left" and passing.count == 3
+    assert isinstance(first_trick, m.PlayRequest) and first_trick.tricks == ()
+    assert isinstance(moon, m.MoonRequest) and moon.deal == 4
+
+
+def test_cancellation_situations() -> None:
+    passing, play = checkpoint_requests("cancellation")
+    assert isinstance(passing, m.PassRequest) and len(passing.hand) == 17
+    assert isinstance(play, m.PlayRequest) and play.kind == "cancellation"
+
+
+# --- every starter bot passes ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["random_bot.py", "heuristic_bot.py"])
+def test_python_sample_bots_pass(name: str) -> None:
+    assert_all_pass(run_check(python_bot(SAMPLES / name)))
+
+
+def test_js_bot_passes() -> None:
+    assert_all_pass(run_check((need("node"), str(SAMPLES / "js" / "bot.js"))))
+
+
+def test_perl_bot_passes() -> None:
+    assert_all_pass(run_check((need("perl"), str(SAMPLES / "perl" / "bot.pl"))))
+
+
+def test_c_bot_passes(c_bot: Path) -> None:
+    assert_all_pass(run_check((str(c_bot),)))
+
+
+# --- each broken bot fails, with the message that names its mistake ------------------------------------------
+
+
+def test_unflushed_answers_are_reported_as_such() -> None:
+    report = run_check(python_bot(BROKEN / "broken_noflush.py"), ("kierki",), startup_ms=1000)
+    assert not report.ok
+    (handshake,) = by_name(report, "handshake")
+    assert handshake.status == "FAIL"
+    assert "your answer arrived only when input closed: you are not flushing stdout after each line" in (
+        handshake.detail
+    )
+    assert handshake.hint == HINT_FLUSH
+    assert any('"name": "broken-noflush"' in line for line in handshake.exchange)  # what came out at the end
+    assert by_name(report, "end of input")[0].status == "SKIP"
+
+
+def test_debug_print_on_stdout_is_reported() -> None:
+    report = run_check(python_bot(BROKEN / "broken_debug_print.py"), ("kierki",))
+    assert not report.ok
+    plays = by_name(report, "kierki: play")
+    assert plays and all(r.status == "FAIL" for r in plays)
+    for result in plays:
+        assert "not valid JSON" in result.detail and "thinking about" in result.detail
+        assert result.hint == HINT_DEBUG
+        assert any(line.startswith("<- thinking about") for line in result.exchange)
+    # Only the play answers have a debug line: the rest is judged on its own.
+    assert by_name(report, "handshake")[0].status == "PASS"
+    assert by_name(report, "kierki: trump")[0].status == "PASS"
+    assert by_name(report, "unknown message")[0].status == "PASS"
+
+
+def test_illegal_card_is_reported() -> None:
+    report = run_check(python_bot(BROKEN / "broken_illegal.py"), ("kierki",))
+    assert not report.ok
+    plays = by_name(report, "kierki: play")
+    assert len(plays) == 4 and all(r.status == "FAIL" for r in plays)
+    assert all(r.detail.startswith("illegal answer {") for r in plays)
+    assert "[rule: follow-suit]" in by_name(report, "following")[0].detail
+    assert "legal" in plays[0].hint
+    assert by_name(report, "exits on bye")[0].status == "PASS"
+
+
+def test_bot_that_ignores_bye_is_reported() -> None:
+    report = run_check(python_bot(BROKEN / "broken_ignore_bye.py"), ("kierki",), exit_ms=500)
+    assert not report.ok
+    (bye,) = by_name(report, "exits on bye")
+    assert bye.status == "FAIL"
+    assert bye.detail == "still running 500 ms after bye"
+    assert bye.hint == HINT_BYE
+    assert bye.exchange[-1].startswith('-> {"type":"bye"')
+    assert by_name(report, "end of input")[0].status == "PASS"  # it does stop when its input ends
+    assert [r.name for r in report.results if r.status == "FAIL"] == ["kierki: exits on bye"]
+
+
+def test_bot_that_cannot_start_fails_once() -> None:
+    report = run_check(("./no-such-bot",))
+    assert not report.ok
+    assert [r.status for r in report.results].count("FAIL") == 1
+    assert "was not found" in report.results[0].detail
+
+
+def test_crash_is_reported_with_its_exit_status() -> None:
+    report = run_check(python_bot(BROKEN / "misbehave.py", "crash", "3"), ("hearts",))
+    (failed,) = [r for r in report.results if r.status == "FAIL"]
+    assert failed.detail == "the bot exited (exit status 3) instead of answering"
+    assert by_name(report, "exits on bye")[0].status == "SKIP"
+    assert by_name(report, "end of input")[0].status == "PASS"
+
+
+# --- the command -------------------------------------------------------------------------------------------------
+
+
+def test_cli_passes_a_good_bot_given_after_double_dash() -> None:
+    result = CliRunner().invoke(
+        cli, ["check-bot", "--game", "hearts", "--", sys.executable, str(SAMPLES / "random_bot.py"), "--seed", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert any(line.startswith("PASS  hearts: moon") for line in lines)
+    assert not any(line.startswith(("FAIL", "SKIP")) for line in lines)
+    assert not any(line.startswith("PASS  kierki") for line in lines)  # --game limits the check
+    assert lines[-1].startswith("OK: ")
+
+
+def test_cli_accepts_one_quoted_command_and_exits_1_on_failure() -> None:
+    command = f"{sys.executable} {BROKEN / 'broken_illegal.py'}"
+    result = CliRunner().invoke(cli, ["check-bot", "--game", "kierki3", command])
+    assert result.exit_code == 1, result.output
+    assert "FAIL  kierki3: play" in result.output
+    assert "hint: play one of the cards" in result.output
+    assert "last lines exchanged" in result.output
+    assert result.output.splitlines()[-1].startswith("NOT OK: ")
+
+
+def test_cli_requires_a_command() -> None:
+    result = CliRunner().invoke(cli, ["check-bot"])
+    assert result.exit_code == 2
