@@ -355,6 +355,26 @@ for _name in ("referee_overhead", "match_throughput", "parallel_scaling"):
     BENCHMARKS[_name] = _referee_benchmark(_name)
 
 
+# --- the referee's own memory under a stdout and a stderr flood (bench/memory.py) -----------------------------
+
+
+@benchmark("referee_memory_under_flood")
+def referee_memory_under_flood(config: Config) -> Result:
+    from bench import memory
+
+    summary = memory.measure(config.repeats)
+    rss = summary.pop("peak_rss_mib")
+    return {
+        "name": summary.pop("name"),
+        "unit": "MiB peak RSS of the referee (ours: flooded, baseline: normal match)",
+        "ours": rss["flood"],
+        "baseline": rss["normal"],
+        "ratio": summary.pop("rss_ratio"),
+        "better": "lower",
+        **summary,
+    }
+
+
 # --- command line ------------------------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.dealfile import check_deal_file, parse_deal_file
 from referee.match import MatchConfig, MatchResult, MatchSetupError, default_bots, parse_bot_commands, run_match
@@ -61,6 +62,13 @@ def _options_help() -> str:
     help="Deal file with given hands (see README, 'Deal files').",
 )
 @click.option(
+    "--from",
+    "from_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Resume a replay log's game: its game, options, seed and deals (see README, 'Replays').",
+)
+@click.option("--at", type=click.IntRange(0), default=None, help="With --from: replay its first N decisions [0].")
+@click.option(
     "--option",
     "option_pairs",
     multiple=True,
@@ -110,6 +118,7 @@ def _options_help() -> str:
     help="Folder for replay logs and bot stderr logs [default: kierki-out/<time>].",
 )
 @click.option("--transcript", is_flag=True, help="Also log every raw line sent to and received from each bot.")
+@isolation_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result object on stdout (for scripts).")
 def match(
     bot_commands: tuple[str, ...],
@@ -118,6 +127,8 @@ def match(
     seed: int | None,
     games: int,
     deals_path: Path | None,
+    from_path: Path | None,
+    at: int | None,
     option_pairs: tuple[str, ...],
     time_per_move: int,
     startup_time: int,
@@ -127,6 +138,7 @@ def match(
     out_dir: Path | None,
     transcript: bool,
     as_json: bool,
+    isolation: Isolation,
 ) -> None:
     """Play a match between bots and print the result table.
 
@@ -148,6 +160,16 @@ def match(
         except RulesError as error:
             raise click.ClickException(f"{deals_path}: {error}") from None
         deals = deal_file.deals
+    resume = None
+    if from_path is not None:
+        if deals_path is not None:
+            raise click.UsageError("--from takes the deals from the replay: leave out --deals")
+        from kierki_cli.replay_cmd import resume_from
+
+        resume = resume_from(from_path, at or 0)
+        ruleset, seed, deals = resume.ruleset, resume.seed, resume.deals
+    elif at is not None:
+        raise click.UsageError("--at N needs --from FILE")
     try:
         bots = parse_bot_commands(bot_commands) if bot_commands else default_bots(ruleset.players)
     except MatchSetupError as error:
@@ -163,10 +185,14 @@ def match(
         seed=seed,
         games=games,
         deals=deals,
-        deals_source=str(deals_path) if deals_path else None,
+        deals_source=str(deals_path or from_path) if deals_path or from_path else None,
+        prefix=resume.prefix if resume else (),
         time=TimeControl(time_per_move, startup_time, time_bank, increment),
         max_strikes=max_strikes,
         transcript=transcript,
+        limits=isolation.limits,
+        sandbox=isolation.sandbox,
+        bot_env=isolation.bot_env,
     )
     err = sys.stderr
     if not as_json:
@@ -248,3 +274,13 @@ def protocol() -> None:
 def protocol_schema() -> None:
     """Print the JSON Schema of every protocol message."""
     sys.stdout.write(json.dumps(schema.json_schema(), indent=2, sort_keys=True) + "\n")
+
+
+from kierki_cli.checkbot_cmd import check_bot  # noqa: E402
+
+cli.add_command(check_bot)
+
+
+from kierki_cli.replay_cmd import replay  # noqa: E402
+
+cli.add_command(replay)

@@ -20,9 +20,10 @@ from typing import Any, Literal
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.process import BotProcess, BotStartError, ResourceLimits
+from referee.process import BotProcess, BotStartError
 from referee.replay import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealSpec, GameEnded, GameState, IllegalActionError, Phase, Ruleset
+from referee.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
 from referee.seat import BotSeat, Fault, FaultCode, TimeControl
 
 Consequence = Literal["fallback", "forfeit"]
@@ -71,7 +72,10 @@ class MatchConfig:
     time: TimeControl = field(default_factory=TimeControl)
     max_strikes: int = 3
     consequences: dict[FaultCode, Consequence] = field(default_factory=lambda: dict(DEFAULT_CONSEQUENCES))
-    limits: ResourceLimits | None = None
+    # Per-bot isolation (referee/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
+    limits: Limits = field(default_factory=Limits)
+    sandbox: SandboxKind = "none"
+    bot_env: tuple[tuple[str, str], ...] = ()
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
     # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
@@ -201,19 +205,33 @@ class Match:
 
     def _start_bots(self) -> None:
         config = self.config
+        try:
+            if config.sandbox == "bwrap":
+                check_bwrap()
+            limits = config.limits.resource_limits(config.games)
+        except SandboxError as error:
+            raise MatchSetupError(str(error)) from None
         for seat, spec in enumerate(config.bots):
             log = config.out_dir / f"seat{seat}.stderr.log"
             try:
-                process = BotProcess.start(
+                bot = prepare(
                     spec.argv,
-                    cwd=spec.cwd,
-                    env=None,
+                    user_cwd=spec.cwd,
+                    private_dir=config.out_dir / f"seat{seat}",
+                    out_dir=config.out_dir,
+                    sandbox=config.sandbox,
+                    extra_env=config.bot_env,
+                )
+                process = BotProcess.start(
+                    bot.argv,
+                    cwd=bot.cwd,
+                    env=bot.env,
                     stderr_log=log,
                     stderr_cap_bytes=config.stderr_cap_bytes,
                     max_line_bytes=codec.MAX_BOT_LINE_BYTES,
-                    limits=config.limits,
+                    limits=limits,
                 )
-            except BotStartError as error:
+            except (BotStartError, SandboxError) as error:
                 raise MatchSetupError(f"seat {seat}: {error}") from None
             transcript = self._transcript_writer() if config.transcript else None
             self.seats.append(BotSeat(seat, process, config.time, transcript))
@@ -272,6 +290,7 @@ class Match:
             )
         done = 0
         try:
+            done = self._dispatch(state, translator, writer, done)  # the first deal, before any decision
             if game_number == 1:
                 for seat_index, action in config.prefix:
                     state.apply(action, seat_index)

@@ -26,7 +26,9 @@ Design decisions (the why):
   ``Overflow`` (callers should treat it like ``Closed``).
 * We split stdout into lines ourselves and read at most ``max_line_bytes + 1`` bytes
   beyond what is buffered, so a 100 MB line costs bounded memory: once a line is known to
-  be too long we return ``LineTooLong`` and throw the rest of it away as it arrives.
+  be too long we return ``LineTooLong`` and throw the rest of it away as it arrives, in
+  64 KiB reads (what follows its newline is kept, so the buffer never exceeds 64 KiB +
+  ``max_line_bytes``).
 * stderr is copied to a log file up to a cap and then read and discarded, so a chatty bot
   never blocks on a full pipe (which would look like a timeout) and never fills the disk.
 * Exit is observed with a pidfd (or ``waitid(WNOWAIT)`` polling where pidfds are missing)
@@ -100,6 +102,7 @@ class ResourceLimits:
     cpu_seconds: int | None = None  # RLIMIT_CPU: SIGXCPU/SIGKILL when CPU time runs out
     processes: int | None = None  # RLIMIT_NPROC: per user, ignored for root
     file_bytes: int | None = None  # RLIMIT_FSIZE: largest file the bot may write
+    core_bytes: int | None = None  # RLIMIT_CORE: 0 stops a crashing bot from writing a core file
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +247,8 @@ class BotProcess:
         )
         if pairs and not use_preexec:
             try:
-                for res, value in pairs:
-                    resource.prlimit(proc.pid, res, (value, value))
+                for res, soft, hard in pairs:
+                    resource.prlimit(proc.pid, res, (soft, hard))
             except ProcessLookupError:
                 pass  # already gone: read_line will report Closed
             except OSError as exc:
@@ -419,7 +422,9 @@ class BotProcess:
 
     def _read_stdout(self) -> bool:
         """Read a bounded amount; True if data or EOF arrived."""
-        size = _READ_CHUNK if self._terminated else self._max_line + 1 - len(self._out)
+        # Inside an over-long line every byte up to its newline is dropped at once: read big chunks then.
+        big = self._terminated or self._discarding
+        size = _READ_CHUNK if big else self._max_line + 1 - len(self._out)
         try:
             chunk = os.read(self._stdout_fd, max(1, size))
         except BlockingIOError:
@@ -537,14 +542,17 @@ _LIMIT_FIELDS = (
     ("cpu_seconds", resource.RLIMIT_CPU),
     ("processes", resource.RLIMIT_NPROC),
     ("file_bytes", resource.RLIMIT_FSIZE),
+    ("core_bytes", resource.RLIMIT_CORE),
 )
 
 
-def _limit_pairs(limits: ResourceLimits | None) -> list[tuple[int, int]]:
-    """Resolve limits in the parent, so the child only makes setrlimit calls.
+def _limit_pairs(limits: ResourceLimits | None) -> list[tuple[int, int, int]]:
+    """Resolve limits in the parent, so the child only makes setrlimit calls: (resource, soft, hard).
 
     A value above our own hard limit is clamped to it: raising a hard limit needs privileges,
-    and asking for more than the referee has is not a reason to refuse to start.
+    and asking for more than the referee has is not a reason to refuse to start. The CPU
+    limit's hard value is one second above the soft one, so a bot first gets SIGXCPU (which
+    says what happened, and which it may catch to exit cleanly) and SIGKILL only after that.
     """
     if limits is None:
         return []
@@ -553,10 +561,11 @@ def _limit_pairs(limits: ResourceLimits | None) -> list[tuple[int, int]]:
         value: int | None = getattr(limits, name)
         if value is None:
             continue
-        hard = resource.getrlimit(res)[1]
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        pairs.append((res, value))
+        ours = resource.getrlimit(res)[1]
+        hard = value + 1 if res == resource.RLIMIT_CPU else value
+        if ours != resource.RLIM_INFINITY:
+            value, hard = min(value, ours), min(hard, ours)
+        pairs.append((res, value, hard))
     return pairs
 
 
@@ -568,10 +577,10 @@ def _single_threaded() -> bool:
         return threading.active_count() == 1
 
 
-def _setrlimits(pairs: list[tuple[int, int]]) -> Callable[[], None]:
+def _setrlimits(pairs: list[tuple[int, int, int]]) -> Callable[[], None]:
     def apply() -> None:
-        for res, value in pairs:
-            resource.setrlimit(res, (value, value))
+        for res, soft, hard in pairs:
+            resource.setrlimit(res, (soft, hard))
 
     return apply
 

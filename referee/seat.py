@@ -15,6 +15,7 @@ from typing import Literal
 from protocol import codec
 from protocol import messages as m
 from referee.process import BotProcess, Closed, Line, LineTooLong, Overflow, Timeout
+from referee.sandbox import describe_exit
 
 FaultCode = Literal["timeout", "illegal", "malformed", "wrong_type", "crash"]
 
@@ -57,6 +58,25 @@ class SeatStats:
 
 
 Transcript = Callable[[int, str, bytes], None]  # seat, "->" or "<-", the raw line
+
+
+_EXIT_WAIT_S = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
+
+
+def _crash_message(process: BotProcess, result: Closed | Overflow) -> str:
+    """Why the bot can no longer answer, with how it ended when it did (a limit it hit, a signal, a status)."""
+    if isinstance(result, Overflow):
+        return (
+            f"the bot stopped reading its input ({result.pending_bytes} bytes waiting); "
+            "read every line the referee sends"
+        )
+    deadline = time.monotonic() + _EXIT_WAIT_S
+    while process.returncode is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    code = process.returncode
+    if code is None:
+        return "the bot closed its output but kept running; it is stopped now"
+    return f"the bot exited ({describe_exit(code)}); see its stderr log"
 
 
 class BotSeat:
@@ -127,12 +147,7 @@ class BotSeat:
                     f"(it starts {result.prefix[:60]!r}); answer with one short JSON object per line",
                 ), spent
             if isinstance(result, Closed | Overflow):
-                code = process.returncode
-                why = "stopped reading its input" if isinstance(result, Overflow) else "closed its output"
-                return Fault(
-                    "crash",
-                    f"the bot {why} or exited (exit status {code}); see its stderr log",
-                ), spent
+                return Fault("crash", _crash_message(process, result)), spent
 
     def _read_answer(self, data: bytes, request_id: int, expected: type[m.BotMessage]) -> m.BotMessage | Fault | None:
         """The answer to this request, a Fault, or None for a line to ignore (an answer to an old request)."""

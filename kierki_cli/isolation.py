@@ -1,0 +1,123 @@
+"""The ``kierki match`` options for per-bot limits and isolation, gathered into one ``Isolation`` argument.
+
+One decorator keeps them together (and out of the way of the other options): what each does is in SECURITY.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import click
+
+from referee.sandbox import (
+    DEFAULT_CPU_S_PER_GAME,
+    DEFAULT_FILE_MB,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    SANDBOXES,
+    Limits,
+    SandboxKind,
+)
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    limits: Limits
+    sandbox: SandboxKind
+    bot_env: tuple[tuple[str, str], ...]
+
+
+def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    parsed = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not _ENV_NAME.fullmatch(key):
+            raise click.BadParameter(f"{pair!r}: write NAME=VALUE, e.g. OMP_NUM_THREADS=1", param_hint="--bot-env")
+        parsed.append((key, value))
+    return tuple(parsed)
+
+
+_OPTIONS = (
+    click.option(
+        "--limit-memory",
+        type=click.IntRange(0),
+        default=DEFAULT_MEMORY_MB,
+        show_default=True,
+        metavar="MB",
+        help="Address space per bot (RLIMIT_AS); 0: no limit. JVMs and some runtimes reserve more than they use.",
+    ),
+    click.option(
+        "--limit-cpu",
+        type=click.IntRange(0),
+        default=None,
+        metavar="S",
+        help=f"CPU seconds per bot over the whole match (RLIMIT_CPU) [default: {DEFAULT_CPU_S_PER_GAME} per game]; "
+        "0: no limit.",
+    ),
+    click.option(
+        "--limit-processes",
+        type=click.IntRange(0),
+        default=DEFAULT_PROCESSES,
+        show_default=True,
+        metavar="N",
+        help="Processes and threads a bot may add to the user's current count (RLIMIT_NPROC, shared per user, "
+        "no effect as root); 0: no limit.",
+    ),
+    click.option(
+        "--limit-file",
+        type=click.IntRange(0),
+        default=DEFAULT_FILE_MB,
+        show_default=True,
+        metavar="MB",
+        help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
+    ),
+    click.option(
+        "--sandbox",
+        type=click.Choice(SANDBOXES),
+        default="none",
+        show_default=True,
+        help="none: scrubbed environment, private directory OUT/seatN and the limits. bwrap: also bubblewrap "
+        "(no network, read-only file system, other seats' files and the logs hidden). See SECURITY.md.",
+    ),
+    click.option(
+        "--bot-env",
+        "bot_env",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="An environment variable for every bot (bots get only PATH, LANG, LC_ALL, HOME and TMPDIR otherwise); "
+        "repeat for several.",
+    ),
+)
+
+
+def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the options to a click command, which receives them as one ``isolation: Isolation`` argument."""
+
+    @functools.wraps(command)
+    def wrapper(
+        *args: Any,
+        limit_memory: int,
+        limit_cpu: int | None,
+        limit_processes: int,
+        limit_file: int,
+        sandbox: str,
+        bot_env: tuple[str, ...],
+        **kwargs: Any,
+    ) -> Any:
+        kwargs["isolation"] = Isolation(
+            limits=Limits(memory_mb=limit_memory, cpu_s=limit_cpu, processes=limit_processes, file_mb=limit_file),
+            sandbox=cast(SandboxKind, sandbox),
+            bot_env=_parse_env(bot_env),
+        )
+        return command(*args, **kwargs)
+
+    decorated: Callable[..., Any] = wrapper
+    for option in reversed(_OPTIONS):
+        decorated = option(decorated)
+    return decorated

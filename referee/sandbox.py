@@ -1,0 +1,312 @@
+"""Isolation for bot processes: resource limits, a scrubbed environment, a private directory, optionally bubblewrap.
+
+``process.py`` runs whatever argv, cwd, env and kernel limits it is given; this module decides what those are for
+one seat. SECURITY.md says what each level protects against and, as importantly, what it does not.
+
+Design decisions (the why):
+
+* The bot's working directory is its private directory (``<out>/seatN/``), not the user's. Several seats often
+  run the same program (self-play), and a bot that writes ``state.json`` next to itself would otherwise clobber
+  its twin. So that ``python3 my_bot.py`` keeps working, every relative path in the command that exists relative
+  to the user's directory is made absolute first (also ``--opt=path``); the program itself is made absolute when
+  it contains a ``/``. A bot that opens data files relative to the current directory must open them relative to
+  its own file instead (``Path(__file__).parent``), or be given their path on its command line.
+* The environment is built, not filtered: ``PATH``, ``LANG`` and ``LC_ALL`` from the referee, ``HOME`` = the
+  private directory and ``TMPDIR`` = ``HOME/tmp``, plus what the user passes with ``--bot-env``. A referee run
+  from a shell with API tokens in its environment must not hand them to strangers' code.
+* Limits are stated the way a user thinks (MiB, seconds, extra processes) and turned into kernel values once per
+  match. ``RLIMIT_NPROC`` counts every process and thread of the user, so "N processes" becomes "the user's
+  current count + N"; a bare N would stop a bot from starting at all on a busy desktop.
+* bubblewrap gets a read-only view of ``/``, fresh ``/tmp``, ``/run`` and ``/dev``, the match's ``--out``
+  folder replaced by an empty read-only one (other seats' files, stderr logs and the replay log being written,
+  which holds every hand, are not there), only the seat's private directory and its own ``/tmp`` writable, no
+  network, its own pid namespace (so even a descendant that calls ``setsid()`` dies with the sandbox), and no
+  capabilities (it matters when the referee runs as root).
+  A program that lives under a hidden directory (a venv in ``/tmp``) has its top directory there bound back
+  read-only. Whether the kernel lets bubblewrap create namespaces is probed once per match, so a container that
+  forbids them fails the match at once with a clear message instead of every bot "crashing" at start.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from referee.process import ResourceLimits
+
+__all__ = [
+    "DEFAULT_CPU_S_PER_GAME",
+    "DEFAULT_FILE_MB",
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_PROCESSES",
+    "NO_LIMITS",
+    "SANDBOXES",
+    "Limits",
+    "PreparedBot",
+    "SandboxError",
+    "SandboxKind",
+    "bot_env",
+    "bwrap_argv",
+    "check_bwrap",
+    "describe_exit",
+    "prepare",
+    "resolve_argv",
+    "user_task_count",
+]
+
+SandboxKind = Literal["none", "bwrap"]
+SANDBOXES: Final[tuple[SandboxKind, ...]] = ("none", "bwrap")
+
+DEFAULT_MEMORY_MB: Final = 1024
+DEFAULT_CPU_S_PER_GAME: Final = 600
+DEFAULT_PROCESSES: Final = 256
+DEFAULT_FILE_MB: Final = 64
+MIB: Final = 1024 * 1024
+
+PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL")  # copied from the referee's environment when set
+_HIDDEN_ROOTS: Final = ("/tmp", "/run")  # replaced by empty tmpfs inside bubblewrap
+
+
+class SandboxError(RuntimeError):
+    """The isolation asked for cannot be set up; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot limits as a user states them; 0 turns a limit off.
+
+    ``cpu_s`` is CPU seconds over the whole match; None means ``DEFAULT_CPU_S_PER_GAME`` per game, so a long
+    match does not kill a bot that merely used its time on every move. ``processes`` is how many processes and
+    threads a bot may add to what the user already runs (``RLIMIT_NPROC`` is per user and ignored for root).
+    Core files are always off.
+    """
+
+    memory_mb: int = DEFAULT_MEMORY_MB
+    cpu_s: int | None = None
+    processes: int = DEFAULT_PROCESSES
+    file_mb: int = DEFAULT_FILE_MB
+
+    def resource_limits(self, games: int) -> ResourceLimits:
+        """The kernel limits for a match of ``games`` games, resolved now (the process count is a snapshot)."""
+        cpu = DEFAULT_CPU_S_PER_GAME * max(1, games) if self.cpu_s is None else self.cpu_s
+        return ResourceLimits(
+            memory_bytes=self.memory_mb * MIB if self.memory_mb > 0 else None,
+            cpu_seconds=cpu if cpu > 0 else None,
+            processes=user_task_count() + self.processes if self.processes > 0 else None,
+            file_bytes=self.file_mb * MIB if self.file_mb > 0 else None,
+            core_bytes=0,  # a crash must not leave a core file the size of the bot's memory
+        )
+
+
+NO_LIMITS: Final = Limits(memory_mb=0, cpu_s=0, processes=0, file_mb=0)
+
+
+@dataclass(frozen=True)
+class PreparedBot:
+    """What ``BotProcess.start`` runs for one seat."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    env: dict[str, str]
+    home: Path
+
+
+def user_task_count(uid: int | None = None) -> int:
+    """Processes and threads whose real uid is ``uid`` (default: ours): what ``RLIMIT_NPROC`` is compared with."""
+    uid = os.getuid() if uid is None else uid
+    count = 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as status:
+                text = status.read()
+        except OSError:
+            continue  # exited while we looked
+        real_uid = threads = None
+        for line in text.splitlines():
+            if line.startswith(b"Uid:"):
+                real_uid = int(line.split()[1])
+            elif line.startswith(b"Threads:"):
+                threads = int(line.split()[1])
+        if real_uid == uid:
+            count += threads or 1
+    return count
+
+
+def resolve_argv(argv: Sequence[str], user_cwd: Path) -> tuple[str, ...]:
+    """Make the command independent of the working directory it will run in (see the module docstring)."""
+    if not argv:
+        return ()
+    program = argv[0]
+    if "/" in program and not os.path.isabs(program):
+        program = os.path.normpath(user_cwd / program)
+    resolved = [program]
+    for arg in argv[1:]:
+        key, sep, value = arg.partition("=")
+        if arg.startswith("-") and sep and _relative_existing(value, user_cwd):
+            resolved.append(f"{key}={os.path.normpath(user_cwd / value)}")
+        elif not arg.startswith("-") and _relative_existing(arg, user_cwd):
+            resolved.append(os.path.normpath(user_cwd / arg))
+        else:
+            resolved.append(arg)
+    return tuple(resolved)
+
+
+def _relative_existing(path: str, user_cwd: Path) -> bool:
+    return bool(path) and not os.path.isabs(path) and (user_cwd / path).exists()
+
+
+def bot_env(home: Path, extra: Sequence[tuple[str, str]] = (), base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a bot: a few variables it needs, its private HOME and TMPDIR, and ``extra``."""
+    source = os.environ if base is None else base
+    env = {key: source[key] for key in PASSED_ENV if key in source}
+    env.setdefault("PATH", os.defpath)
+    env["HOME"] = str(home)
+    env["TMPDIR"] = str(home / "tmp")
+    env.update(extra)
+    return env
+
+
+def prepare(
+    argv: Sequence[str],
+    *,
+    user_cwd: Path,
+    private_dir: Path,
+    out_dir: Path,
+    sandbox: SandboxKind = "none",
+    extra_env: Sequence[tuple[str, str]] = (),
+) -> PreparedBot:
+    """Create the seat's private directory and build the command, directory and environment to run it with."""
+    if sandbox not in SANDBOXES:
+        raise SandboxError(f"unknown sandbox {sandbox!r}; use one of: {', '.join(SANDBOXES)}")
+    home = private_dir.resolve()
+    try:
+        (home / "tmp").mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SandboxError(f"cannot create the bot's private directory {home}: {error.strerror}") from None
+    command = resolve_argv(argv, user_cwd)
+    env = bot_env(home, extra_env)
+    if sandbox == "bwrap":
+        command = bwrap_argv(_bwrap_program(), command, home=home, out_dir=out_dir.resolve(), path=env["PATH"])
+    return PreparedBot(command, home, env, home)
+
+
+def _bwrap_program() -> str:
+    program = shutil.which("bwrap")
+    if program is None:
+        raise SandboxError(
+            "--sandbox bwrap needs bubblewrap, and 'bwrap' is not on PATH: install it "
+            "(apt-get install bubblewrap, dnf install bubblewrap) or use --sandbox none"
+        )
+    return program
+
+
+def _bwrap_base(program: str) -> list[str]:
+    """Everything but the per-seat binds: read-only root, fresh /dev /proc /tmp /run, no network, no caps."""
+    args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for root in _HIDDEN_ROOTS:
+        if os.path.isdir(root):
+            args += ["--tmpfs", root]
+    args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    args += ["--die-with-parent", "--cap-drop", "ALL"]
+    return args
+
+
+def bwrap_argv(program: str, argv: Sequence[str], *, home: Path, out_dir: Path, path: str) -> tuple[str, ...]:
+    """``argv`` wrapped in bubblewrap; raise SandboxError for a command the sandbox would hide from itself."""
+    args = _bwrap_base(program)
+    shown: list[str] = []
+    for file in _command_files(argv, path):
+        if _is_within(file, out_dir):
+            raise SandboxError(
+                f"{file} is inside the --out folder {out_dir}, which --sandbox bwrap hides from every bot; "
+                "keep bot programs outside --out"
+            )
+        for root in _HIDDEN_ROOTS:
+            if _is_within(file, Path(root)) and file != Path(root):
+                top = str(Path(root) / file.relative_to(root).parts[0])
+                if top not in shown:
+                    shown.append(top)
+                    args += ["--ro-bind", top, top]
+    args += ["--tmpfs", str(out_dir), "--bind", str(home), str(home), "--remount-ro", str(out_dir)]
+    args += ["--chdir", str(home), "--", *argv]
+    return tuple(args)
+
+
+def _command_files(argv: Sequence[str], path: str) -> list[Path]:
+    """Absolute paths the command names: its program (looked up on ``path``) and any existing absolute argument."""
+    files = []
+    program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=path)
+    if program is None:
+        raise SandboxError(
+            f"executable {argv[0]!r} was not found on PATH; check the spelling, install it, or give an absolute path"
+        )
+    files += [Path(os.path.abspath(program)), Path(os.path.realpath(program))]
+    for arg in argv[1:]:
+        value = arg.partition("=")[2] if arg.startswith("-") else arg
+        if os.path.isabs(value) and os.path.exists(value):
+            files += [Path(value), Path(os.path.realpath(value))]
+    return files
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_bwrap(timeout_s: float = 10.0) -> None:
+    """Raise SandboxError unless bubblewrap can create its sandbox on this machine (once per match)."""
+    program = _bwrap_program()
+    try:
+        probe = subprocess.run(
+            [*_bwrap_base(program), "--", "true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout_s,
+            env={"PATH": os.environ.get("PATH", os.defpath)},
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SandboxError(f"--sandbox bwrap: bubblewrap could not be run ({error}); use --sandbox none") from None
+    if probe.returncode != 0:
+        why = probe.stderr.decode("utf-8", "replace").strip() or f"exit status {probe.returncode}"
+        raise SandboxError(
+            f"--sandbox bwrap: bubblewrap cannot create its sandbox on this machine ({why}). Containers often "
+            "forbid the namespaces it needs: allow user namespaces (or run the container with a seccomp profile "
+            "that permits them), or use --sandbox none"
+        )
+
+
+_LIMIT_SIGNALS: Final = {
+    signal.SIGXCPU: "the CPU-time limit (--limit-cpu) was reached",
+    signal.SIGXFSZ: "it wrote a file larger than the file-size limit (--limit-file)",
+    signal.SIGKILL: "killed outright: the CPU-time hard limit, the system's out-of-memory killer or an operator",
+    signal.SIGSEGV: "a crash; under a memory limit (--limit-memory) a failed allocation can end this way",
+}
+
+
+def describe_exit(code: int | None) -> str:
+    """How a bot's process ended, in words, with the limit it probably hit (for the error message it gets)."""
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            sig = signal.Signals(-code)
+        except ValueError:
+            return f"killed by signal {-code}"
+        why = _LIMIT_SIGNALS.get(sig)
+        return f"killed by {sig.name}" + (f": {why}" if why else "")
+    if code > 128 and code - 128 in _LIMIT_SIGNALS:  # how bubblewrap and shells report a child's death by signal
+        sig = signal.Signals(code - 128)
+        return f"exit status {code} = 128 + {sig.name}: {_LIMIT_SIGNALS[sig]}"
+    return f"exit status {code}"

@@ -1,0 +1,3 @@
+"""Crashes before saying anything, with a traceback on stderr."""
+
+raise RuntimeError("hostile bot: crashing at start")

@@ -1,0 +1,740 @@
+"""The zoo of hostile bots (tests/hostile/): whatever a bot does, the match ends with a right result, the other seats
+see a normal game, and no process of any bot is left behind.
+
+Every match here records transcripts, and ``play`` checks the same four things for every bot before the test checks
+the consequence it is about: the match finished (a kierki match sums to 0, a hearts game reaches its target), the
+other seats have no faults and got only well-formed messages ending in a normal ``game_end`` and ``bye``, the
+referee sent well-formed messages to the hostile seat too, and no process of any seat's session is alive. Bounds
+are counts (faults, bytes buffered, log sizes), never seconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import typing
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kierki_cli.main import cli
+from protocol import codec
+from protocol import messages as m
+from referee.match import BotSpec, Match, MatchConfig, MatchResult, MatchSetupError, SeatResult, default_bots
+from referee.process import BotProcess
+from referee.rules import Ruleset
+from referee.sandbox import (
+    NO_LIMITS,
+    Limits,
+    SandboxError,
+    SandboxKind,
+    bot_env,
+    check_bwrap,
+    describe_exit,
+    prepare,
+    resolve_argv,
+    user_task_count,
+)
+from referee.seat import TimeControl
+
+HOSTILE = Path(__file__).parent / "hostile"
+FAST_MS = 1000  # the deadline when the hostile bot answers (nobody waits for it: the others answer at once)
+SHORT_MS = 200  # the deadline when it is expected to time out: each timeout costs this much
+SLOW_OK_MS = 5000  # for a decision that does real work before it fails (allocating, writing): never waited for
+HEARTS_30: dict[str, object] = {"target": 30}
+MIB = 1024 * 1024
+REQUESTS = typing.get_args(m.Request)
+
+
+def hostile(name: str, *args: str) -> BotSpec:
+    return BotSpec((sys.executable, str(HOSTILE / f"{name}.py"), *args))
+
+
+def bwrap_problem() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        return str(error)
+    return None
+
+
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=str(bwrap_problem()))
+
+
+# --- processes -------------------------------------------------------------------------------------------------
+
+
+def _stat_fields(pid: str) -> list[bytes] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return raw[raw.rfind(b")") + 2 :].split()
+
+
+def session_members(sid: int) -> list[int]:
+    """Live (non-zombie) pids whose session id is ``sid``."""
+    found = []
+    for name in os.listdir("/proc"):
+        fields = _stat_fields(name) if name.isdigit() else None
+        if fields and fields[0] not in (b"Z", b"X") and int(fields[3]) == sid:
+            found.append(int(name))
+    return found
+
+
+def processes_with(marker: str) -> list[int]:
+    """Live pids whose command line contains ``marker`` (finds a process that left its session)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = _stat_fields(name)
+        if marker.encode() in cmdline and fields and fields[0] not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+def settle(check: Callable[[], list[int]], rounds: int = 400) -> list[int]:
+    """``check()`` once it is empty, or what it still returns after a bounded number of short waits.
+
+    SIGKILL is asynchronous: a process killed a moment ago (the last members of a pid namespace) may still be
+    listed for a few milliseconds. This bounds a loop, not a duration the test asserts on.
+    """
+    found = check()
+    for _ in range(rounds):
+        if not found:
+            break
+        time.sleep(0.005)
+        found = check()
+    return found
+
+
+# --- one match with a hostile seat ---------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    match: Match
+    result: MatchResult
+    out: Path
+    bad: int
+
+    @property
+    def bad_seat(self) -> SeatResult:
+        return self.result.seats[self.bad]
+
+    def replay(self, game: int = 1) -> list[dict[str, Any]]:
+        path = self.out / f"game{game:03d}.replay.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def faults(self) -> list[dict[str, Any]]:
+        return [r for r in self.replay() if r["type"] == "fault"]
+
+    def transcript(self, seat: int) -> list[tuple[str, bytes]]:
+        path = self.out / f"seat{seat}.transcript.log"
+        lines = []
+        for raw in path.read_bytes().split(b"\n")[:-1]:
+            _time, direction, line = raw.split(b" ", 2)
+            lines.append((direction.decode(), line))
+        return lines
+
+    def stderr(self, seat: int | None = None) -> bytes:
+        return (self.out / f"seat{self.bad if seat is None else seat}.stderr.log").read_bytes()
+
+    def ignored_lines(self) -> int:
+        return self.match.seats[self.bad].stats.ignored_lines
+
+
+def play(
+    tmp_path: Path,
+    bad: BotSpec,
+    *,
+    game: str = "hearts",
+    options: dict[str, object] | None = None,
+    move_ms: int = FAST_MS,
+    seed: int = 5,
+    limits: Limits | None = None,
+    sandbox: SandboxKind = "none",
+    bot_env: tuple[tuple[str, str], ...] = (),
+    seat: int = 0,
+) -> Played:
+    """Play one game with ``bad`` at ``seat`` and sample bots elsewhere, and check what must hold for any bot."""
+    if options is None and game == "hearts":
+        options = HEARTS_30
+    ruleset = Ruleset.create(game, None, options)
+    bots = list(default_bots(ruleset.players))
+    bots[seat] = bad
+    out = tmp_path / "out"
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=tuple(bots),
+        out_dir=out,
+        seed=seed,
+        time=TimeControl(move_ms=move_ms, startup_ms=10_000),
+        transcript=True,
+        limits=Limits() if limits is None else limits,
+        sandbox=sandbox,
+        bot_env=bot_env,
+    )
+    match = Match(config)
+    try:
+        result = match.run()
+    finally:
+        assert_no_processes_left(match)
+    played = Played(match, result, out, seat)
+    assert_match_finished(played, ruleset)
+    for other in range(ruleset.players):
+        assert_well_formed_messages(played, other)
+        if other != seat:
+            assert_normal_game(played, other)
+    return played
+
+
+def assert_no_processes_left(match: Match) -> None:
+    for seat in match.seats:
+        assert seat.process is not None
+        left = settle(functools.partial(session_members, seat.process.pid))
+        assert left == [], f"seat {seat.seat} left processes behind"
+
+
+def assert_match_finished(played: Played, ruleset: Ruleset) -> None:
+    result = played.result
+    assert result.status == "complete" and result.games_played == 1
+    totals = [s.total for s in result.seats]
+    records = played.replay()
+    assert records[-1] == {"type": "end", "status": "complete"}
+    assert records[-2]["type"] == "game_end" and records[-2]["totals"] == totals
+    if ruleset.game.value == "kierki":
+        assert sum(totals) == 0
+    else:
+        target = ruleset.options()["target"]
+        assert isinstance(target, int) and max(totals) >= target
+
+
+def assert_well_formed_messages(played: Played, seat: int) -> None:
+    """Whatever a bot did, the referee wrote only valid protocol messages to it."""
+    for direction, line in played.transcript(seat):
+        if direction == "->":
+            codec.decode_referee_line(line)
+
+
+def assert_normal_game(played: Played, seat: int) -> None:
+    """A seat next to the hostile one: no faults, no error messages, its answers taken, a normal end."""
+    result = played.result.seats[seat]
+    assert result.faults == {} and result.strikes == 0 and result.forfeited_in_game is None
+    assert played.match.seats[seat].stats.ignored_lines == 0
+    sent = [codec.decode_referee_line(line) for d, line in played.transcript(seat) if d == "->"]
+    answers = [codec.decode_bot_line(line) for d, line in played.transcript(seat) if d == "<-"]
+    requests = [msg for msg in sent if hasattr(msg, "id")]
+    assert not any(isinstance(msg, m.ErrorEvent) for msg in sent)
+    assert [a.id for a in answers] == [r.id for r in requests]  # every request answered, in order
+    ends = [msg for msg in sent if isinstance(msg, m.GameEndEvent)]
+    assert len(ends) == 1 and list(ends[0].totals) == [s.total for s in played.result.seats]
+    assert isinstance(sent[-1], m.ByeEvent) and sent[-1].reason == "match_over"
+
+
+def assert_forfeited_by(played: Played, code: str, count: int) -> None:
+    bad = played.bad_seat
+    assert bad.faults == {code: count} and bad.strikes == count
+    assert bad.forfeited_in_game == 1
+    faults = played.faults()
+    assert [f["code"] for f in faults] == [code] * count and faults[-1]["forfeited"]
+    if code == "crash":
+        return  # nothing more can be said to a bot that is gone
+    sent = [codec.decode_referee_line(line) for d, line in played.transcript(played.bad) if d == "->"]
+    assert isinstance(sent[-1], m.ByeEvent) and sent[-1].reason == "forfeited"
+    errors = [msg for msg in sent if isinstance(msg, m.ErrorEvent)]
+    assert [e.code for e in errors] == [code] * count and errors[-1].forfeited
+
+
+def assert_unharmed(played: Played) -> None:
+    bad = played.bad_seat
+    assert bad.faults == {} and bad.strikes == 0 and bad.forfeited_in_game is None
+
+
+# --- the handshake: a bot that never gets going stops the match cleanly --------------------------------------
+
+
+@pytest.mark.parametrize(("name", "why"), [("silent", "no answer within"), ("crash_at_start", "exited")])
+def test_a_bot_that_never_says_hello_stops_the_match_and_leaves_nothing(tmp_path: Path, name: str, why: str) -> None:
+    ruleset = Ruleset.create("hearts", None, HEARTS_30)
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=(*default_bots(4)[:2], hostile(name), default_bots(4)[3]),
+        out_dir=tmp_path / "out",
+        time=TimeControl(move_ms=SHORT_MS, startup_ms=SHORT_MS * 2),
+    )
+    match = Match(config)
+    with pytest.raises(MatchSetupError, match=f"seat 2 .* failed the handshake: .*{why}"):
+        match.run()
+    assert_no_processes_left(match)
+    if name == "crash_at_start":
+        assert b"RuntimeError: hostile bot: crashing at start" in (tmp_path / "out" / "seat2.stderr.log").read_bytes()
+
+
+# --- bad answers: a fallback each time, forfeited at the third strike -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "says"),
+    [
+        ("garbage", "malformed", "not valid JSON"),
+        ("binary_junk", "malformed", "not valid UTF-8"),
+        ("wrong_type", "wrong_type", 'you sent "hello"'),
+        ("wrong_fields", "malformed", "invalid"),
+        ("deep_json", "malformed", "nested too deeply"),
+        ("not_held", "illegal", "not in your hand"),
+    ],
+)
+def test_bad_answers_are_struck_three_times_then_forfeited(tmp_path: Path, name: str, code: str, says: str) -> None:
+    played = play(tmp_path, hostile(name, "2"))
+    assert_forfeited_by(played, code, 3)
+    assert says in played.faults()[0]["message"]
+    decisions = [r for r in played.replay() if r["type"] in ("play", "pass") and r["seat"] == 0]
+    assert not decisions[0].get("fallback")  # its first decision was its own
+    assert all(r.get("fallback") for r in decisions[1:])  # then fallbacks, then the forfeited seat's fallbacks
+
+
+@pytest.mark.parametrize("name", ["pass_wrong_count", "pass_duplicate"])
+def test_a_wrong_pass_is_illegal(tmp_path: Path, name: str) -> None:
+    played = play(tmp_path, hostile(name), options={"target": 100}, seed=8)
+    assert_forfeited_by(played, "illegal", 3)  # one strike per passing deal; its plays are all legal
+    rule = "pass-count" if name == "pass_wrong_count" else "pass-own-cards"
+    assert all(f"[rule: {rule}]" in f["message"] for f in played.faults())
+
+
+# --- silence: timeouts -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["never_answers", "busy_loop"])
+def test_silence_times_out_three_times_then_forfeits(tmp_path: Path, name: str) -> None:
+    played = play(tmp_path, hostile(name, "2"), move_ms=SHORT_MS)
+    assert_forfeited_by(played, "timeout", 3)
+
+
+def test_a_late_answer_is_never_taken_for_the_next_request(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("late_answer", "2"), move_ms=SHORT_MS)
+    assert_forfeited_by(played, "timeout", 3)
+    assert played.ignored_lines() >= 1  # the late answers did arrive, during the next request, and were dropped
+    current = None
+    for direction, line in played.transcript(0):  # every answer that was not taken was older than the request
+        if direction == "->":
+            message = codec.decode_referee_line(line)
+            if isinstance(message, REQUESTS):
+                current = message.id
+        elif (answer := codec.decode_bot_line(line)).id != current:
+            assert current is not None and answer.id < current
+    first_late = next(i for i, r in enumerate(played.replay()) if r["type"] == "fault")
+    late_decisions = [r for r in played.replay()[first_late:] if r.get("seat") == 0 and "fallback" in r]
+    assert late_decisions and all(r["fallback"] for r in late_decisions)
+
+
+# --- floods: bounded memory and disk, no fault when the answers are right --------------------------------------
+
+
+@pytest.mark.parametrize("ending", ["ended", "open"])
+def test_a_100_mb_line_costs_bounded_memory_and_one_strike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ending: str
+) -> None:
+    """Ended: one strike. Left open: the bot's next answer ends the long line and is lost with it, a timeout."""
+    peak = 0
+    read_stdout = BotProcess._read_stdout
+
+    def measured(self: BotProcess) -> bool:
+        nonlocal peak
+        moved = read_stdout(self)
+        peak = max(peak, self.buffered_bytes)
+        return moved
+
+    monkeypatch.setattr(BotProcess, "_read_stdout", measured)
+    if ending == "ended":
+        played = play(tmp_path, hostile("huge_line", "2"))
+        assert played.bad_seat.faults == {"malformed": 1}
+    else:
+        played = play(tmp_path, hostile("huge_line", "2", "open"), move_ms=500)
+        assert played.bad_seat.faults == {"malformed": 1, "timeout": 1}
+    assert played.bad_seat.forfeited_in_game is None
+    assert f"longer than {codec.MAX_BOT_LINE_BYTES} bytes" in played.faults()[0]["message"]
+    assert peak <= 64 * 1024 + codec.MAX_BOT_LINE_BYTES + 1  # one read chunk plus one line, out of 100 MB
+    fault_at = next(i for i, r in enumerate(played.replay()) if r["type"] == "fault")
+    later = played.replay()[fault_at + 2 :]
+    own = [r for r in later if r["type"] in ("play", "pass") and r["seat"] == 0 and not r.get("fallback")]
+    assert own, "after the long line the bot's own answers are taken again"
+
+
+def test_a_stderr_flood_is_capped_in_the_log_and_costs_nothing_else(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("stderr_flood"))
+    assert_unharmed(played)
+    log = played.stderr()
+    cap = played.match.config.stderr_cap_bytes
+    assert cap < len(log) <= cap + 100 and log.rstrip().endswith(f"[stderr truncated after {cap} bytes]".encode())
+
+
+def test_ten_thousand_lines_with_wrong_ids_are_ignored(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("extra_lines", "2"))
+    assert_unharmed(played)
+    assert played.ignored_lines() == 10_000
+
+
+def test_an_answer_sent_twice_is_taken_once(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("answers_twice"))
+    assert_unharmed(played)
+    decisions = played.bad_seat.decisions
+    assert decisions - 1 <= played.ignored_lines() <= decisions  # the last copy may come after the last request
+
+
+# --- the bot goes away, or pretends to ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("crash_mid_game", "exited (exit status 1)"),
+        ("exit_code", "exited (exit status 7)"),
+        ("exits_after_hello", "exited (exit status 0)"),
+        ("close_stdout", "closed its output but kept running"),
+        ("fork_and_exit", "exited (exit status 0)"),
+    ],
+)
+def test_a_bot_that_stops_answering_for_good_is_forfeited_at_once(tmp_path: Path, name: str, says: str) -> None:
+    played = play(tmp_path, hostile(name, "2"))
+    assert_forfeited_by(played, "crash", 1)
+    assert says in played.faults()[0]["message"]
+    if name == "crash_mid_game":
+        assert b"RuntimeError: hostile bot: crashing at decision 2" in played.stderr()
+
+
+def test_a_bot_that_ignores_sigterm_and_bye_is_killed_at_the_end(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("ignore_sigterm"))
+    assert_unharmed(played)
+    process = played.match.seats[0].process
+    assert process is not None and process.returncode == -signal.SIGKILL
+
+
+# --- resource limits ---------------------------------------------------------------------------------------
+
+
+def test_memory_without_limit_meets_the_memory_limit(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("memory_hog", "2"), limits=Limits(memory_mb=256), move_ms=SLOW_OK_MS)
+    assert_forfeited_by(played, "crash", 1)
+    assert b"MemoryError" in played.stderr()
+
+
+def test_a_huge_file_is_cut_at_the_file_size_limit(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("huge_file", "2"), limits=Limits(file_mb=8), move_ms=SLOW_OK_MS)
+    assert_forfeited_by(played, "crash", 1)
+    assert b"OSError: [Errno 27] File too large" in played.stderr()  # Python ignores SIGXFSZ, so the write fails
+    written = played.out / "seat0" / "huge.bin"  # in its private directory, where its working directory is
+    assert written.stat().st_size == 8 * MIB
+
+
+def test_cpu_time_is_limited_per_match(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("cpu_hog"), limits=Limits(cpu_s=1))
+    assert_forfeited_by(played, "crash", 1)
+    assert "SIGXCPU" in played.faults()[0]["message"] and "--limit-cpu" in played.faults()[0]["message"]
+
+
+def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("fork_bomb"), limits=Limits(processes=64))
+    assert_unharmed(played)
+    said = played.stderr().decode()
+    assert "forked" in said
+    forked = int(said.split("forked ")[1].split()[0])
+    assert 1 <= forked <= 200
+    if os.getuid() != 0:  # RLIMIT_NPROC does not apply to root; then only the bot's own cap held it
+        assert forked <= 64 and "fork failed" in said
+    # play() has checked that none of them is left
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    ("name", "args", "limits", "faults", "says"),
+    [
+        ("crash_mid_game", ["2"], Limits(), {"crash": 1}, "exit status 1"),
+        ("busy_loop", ["2"], Limits(), {"timeout": 3}, "no answer within"),
+        ("huge_line", ["2"], Limits(), {"malformed": 1}, "longer than"),
+        ("stderr_flood", [], Limits(), {}, ""),
+        ("fork_and_exit", ["2"], Limits(), {"crash": 1}, "exit status 0"),
+        ("ignore_sigterm", [], Limits(), {}, ""),
+        ("fork_bomb", [], Limits(processes=64), {}, ""),
+        ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, "exit status 1"),
+        ("cpu_hog", [], Limits(cpu_s=1), {"crash": 1}, "128 + SIGXCPU: the CPU-time limit (--limit-cpu)"),
+    ],
+)
+def test_the_zoo_inside_bubblewrap(
+    tmp_path: Path, name: str, args: list[str], limits: Limits, faults: dict[str, int], says: str
+) -> None:
+    """The same consequences through bubblewrap: its exit statuses, its pid namespace, the limits inside it."""
+    move_ms = SHORT_MS if "timeout" in faults else SLOW_OK_MS
+    played = play(tmp_path, hostile(name, *args), limits=limits, sandbox="bwrap", move_ms=move_ms)
+    assert played.bad_seat.faults == faults
+    assert (played.bad_seat.forfeited_in_game == 1) == (sum(faults.values()) >= 3 or "crash" in faults)
+    if says:
+        assert says in played.faults()[0]["message"]
+
+
+# --- isolation: what a bot can see and touch ---------------------------------------------------------------
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP socket on 127.0.0.1 that the snoop tries to reach; yields its port."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield server.getsockname()[1]
+
+
+def snoop(tmp_path: Path, port: int, sandbox: SandboxKind, monkeypatch: pytest.MonkeyPatch) -> tuple[Played, Any]:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret_dir = tmp_path / "out" / "seat1"
+    secret_dir.mkdir(parents=True)
+    (secret_dir / "secret.txt").write_text("seat 1's secret")
+    monkeypatch.setenv("KIERKI_TEST_SECRET_TOKEN", "must-not-reach-bots")
+    played = play(
+        tmp_path,
+        hostile("snoop", "1", str(port), str(outside)),
+        game="kierki",
+        sandbox=sandbox,
+        bot_env=(("KIERKI_GIVEN", "yes"),),
+    )
+    assert_unharmed(played)
+    report = json.loads((played.out / "seat0" / "snoop.json").read_text())
+    assert report["cwd"] == str((played.out / "seat0").resolve())
+    # PWD is set by bubblewrap's --chdir, LC_CTYPE by Python's own C-locale coercion
+    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "PWD", "KIERKI_GIVEN"}
+    assert "KIERKI_GIVEN" in report["env"] and "KIERKI_TEST_SECRET_TOKEN" not in report["env"]
+    return played, report
+
+
+def test_without_a_sandbox_a_bot_can_read_other_seats_files_and_the_replay(
+    tmp_path: Path, listener: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What --sandbox none does not stop (SECURITY.md): same user, same file system, same network."""
+    played, report = snoop(tmp_path, listener, "none", monkeypatch)
+    assert report["read_other_private"] == {"ok": True, "value": "seat 1's secret"}
+    assert report["read_other_stderr"]["ok"] and "seat1.stderr.log" in report["list_out"]["value"]
+    assert report["read_replay"]["ok"] and report["replay_hands_seen"]  # every hand, while the game runs
+    assert report["write_out"]["ok"] and (played.out / "planted-by-snoop.txt").exists()
+    assert report["write_outside"]["ok"] and (tmp_path / "outside" / "planted-by-snoop.txt").exists()
+    assert report["connect"]["ok"]
+
+
+@needs_bwrap
+def test_in_bubblewrap_a_bot_sees_no_other_seat_no_log_and_no_network(
+    tmp_path: Path, listener: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played, report = snoop(tmp_path, listener, "bwrap", monkeypatch)
+    assert report["list_out"] == {"ok": True, "value": ["seat0"]}  # an empty stand-in for --out, and its own dir
+    assert not report["read_other_private"]["ok"] and not report["read_other_stderr"]["ok"]
+    assert not report["replay_hands_seen"]
+    assert not report["write_out"]["ok"] and "Read-only" in report["write_out"]["error"]
+    assert not report["write_outside"]["ok"] and not (tmp_path / "outside" / "planted-by-snoop.txt").exists()
+    assert not report["connect"]["ok"]
+    assert not (played.out / "planted-by-snoop.txt").exists()
+
+
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+def test_a_child_that_leaves_the_session_survives_only_without_a_sandbox(tmp_path: Path, sandbox: SandboxKind) -> None:
+    marker = f"escape-{uuid.uuid4().hex}"
+    played = play(tmp_path, hostile("setsid_escape", "1", marker), sandbox=sandbox)
+    assert_unharmed(played)
+    escaped = processes_with(marker) if sandbox == "none" else settle(lambda: processes_with(marker))
+    try:
+        if sandbox == "none":  # the documented hole: setsid() escapes the session sweep
+            assert len(escaped) == 1
+        else:  # the pid namespace died with the sandbox, and everything in it
+            assert escaped == []
+    finally:
+        for pid in escaped:
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+def test_a_bot_that_kills_its_parent_kills_the_referee_only_without_a_sandbox(tmp_path: Path, sandbox: str) -> None:
+    """Run in a separate referee process: without a sandbox the attack succeeds, and must not hit pytest."""
+    marker = f"killer-{uuid.uuid4().hex}"
+    bot = f"{sys.executable} {HOSTILE / 'kill_referee.py'} 1 {marker}"
+    sample = " ".join(default_bots(4)[1].argv)
+    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command += ["--option", "target=30", "--seed", "3", "--out", str(tmp_path / "out"), "--sandbox", sandbox]
+    command += ["--json", bot, sample, sample, sample]
+    referee = subprocess.run(command, capture_output=True, timeout=120, check=False)
+    try:
+        if sandbox == "none":
+            assert referee.returncode == -signal.SIGKILL
+        else:
+            assert referee.returncode == 0, referee.stderr
+            result = json.loads(referee.stdout)
+            assert result["status"] == "complete" and result["seats"][0]["faults"] == {}
+    finally:  # with the referee gone, the bots see their input end and leave; make sure
+        left = settle(lambda: processes_with(marker))
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+# --- the sandbox module --------------------------------------------------------------------------------------
+
+
+def test_relative_commands_keep_working_from_the_private_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: int
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("snoop.py", "_common.py"):
+        shutil.copy(HOSTILE / name, project / name)
+    monkeypatch.chdir(project)
+    spec = BotSpec.parse(f"{sys.executable} snoop.py 1 {listener} ./missing-dir")
+    played = play(tmp_path, spec, game="kierki")
+    assert_unharmed(played)
+    report = json.loads((played.out / "seat0" / "snoop.json").read_text())
+    assert report["cwd"] == str((played.out / "seat0").resolve())
+    header = played.replay()[0]
+    assert header["bots"][0]["command"] == spec.command  # the log keeps the command as given
+
+
+def test_resolve_argv_makes_existing_relative_paths_absolute(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / "weights.bin").write_text("")
+    argv = ["python3", "bot.py", "--level", "2", "--weights=weights.bin", "./run.sh", "-v", "missing.txt"]
+    assert resolve_argv(argv, tmp_path) == (
+        "python3",
+        str(tmp_path / "bot.py"),
+        "--level",
+        "2",
+        f"--weights={tmp_path / 'weights.bin'}",
+        "./run.sh",
+        "-v",
+        "missing.txt",
+    )
+    assert resolve_argv(["./run.sh", "x"], tmp_path) == (str(tmp_path / "run.sh"), "x")
+
+
+def test_the_environment_is_built_not_inherited(tmp_path: Path) -> None:
+    base = {"PATH": "/usr/bin", "LANG": "C.UTF-8", "AWS_SECRET_ACCESS_KEY": "x", "HOME": "/root", "PYTHONPATH": "y"}
+    env = bot_env(tmp_path, (("OMP_NUM_THREADS", "1"),), base)
+    assert env == {
+        "PATH": "/usr/bin",
+        "LANG": "C.UTF-8",
+        "HOME": str(tmp_path),
+        "TMPDIR": str(tmp_path / "tmp"),
+        "OMP_NUM_THREADS": "1",
+    }
+
+
+def test_prepare_makes_the_private_directory(tmp_path: Path) -> None:
+    bot = prepare(
+        ["python3", "-c", "pass"], user_cwd=tmp_path, private_dir=tmp_path / "out" / "seat3", out_dir=tmp_path
+    )
+    assert bot.cwd == bot.home == (tmp_path / "out" / "seat3").resolve() and (bot.home / "tmp").is_dir()
+    with pytest.raises(SandboxError, match="unknown sandbox"):
+        prepare(["x"], user_cwd=tmp_path, private_dir=tmp_path, out_dir=tmp_path, sandbox="docker")  # type: ignore[arg-type]
+
+
+@needs_bwrap
+def test_bwrap_refuses_a_bot_inside_the_out_folder_and_a_missing_program(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "bot.py").parent.mkdir(parents=True)
+    (out / "bot.py").write_text("")
+    kwargs: dict[str, Any] = {"user_cwd": tmp_path, "private_dir": out / "seat0", "out_dir": out, "sandbox": "bwrap"}
+    with pytest.raises(SandboxError, match="inside the --out folder"):
+        prepare(["python3", "out/bot.py"], **kwargs)
+    with pytest.raises(SandboxError, match="not found on PATH"):
+        prepare(["no-such-program-kierki"], **kwargs)
+
+
+def test_bwrap_missing_is_a_clear_setup_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
+    config = MatchConfig(
+        ruleset=Ruleset.create("hearts", None, HEARTS_30),
+        bots=default_bots(4),
+        out_dir=tmp_path / "out",
+        sandbox="bwrap",
+    )
+    with pytest.raises(MatchSetupError, match="needs bubblewrap"):
+        Match(config).run()
+
+
+def test_limits_resolve_to_kernel_values() -> None:
+    limits = Limits().resource_limits(games=3)
+    assert limits.memory_bytes == 1024 * MIB and limits.file_bytes == 64 * MIB
+    assert limits.cpu_seconds == 3 * 600
+    assert limits.processes is not None and limits.processes >= 256 + 1
+    assert user_task_count() >= 1
+    none = NO_LIMITS.resource_limits(games=3)
+    assert (none.memory_bytes, none.cpu_seconds, none.processes, none.file_bytes) == (None, None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [
+        (None, "still running"),
+        (0, "exit status 0"),
+        (-signal.SIGXCPU, "killed by SIGXCPU: the CPU-time limit (--limit-cpu)"),
+        (-signal.SIGXFSZ, "killed by SIGXFSZ: it wrote a file larger"),
+        (128 + signal.SIGXCPU, "exit status 152 = 128 + SIGXCPU: the CPU-time limit (--limit-cpu)"),
+        (137, "exit status 137 = 128 + SIGKILL"),
+        (130, "exit status 130"),
+        (-99, "killed by signal 99"),
+    ],
+)
+def test_describe_exit(code: int | None, says: str) -> None:
+    assert says in describe_exit(code)
+
+
+# --- the command line ----------------------------------------------------------------------------------------
+
+
+def test_cli_limits_reach_the_bots(tmp_path: Path) -> None:
+    bot = f"{sys.executable} {HOSTILE / 'memory_hog.py'} 2"
+    sample = " ".join(default_bots(4)[1].argv)
+    args = ["match", "--game", "hearts", "--option", "target=30", "--seed", "5", "--out", str(tmp_path / "out")]
+    args += ["--limit-memory", "256", "--limit-cpu", "100", "--time-per-move", str(SLOW_OK_MS)]
+    args += ["--json", bot, sample, sample, sample]
+    outcome = CliRunner().invoke(cli, args)
+    assert outcome.exit_code == 0, outcome.output
+    result = json.loads(outcome.stdout)
+    assert result["seats"][0]["faults"] == {"crash": 1}
+
+
+def test_cli_rejects_a_bad_bot_env() -> None:
+    outcome = CliRunner().invoke(cli, ["match", "--bot-env", "no-equals-sign"])
+    assert outcome.exit_code == 2 and "NAME=VALUE" in outcome.output
+
+
+def test_a_machine_that_forbids_bwrap_is_a_clear_setup_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "bin" / "bwrap"  # what bubblewrap says in a container without user namespaces
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    config = MatchConfig(
+        ruleset=Ruleset.create("hearts", None, HEARTS_30),
+        bots=default_bots(4),
+        out_dir=tmp_path / "out",
+        sandbox="bwrap",
+    )
+    match = Match(config)
+    with pytest.raises(MatchSetupError, match=r"cannot create its sandbox .*No permissions.*--sandbox none"):
+        match.run()
+    assert match.seats == []  # no bot was started
