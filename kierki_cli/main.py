@@ -13,7 +13,15 @@ import click
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.dealfile import check_deal_file, parse_deal_file
-from referee.match import MatchConfig, MatchResult, MatchSetupError, default_bots, parse_bot_commands, run_match
+from referee.match import (
+    MatchConfig,
+    MatchResult,
+    MatchSetupError,
+    default_bots,
+    parse_bot_commands,
+    parse_consequences,
+    run_match,
+)
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import Game, option_specs
@@ -111,6 +119,14 @@ def _options_help() -> str:
     help="Faults before a seat is forfeited.",
 )
 @click.option(
+    "--on-fault",
+    "on_fault",
+    multiple=True,
+    metavar="CODE=fallback|forfeit",
+    help="What a fault costs: fallback (play the fallback, count a strike; the default) or forfeit at once. "
+    "CODE: timeout, illegal, malformed, wrong_type; repeat for several. A crash always forfeits.",
+)
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -135,6 +151,7 @@ def match(
     time_bank: int,
     increment: int,
     max_strikes: int,
+    on_fault: tuple[str, ...],
     out_dir: Path | None,
     transcript: bool,
     as_json: bool,
@@ -142,9 +159,9 @@ def match(
 ) -> None:
     """Play a match between bots and print the result table.
 
-    Each BOT_COMMAND is one quoted string, e.g. 'python3 my_bot.py --level 2', one per seat in seat order.
-    With none, the sample bots play (heuristic and random, alternating). With no arguments at all this plays
-    one full 4-player Kierki match.
+    Each BOT_COMMAND is one quoted string, e.g. 'python3 my_bot.py --level 2', one per seat in seat order;
+    sample:heuristic and sample:random name the sample bots. With none, the sample bots play (heuristic and
+    random, alternating). With no arguments at all this plays one full 4-player Kierki match.
 
     Exit status 0 when the match ran, whatever the bots did; 1 with a one-line reason when it could not run.
     """
@@ -172,6 +189,7 @@ def match(
         raise click.UsageError("--at N needs --from FILE")
     try:
         bots = parse_bot_commands(bot_commands) if bot_commands else default_bots(ruleset.players)
+        consequences = parse_consequences(on_fault)
     except MatchSetupError as error:
         raise click.UsageError(str(error)) from None
     if seed is None:
@@ -189,6 +207,7 @@ def match(
         prefix=resume.prefix if resume else (),
         time=TimeControl(time_per_move, startup_time, time_bank, increment),
         max_strikes=max_strikes,
+        consequences=consequences,
         transcript=transcript,
         limits=isolation.limits,
         sandbox=isolation.sandbox,

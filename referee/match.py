@@ -20,11 +20,11 @@ from typing import Any, Literal
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.process import BotProcess, BotStartError
+from referee.process import BotProcess, BotStartError, ResourceLimits
 from referee.replay import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealSpec, GameEnded, GameState, IllegalActionError, Phase, Ruleset
 from referee.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
-from referee.seat import BotSeat, Fault, FaultCode, TimeControl
+from referee.seat import BotSeat, Fault, FaultCode, TimeControl, Transport
 
 Consequence = Literal["fallback", "forfeit"]
 DEFAULT_CONSEQUENCES: dict[FaultCode, Consequence] = {
@@ -47,6 +47,14 @@ class BotSpec:
 
     @classmethod
     def parse(cls, command: str) -> BotSpec:
+        """A shell-quoted command line, or ``sample:heuristic`` / ``sample:random`` for a sample bot."""
+        if command.startswith("sample:"):
+            name = command.removeprefix("sample:").removesuffix("_bot")
+            if name not in SAMPLE_BOTS:
+                raise MatchSetupError(
+                    f"no sample bot {name!r}: use one of " + ", ".join(f"sample:{n}" for n in SAMPLE_BOTS)
+                )
+            return sample_bot_command(f"{name}_bot")
         try:
             argv = tuple(shlex.split(command))
         except ValueError as error:
@@ -160,6 +168,9 @@ _EXPECTED: dict[Phase, type[m.BotMessage]] = {
 }
 
 
+SAMPLE_BOTS = ("heuristic", "random")
+
+
 def sample_bot_command(name: str) -> BotSpec:
     """A sample bot from ``sample_bots/``, run with this Python."""
     import sample_bots
@@ -168,8 +179,17 @@ def sample_bot_command(name: str) -> BotSpec:
     return BotSpec((sys.executable, str(path)))
 
 
+TransportFactory = Callable[[int, "BotSpec"], Transport]  # seat, its spec -> a started transport
+
+
 class Match:
-    def __init__(self, config: MatchConfig, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        config: MatchConfig,
+        progress: Progress | None = None,
+        transport_factory: TransportFactory | None = None,
+    ) -> None:
+        """``transport_factory`` replaces starting real processes (protocol-level tests use a scripted fake)."""
         if len(config.bots) != config.ruleset.players:
             raise MatchSetupError(
                 f"{config.ruleset.game.value} with {config.ruleset.players} players needs "
@@ -177,6 +197,7 @@ class Match:
             )
         self.config = config
         self.progress = progress
+        self.transport_factory = transport_factory
         self.seats: list[BotSeat] = []
         self.results: list[SeatResult] = []
         self.replays: list[str] = []
@@ -205,37 +226,45 @@ class Match:
 
     def _start_bots(self) -> None:
         config = self.config
-        try:
-            if config.sandbox == "bwrap":
-                check_bwrap()
-            limits = config.limits.resource_limits(config.games)
-        except SandboxError as error:
-            raise MatchSetupError(str(error)) from None
-        for seat, spec in enumerate(config.bots):
-            log = config.out_dir / f"seat{seat}.stderr.log"
+        limits = None
+        if self.transport_factory is None:
             try:
-                bot = prepare(
-                    spec.argv,
-                    user_cwd=spec.cwd,
-                    private_dir=config.out_dir / f"seat{seat}",
-                    out_dir=config.out_dir,
-                    sandbox=config.sandbox,
-                    extra_env=config.bot_env,
-                )
-                process = BotProcess.start(
-                    bot.argv,
-                    cwd=bot.cwd,
-                    env=bot.env,
-                    stderr_log=log,
-                    stderr_cap_bytes=config.stderr_cap_bytes,
-                    max_line_bytes=codec.MAX_BOT_LINE_BYTES,
-                    limits=limits,
-                )
-            except (BotStartError, SandboxError) as error:
-                raise MatchSetupError(f"seat {seat}: {error}") from None
+                if config.sandbox == "bwrap":
+                    check_bwrap()
+                limits = config.limits.resource_limits(config.games)
+            except SandboxError as error:
+                raise MatchSetupError(str(error)) from None
+        for seat, spec in enumerate(config.bots):
+            if self.transport_factory is not None:
+                transport = self.transport_factory(seat, spec)
+            else:
+                transport = self._start_process(seat, spec, limits)
             transcript = self._transcript_writer() if config.transcript else None
-            self.seats.append(BotSeat(seat, process, config.time, transcript))
+            self.seats.append(BotSeat(seat, transport, config.time, transcript))
             self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command))
+
+    def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
+        config = self.config
+        try:
+            bot = prepare(
+                spec.argv,
+                user_cwd=spec.cwd,
+                private_dir=config.out_dir / f"seat{seat}",
+                out_dir=config.out_dir,
+                sandbox=config.sandbox,
+                extra_env=config.bot_env,
+            )
+            return BotProcess.start(
+                bot.argv,
+                cwd=bot.cwd,
+                env=bot.env,
+                stderr_log=config.out_dir / f"seat{seat}.stderr.log",
+                stderr_cap_bytes=config.stderr_cap_bytes,
+                max_line_bytes=codec.MAX_BOT_LINE_BYTES,
+                limits=limits,
+            )
+        except (BotStartError, SandboxError) as error:
+            raise MatchSetupError(f"seat {seat}: {error}") from None
 
     def _transcript_writer(self) -> Callable[[int, str, bytes], None]:
         def write(seat: int, direction: str, line: bytes) -> None:
@@ -330,6 +359,8 @@ class Match:
             "seed": state.seed,
             "game_number": game_number,
             "deals_file": config.deals_source,
+            "max_strikes": config.max_strikes,
+            "consequences": dict(config.consequences),
             "given_deals": len(config.deals),
             "bots": [
                 {"seat": s.seat, "name": s.name, "version": s.version, "command": config.bots[s.seat].command}
@@ -461,6 +492,20 @@ class Match:
             out_dir=os.fspath(self.config.out_dir),
             status=status,
         )
+
+
+def parse_consequences(pairs: Sequence[str]) -> dict[FaultCode, Consequence]:
+    """``CODE=fallback|forfeit`` pairs over the defaults; a crash always forfeits (nothing is left to ask)."""
+    consequences = dict(DEFAULT_CONSEQUENCES)
+    for pair in pairs:
+        code, _, consequence = pair.partition("=")
+        if code not in ("timeout", "illegal", "malformed", "wrong_type") or consequence not in ("fallback", "forfeit"):
+            raise MatchSetupError(
+                f"--on-fault {pair!r}: write CODE=fallback or CODE=forfeit, CODE one of timeout, illegal, "
+                "malformed, wrong_type (a crash always forfeits)"
+            )
+        consequences[code] = consequence  # type: ignore[index,assignment]
+    return consequences
 
 
 def default_bots(players: int) -> tuple[BotSpec, ...]:

@@ -89,6 +89,8 @@ class Header(_Record, kw_only=True, tag="header"):
     seed: int
     game_number: int = 1
     deals_file: str | None = None
+    max_strikes: int | None = None  # None in logs of referees that did not record it
+    consequences: dict[str, str] | None = None
     given_deals: int = 0
     bots: list[BotInfo] = []
     time: TimeInfo | None = None
@@ -746,6 +748,16 @@ class _Walk:
                 f"the {what} counts {record.strikes} strikes, but it is the seat's strike {before + 1}", entry.line
             )
         self.strikes[seat] = record.strikes
+        header = self.replay.header
+        if header.max_strikes is not None and header.consequences is not None:
+            should = header.consequences.get(record.code) == "forfeit" or record.strikes >= header.max_strikes
+            if record.forfeited != should:
+                raise ReplayError(
+                    f"the {what} says forfeited={str(record.forfeited).lower()}, but with max_strikes "
+                    f"{header.max_strikes} and {record.code}={header.consequences.get(record.code)} it is "
+                    f"{str(should).lower()}",
+                    entry.line,
+                )
         if record.forfeited:
             self.forfeited[seat] = entry.line
         self.pending.append(entry)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from protocol import codec
 from protocol import messages as m
-from referee.process import BotProcess, Closed, Line, LineTooLong, Overflow, Timeout
+from referee.process import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
 from referee.sandbox import describe_exit
 
 FaultCode = Literal["timeout", "illegal", "malformed", "wrong_type", "crash"]
@@ -60,10 +60,28 @@ class SeatStats:
 Transcript = Callable[[int, str, bytes], None]  # seat, "->" or "<-", the raw line
 
 
+class Transport(Protocol):
+    """What a seat needs of its bot: `referee.process.BotProcess`, or a scripted fake in protocol-level tests."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def alive(self) -> bool: ...
+
+    def send(self, data: bytes) -> None: ...
+
+    def flush(self, deadline: float) -> FlushResult: ...
+
+    def read_line(self, deadline: float) -> LineResult: ...
+
+    def terminate(self, grace_s: float = 0.5) -> None: ...
+
+
 _EXIT_WAIT_S = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
 
 
-def _crash_message(process: BotProcess, result: Closed | Overflow) -> str:
+def _crash_message(process: Transport, result: Closed | Overflow) -> str:
     """Why the bot can no longer answer, with how it ended when it did (a limit it hit, a signal, a status)."""
     if isinstance(result, Overflow):
         return (
@@ -83,7 +101,7 @@ class BotSeat:
     def __init__(
         self,
         seat: int,
-        process: BotProcess | None,
+        process: Transport | None,
         time_control: TimeControl,
         transcript: Transcript | None = None,
     ) -> None:
@@ -204,7 +222,7 @@ class BotSeat:
             self.process.flush(time.monotonic() + grace_s)
         self.process.terminate(grace_s)
 
-    def _send_queue(self, process: BotProcess) -> None:
+    def _send_queue(self, process: Transport) -> None:
         """One write for all queued lines: events cost almost nothing when they ride with the next request."""
         payload = b"".join(self._queue)
         self._queue.clear()

@@ -367,6 +367,16 @@ def test_faults_must_be_consistent(logs: dict[str, Path], tmp_path: Path) -> Non
     assert "so only the referee's fallback plays for it" in failure(write(tmp_path / "e.jsonl", lines))
 
 
+def test_a_forfeit_must_follow_the_strike_rule(logs: dict[str, Path], tmp_path: Path) -> None:
+    lines = raw_lines(logs["faults"])
+    index = next(i for i, line in enumerate(lines) if '"fault"' in line)
+    fault = json.loads(lines[index])
+    assert fault["forfeited"] is False and fault["strikes"] == 1
+    lines[index] = json.dumps({**fault, "forfeited": True})
+    out = failure(write(tmp_path / "a.jsonl", lines))
+    assert f"line {index + 1}: the fault (illegal) of seat 0 says forfeited=true, but with max_strikes 3" in out
+
+
 def test_a_header_changed(logs: dict[str, Path], tmp_path: Path) -> None:
     lines = raw_lines(logs["hearts"])
     header = json.loads(lines[0])

@@ -12,6 +12,8 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
+from referee.rules.records import RulesError
+
 OptionValue = bool | int | str | tuple[int, ...]
 
 
@@ -30,7 +32,7 @@ PLAYER_COUNTS: Mapping[Game, tuple[int, ...]] = {
 }
 
 
-class RulesetError(ValueError):
+class RulesetError(RulesError):
     """A game, player count or rule option that does not exist or has a value it cannot take."""
 
 

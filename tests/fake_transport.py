@@ -1,0 +1,81 @@
+"""A scripted stand-in for a bot process, so protocol-level tests need no subprocess and no clock.
+
+`ScriptedBot` decodes every line the referee sends, records it, and answers requests through a Python function
+(the "script"). ``read_line`` never waits: it returns a queued answer, or `Timeout` at once when the script gave
+none, which makes timeouts deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from protocol import codec
+from protocol import messages as m
+from referee.process import Closed, Flushed, Line, LineResult, Timeout
+
+# request -> the raw lines to answer with (b"" entries are skipped); raising SystemExit closes the bot
+Script = Callable[[m.Request], list[bytes]]
+
+
+def answer_line(message: m.BotMessage) -> bytes:
+    return codec.encode_answer(message).rstrip(b"\n")
+
+
+def first_legal(request: m.Request) -> list[bytes]:
+    """A well-behaved bot: the first legal card, the first 3 cards, the first trump choice, 'others'."""
+    if isinstance(request, m.HelloRequest):
+        return [answer_line(m.HelloAnswer(id=request.id, name="scripted", version="1", protocol=1))]
+    if isinstance(request, m.PlayRequest):
+        return [answer_line(m.PlayAnswer(id=request.id, card=request.legal[0]))]
+    if isinstance(request, m.PassRequest):
+        return [answer_line(m.PassAnswer(id=request.id, cards=request.hand[:3]))]
+    if isinstance(request, m.TrumpRequest):
+        return [answer_line(m.TrumpAnswer(id=request.id, suit=request.choices[0]))]
+    assert isinstance(request, m.MoonRequest)
+    return [answer_line(m.MoonAnswer(id=request.id, choice="others"))]
+
+
+@dataclass
+class ScriptedBot:
+    script: Script = first_legal
+    received: list[m.RefereeMessage] = field(default_factory=list)
+    writes: list[bytes] = field(default_factory=list)  # one entry per send(): what arrived in one write
+    _answers: list[bytes] = field(default_factory=list)
+    _closed: bool = False
+    terminated: bool = False
+
+    @property
+    def returncode(self) -> int | None:
+        return 0 if self._closed or self.terminated else None
+
+    @property
+    def alive(self) -> bool:
+        return self.returncode is None
+
+    def send(self, data: bytes) -> None:
+        if self._closed:
+            return
+        self.writes.append(data)
+        for line in data.splitlines():
+            message = codec.decode_referee_line(line)
+            self.received.append(message)
+            if isinstance(message, m.HelloRequest | m.PassRequest | m.TrumpRequest | m.PlayRequest | m.MoonRequest):
+                try:
+                    self._answers.extend(a for a in self.script(message) if a)
+                except SystemExit:
+                    self._closed = True
+
+    def flush(self, deadline: float) -> Flushed:
+        return Flushed()
+
+    def read_line(self, deadline: float) -> LineResult:
+        if self._answers:
+            return Line(self._answers.pop(0), 0.0)
+        return Closed() if self._closed else Timeout()
+
+    def terminate(self, grace_s: float = 0.5) -> None:
+        self.terminated = True
+
+    def of_type(self, kind: type[m.RefereeMessage]) -> list[m.RefereeMessage]:
+        return [message for message in self.received if isinstance(message, kind)]

@@ -1,0 +1,182 @@
+"""The `kierki` command as a user runs it (click's CliRunner, real bot processes)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kierki_cli.main import cli
+from referee.dealfile import dump_deal_file, parse_deal_file
+from referee.rules import DealSpec, Ruleset
+from referee.rules.dealing import deal_cards
+
+MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_default_match_prints_a_table_of_four_seats(tmp_path: Path) -> None:
+    code, out, err = run("match", "--seed", "2", "--out", str(tmp_path))
+    assert code == 0, err
+    rows = out.strip().splitlines()
+    assert rows[0].split()[:4] == ["place", "seat", "bot", "total"]
+    seats = sorted(int(row.split()[1]) for row in rows[2:6])
+    assert seats == [0, 1, 2, 3]
+    assert "seed 2" in err and "kierki (4 players)" in err
+    assert (tmp_path / "game001.replay.jsonl").exists()
+    assert sorted(p.name for p in tmp_path.glob("seat*.stderr.log")) == [f"seat{s}.stderr.log" for s in range(4)]
+
+
+def test_json_result_for_scripts(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "match",
+        "--game",
+        "hearts",
+        "--option",
+        "target=40",
+        "--seed",
+        "3",
+        "--games",
+        "2",
+        "--json",
+        "--out",
+        str(tmp_path),
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert result["game"] == "hearts" and result["games"] == 2 and result["options"]["target"] == 40
+    assert [len(s["totals"]) for s in result["seats"]] == [2, 2, 2, 2]
+
+
+def test_sample_bot_shorthand(tmp_path: Path) -> None:
+    code, out, err = run(
+        "match",
+        "--game",
+        "kierki3",
+        "--seed",
+        "1",
+        "--json",
+        "--out",
+        str(tmp_path),
+        "sample:heuristic",
+        "sample:random",
+        "sample:heuristic",
+    )
+    assert code == 0, err
+    assert [s["name"] for s in json.loads(out)["seats"]] == ["heuristic_bot", "random_bot", "heuristic_bot"]
+
+
+def test_unknown_sample_bot_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = run(
+        "match", "--out", str(tmp_path), "sample:genius", "sample:random", "sample:random", "sample:random"
+    )
+    assert code == 2 and "sample:heuristic" in err
+
+
+def test_bad_option_value_says_what_is_allowed() -> None:
+    code, _, err = run("match", "--game", "hearts", "--option", "moon_value=30")
+    assert code == 2 and "moon_value" in err and "26, 52" in err
+
+
+def test_unknown_option_lists_the_games_options() -> None:
+    code, _, err = run("match", "--game", "hearts", "--option", "rozbojnik=false")
+    assert code == 2 and "hearts has no option rozbojnik" in err and "qs_breaks_hearts" in err
+
+
+def test_wrong_number_of_bots_is_one_line(tmp_path: Path) -> None:
+    code, _, err = run("match", "--out", str(tmp_path), "sample:random")
+    assert code == 1 and "needs 4 bot commands, got 1" in err and "Traceback" not in err
+
+
+def test_a_bot_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    code, _, err = run(
+        "match", "--out", str(tmp_path), "/no/such/bot", "sample:random", "sample:random", "sample:random"
+    )
+    assert code == 1 and "seat 0" in err and "/no/such/bot" in err and "Traceback" not in err
+
+
+def test_on_fault_forfeit_ends_a_seat_at_its_first_timeout(tmp_path: Path) -> None:
+    bad = f"{sys.executable} {MISBEHAVE} timeout 2"
+    code, out, _ = run(
+        "match",
+        "--game",
+        "hearts",
+        "--option",
+        "target=30",
+        "--seed",
+        "5",
+        "--json",
+        "--time-per-move",
+        "150",
+        "--on-fault",
+        "timeout=forfeit",
+        "--out",
+        str(tmp_path),
+        bad,
+        "sample:random",
+        "sample:random",
+        "sample:random",
+    )
+    assert code == 0
+    seat0 = json.loads(out)["seats"][0]
+    assert seat0["faults"] == {"timeout": 1} and seat0["forfeited_in_game"] == 1
+
+
+def test_on_fault_rejects_unknown_codes() -> None:
+    code, _, err = run("match", "--on-fault", "crash=fallback")
+    assert code == 2 and "a crash always forfeits" in err
+
+
+def test_deal_file_plays_the_given_hands(tmp_path: Path) -> None:
+    import random
+
+    ruleset = Ruleset.create("hearts", 4, {"target": 30})
+    first = deal_cards(ruleset, 2, random.Random(77))
+    given = DealSpec(first.hands, first.kitty, 2)
+    path = tmp_path / "deals.json"
+    path.write_bytes(dump_deal_file(ruleset, [given]))
+    assert parse_deal_file(path.read_bytes()).deals == (given,)
+    code, _, err = run(
+        "match", "--game", "hearts", "--option", "target=30", "--deals", str(path), "--out", str(tmp_path / "out")
+    )
+    assert code == 0, err
+    records = [json.loads(line) for line in (tmp_path / "out" / "game001.replay.jsonl").read_text().splitlines()]
+    deal = next(r for r in records if r["type"] == "deal")
+    assert deal["dealer"] == 2
+    assert deal["hands"] == [[card for card in json.loads(path.read_text())["deals"][0]["hands"][s]] for s in range(4)]
+
+
+def test_deal_file_for_another_game_is_refused(tmp_path: Path) -> None:
+    import random
+
+    ruleset = Ruleset.create("kierki")
+    path = tmp_path / "deals.json"
+    path.write_bytes(dump_deal_file(ruleset, [deal_cards(ruleset, 0, random.Random(1))]))
+    code, _, err = run("match", "--game", "hearts", "--deals", str(path), "--out", str(tmp_path / "out"))
+    assert code == 1 and "for kierki, not hearts" in err
+
+
+def test_options_lists_every_option_with_its_default() -> None:
+    code, out, _ = run("options", "--game", "kierki3")
+    assert code == 0
+    assert "trump_trick_value_3p=20" in out and "deal6_tricks=7,17" in out and "lottery_missing_2c=virtual" in out
+
+
+def test_protocol_schema_is_the_committed_file() -> None:
+    code, out, _ = run("protocol", "schema")
+    assert code == 0
+    committed = json.loads((Path(__file__).parents[1] / "protocol" / "schema.json").read_text())
+    assert json.loads(out) == committed
+
+
+def test_help_names_every_command() -> None:
+    code, out, _ = run("--help")
+    assert code == 0
+    for command in ("match", "replay", "check-bot", "options", "protocol"):
+        assert command in out

@@ -1,0 +1,209 @@
+"""The referee's side of the protocol, driven through scripted fake bots (no processes, no clock)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from protocol import messages as m
+from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
+from referee.rules import Ruleset
+from referee.seat import BotSeat, TimeControl
+from tests.fake_transport import Script, ScriptedBot, answer_line, first_legal
+
+
+def play(
+    tmp_path: Path, scripts: list[Script], game: str = "hearts", **options: object
+) -> tuple[Match, list[ScriptedBot]]:
+    ruleset = Ruleset.create(game, len(scripts), options or {"target": 30})
+    bots = [ScriptedBot(script) for script in scripts]
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=tuple(BotSpec(("scripted",)) for _ in scripts),
+        out_dir=tmp_path,
+        seed=4,
+    )
+    match = Match(config, transport_factory=lambda seat, spec: bots[seat])
+    match.run()
+    return match, bots
+
+
+def test_handshake_hello_carries_game_seat_options_and_time(tmp_path: Path) -> None:
+    _, bots = play(tmp_path, [first_legal] * 4)
+    for seat, bot in enumerate(bots):
+        hello = bot.received[0]
+        assert isinstance(hello, m.HelloRequest)
+        assert (hello.game, hello.players, hello.seat, hello.protocol) == ("hearts", 4, seat, 1)
+        assert hello.options["target"] == 30 and hello.options["qs_breaks_hearts"] is False
+        assert hello.time.move_ms == 1000
+        assert isinstance(bot.received[-1], m.ByeEvent) and bot.received[-1].reason == "match_over"
+        assert bot.terminated
+
+
+def test_request_ids_increase_and_events_ride_with_the_next_request(tmp_path: Path) -> None:
+    _, bots = play(tmp_path, [first_legal] * 4)
+    bot = bots[0]
+    ids = [msg.id for msg in bot.received if isinstance(msg, m.PlayRequest | m.PassRequest)]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    # Every write that holds a request ends with it (the events before it were queued and flushed together with
+    # it), and apart from the hello, the end-of-game flush and the bye, every write holds a request.
+    with_request = [w for w in bot.writes if b'"id":' in w]
+    for write in with_request:
+        lines = write.splitlines()
+        assert b'"id":' in lines[-1] and all(b'"id":' not in line for line in lines[:-1])
+    assert len(with_request) == len(ids) + 1  # + hello
+    assert len(bot.writes) == len(with_request) + 2  # + game_end flush, bye
+
+
+def test_each_play_request_carries_what_a_stateless_bot_needs(tmp_path: Path) -> None:
+    _, bots = play(tmp_path, [first_legal] * 4)
+    for bot in bots:
+        for request in bot.of_type(m.PlayRequest):
+            assert isinstance(request, m.PlayRequest)
+            assert set(request.legal) <= set(request.hand)
+            assert request.trick is not None
+            assert [t.number for t in request.tricks] == list(range(1, len(request.tricks) + 1))
+            assert len(request.hand) == 13 - len(request.tricks) - 0  # one card per finished trick
+            assert request.time_ms == 1000
+
+
+def test_answer_to_an_older_request_is_ignored(tmp_path: Path) -> None:
+    """Every answer is preceded by an answer to the previous id: those must never be taken."""
+    previous: dict[str, int] = {"id": 0}
+
+    def echo_old_then_answer(request: m.Request) -> list[bytes]:
+        stale = b""
+        if previous["id"] and not isinstance(request, m.HelloRequest):
+            stale = answer_line(m.MoonAnswer(id=previous["id"], choice="self"))
+        previous["id"] = request.id
+        return [stale, *first_legal(request)]
+
+    match, _ = play(tmp_path, [echo_old_then_answer, first_legal, first_legal, first_legal])
+    assert match.results[0].faults == {}
+    assert match.seats[0].stats.ignored_lines == match.seats[0].stats.decisions  # one stale line each
+
+
+def test_silence_is_a_timeout_with_a_fallback_an_error_notice_and_a_strike(tmp_path: Path) -> None:
+    def silent_after_hello(request: m.Request) -> list[bytes]:
+        return first_legal(request) if isinstance(request, m.HelloRequest) else []
+
+    match, bots = play(tmp_path, [silent_after_hello, first_legal, first_legal, first_legal])
+    result = match.results[0]
+    assert result.faults == {"timeout": 3} and result.forfeited_in_game == 1
+    errors = bots[0].of_type(m.ErrorEvent)
+    assert [e.strikes for e in errors] == [1, 2, 3]  # type: ignore[attr-defined]
+    assert [e.forfeited for e in errors] == [False, False, True]  # type: ignore[attr-defined]
+    assert all(e.code == "timeout" and e.fallback is not None for e in errors)  # type: ignore[attr-defined]
+    forfeited_bye = [msg for msg in bots[0].received if isinstance(msg, m.ByeEvent)]
+    assert [b.reason for b in forfeited_bye] == ["forfeited"]
+    for other in bots[1:]:
+        assert other.of_type(m.ErrorEvent) == []
+        assert other.of_type(m.GameEndEvent)
+
+
+def test_illegal_card_gets_the_rule_named_and_the_lowest_legal_card_played(tmp_path: Path) -> None:
+    def plays_last_legal_then_illegal(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.PlayRequest):
+            outside = sorted(set(request.hand) - set(request.legal))
+            card = outside[0] if outside else "ZZ"
+            if card == "ZZ":
+                return first_legal(request)
+            return [answer_line(m.PlayAnswer(id=request.id, card=card))]
+        return first_legal(request)
+
+    _, bots = play(tmp_path, [plays_last_legal_then_illegal, first_legal, first_legal, first_legal])
+    errors = bots[0].of_type(m.ErrorEvent)
+    assert errors, "the bot made illegal plays"
+    first = errors[0]
+    assert isinstance(first, m.ErrorEvent) and first.code == "illegal" and "[rule:" in first.message
+    assert isinstance(first.fallback, m.PlayAnswer)
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"hello there", "malformed"),
+        (b'{"type":"play","id":2,"card":"XX"}', "malformed"),
+        (b'{"type":"play","id":2,"crad":"2C"}', "malformed"),
+    ],
+)
+def test_garbage_is_malformed(tmp_path: Path, line: bytes, code: str) -> None:
+    def garbage(request: m.Request) -> list[bytes]:
+        return first_legal(request) if isinstance(request, m.HelloRequest) else [line]
+
+    match, bots = play(tmp_path, [garbage, first_legal, first_legal, first_legal])
+    assert match.results[0].faults == {code: 3}
+    errors = bots[0].of_type(m.ErrorEvent)
+    assert errors and all(e.code == code for e in errors)  # type: ignore[attr-defined]
+
+
+def test_wrong_answer_type_is_named(tmp_path: Path) -> None:
+    def moon_for_everything(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.HelloRequest):
+            return first_legal(request)
+        return [answer_line(m.MoonAnswer(id=request.id, choice="self"))]
+
+    _, bots = play(tmp_path, [moon_for_everything, first_legal, first_legal, first_legal])
+    error = bots[0].of_type(m.ErrorEvent)[0]
+    assert isinstance(error, m.ErrorEvent) and error.code == "wrong_type"
+    assert '"pass" answer, you sent "moon"' in error.message
+
+
+def test_a_bot_that_closes_forfeits_at_once(tmp_path: Path) -> None:
+    def exits_on_first_play(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.PlayRequest):
+            raise SystemExit
+        return first_legal(request)
+
+    match, _ = play(tmp_path, [exits_on_first_play, first_legal, first_legal, first_legal])
+    assert match.results[0].faults == {"crash": 1}
+
+
+def test_version_mismatch_is_refused_with_a_bye(tmp_path: Path) -> None:
+    def future_bot(request: m.Request) -> list[bytes]:
+        assert isinstance(request, m.HelloRequest)
+        return [answer_line(m.HelloAnswer(id=request.id, name="future", version="9", protocol=2))]
+
+    bots = [ScriptedBot(future_bot), *(ScriptedBot() for _ in range(3))]
+    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path)
+    match = Match(config, transport_factory=lambda seat, spec: bots[seat])
+    with pytest.raises(MatchSetupError, match="speaks protocol 2"):
+        match.run()
+    byes = bots[0].of_type(m.ByeEvent)
+    assert [b.reason for b in byes] == ["protocol_mismatch"]  # type: ignore[attr-defined]
+
+
+def test_time_bank_overrun_is_taken_from_the_bank_and_increment_added() -> None:
+    seat = BotSeat(0, ScriptedBot(), TimeControl(move_ms=100, bank_ms=1000, increment_ms=50))
+    assert seat.deadline_s() == pytest.approx(1.1)
+    seat._charge(0.4, True)  # 300 ms over the move time
+    assert seat.bank_s == pytest.approx(1.0 - 0.3 + 0.05)
+    seat._charge(0.05, True)  # within the move time: the bank only grows
+    assert seat.bank_s == pytest.approx(0.75 + 0.05)
+    seat._charge(5.0, True)  # far over: the bank is empty, then the increment
+    assert seat.bank_s == pytest.approx(0.05)
+    assert seat.deadline_s() == pytest.approx(0.15)
+    seat._charge(5.0, False)  # the handshake does not count
+    assert seat.bank_s == pytest.approx(0.05)
+
+
+def test_without_a_bank_the_deadline_is_the_move_time() -> None:
+    seat = BotSeat(0, ScriptedBot(), TimeControl(move_ms=250))
+    seat._charge(3.0, True)
+    assert seat.deadline_s() == pytest.approx(0.25)
+
+
+def test_every_request_states_the_time_allowed(tmp_path: Path) -> None:
+    ruleset = Ruleset.create("hearts", 4, {"target": 30})
+    bots = [ScriptedBot() for _ in range(4)]
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=(BotSpec(("x",)),) * 4,
+        out_dir=tmp_path,
+        time=TimeControl(move_ms=200, bank_ms=3000, increment_ms=10),
+    )
+    Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
+    times = [r.time_ms for r in bots[0].of_type(m.PlayRequest)]  # type: ignore[attr-defined]
+    # The scripted bot answers at once, so every decision adds the increment to the bank.
+    assert times[0] >= 3200 and times == sorted(times)
