@@ -482,6 +482,11 @@ class GameState:
             return "own-card", f"{name} is not in your hand"
         legal = " ".join(card_name(c) for c in card_list(self._legal_mask()))
         if self.kind is DealKind.LOTTERY:
+            if self._start_rank is None:
+                return (
+                    "lottery-no-two-start",
+                    f"{name}: the loteryjka may not open with a 2 (lottery_missing_2c=forbid_two)",
+                )
             return "lottery-column", f"{name} does not fit a column on the table; legal: {legal}"
         if self._plays:
             led = self._plays[0][1] & 3
