@@ -292,21 +292,21 @@ def our_hand_runner() -> Callable[[random.Random], int]:
     return one_hand
 
 
-@benchmark("hearts_vs_openspiel")
-def hearts_vs_openspiel(config: Config) -> Result:
-    """Random Hearts hands per second, ours against OpenSpiel, the repeats interleaved (ours, theirs, ...)."""
-    theirs_runner = openspiel_hand_runner()
+def versus_openspiel(
+    name: str, config: Config, theirs_runner: Callable[[random.Random], int] | str, salt: int, **context: Any
+) -> Result:
+    """Our random hands against OpenSpiel's, measured in the same run with the repeats interleaved."""
     if isinstance(theirs_runner, str):
-        return {"name": "hearts_vs_openspiel", "skipped": theirs_runner}
+        return {"name": name, "skipped": theirs_runner}
     ours_runner = our_hand_runner()
     ours_rates: list[Rate] = []
     their_rates: list[Rate] = []
     for repeat in range(config.repeats):
         ours_rates.append(measure_once(ours_runner, config, 7, repeat))
-        their_rates.append(measure_once(theirs_runner, config, 999, repeat))
+        their_rates.append(measure_once(theirs_runner, config, salt, repeat))
     ours, theirs = median_rate(ours_rates), median_rate(their_rates)
     return comparison(
-        "hearts_vs_openspiel",
+        name,
         "hands/s",
         ours.units_per_s,
         theirs.units_per_s,
@@ -314,27 +314,24 @@ def hearts_vs_openspiel(config: Config) -> Result:
         ours_decisions_per_s=round(ours.decisions_per_s, 1),
         baseline_decisions_per_s=round(theirs.decisions_per_s, 1),
         openspiel_params="RULES.md §6: qs_breaks_hearts=false, can_lead_hearts_instead_of_qs=true",
+        **context,
     )
+
+
+@benchmark("hearts_vs_openspiel")
+def hearts_vs_openspiel(config: Config) -> Result:
+    """Random Hearts hands per second, ours against OpenSpiel, the repeats interleaved (ours, theirs, ...)."""
+    return versus_openspiel("hearts_vs_openspiel", config, openspiel_hand_runner(), 999)
 
 
 @benchmark("hearts_vs_openspiel_chance_outcomes")
 def hearts_vs_openspiel_chance_outcomes(config: Config) -> Result:
     """As ``hearts_vs_openspiel``, but OpenSpiel's chance nodes sampled from ``chance_outcomes()``."""
-    theirs_runner = openspiel_chance_outcomes_runner()
-    if isinstance(theirs_runner, str):
-        return {"name": "hearts_vs_openspiel_chance_outcomes", "skipped": theirs_runner}
-    ours_runner = our_hand_runner()
-    ours_rates: list[Rate] = []
-    their_rates: list[Rate] = []
-    for repeat in range(config.repeats):
-        ours_rates.append(measure_once(ours_runner, config, 7, repeat))
-        their_rates.append(measure_once(theirs_runner, config, 998, repeat))
-    ours, theirs = median_rate(ours_rates), median_rate(their_rates)
-    return comparison(
+    return versus_openspiel(
         "hearts_vs_openspiel_chance_outcomes",
-        "hands/s",
-        ours.units_per_s,
-        theirs.units_per_s,
+        config,
+        openspiel_chance_outcomes_runner(),
+        998,
         driver="OpenSpiel chance nodes sampled with random.choices over chance_outcomes()",
     )
 

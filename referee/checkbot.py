@@ -36,7 +36,18 @@ from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.process import BotProcess, BotStartError, Closed, Line, LineTooLong, Overflow, Timeout
-from referee.rules import Action, Card, DealKind, DealSpec, Game, GameState, IllegalActionError, Phase, Ruleset
+from referee.rules import (
+    Action,
+    Card,
+    DealKind,
+    DealSpec,
+    Game,
+    GameState,
+    IllegalActionError,
+    Phase,
+    Ruleset,
+    kierki_scoring,
+)
 from referee.rules.cards import CLUBS, SUIT_LETTERS, make_card
 from referee.rules.dealing import deal_cards, shuffle
 from referee.rules.kierki_scoring import deal_kinds
@@ -191,17 +202,7 @@ class Scenario:
         return GameState(self.ruleset, seed=_SEED, deals=self.deals)
 
 
-_PENALTY_KINDS: Final = frozenset(
-    {
-        DealKind.NO_TRICKS,
-        DealKind.NO_HEARTS,
-        DealKind.NO_QUEENS,
-        DealKind.NO_KINGS_JACKS,
-        DealKind.NO_KING_OF_HEARTS,
-        DealKind.NO_SEVENTH_LAST,
-        DealKind.ROBBER,
-    }
-)
+_PENALTY_KINDS: Final = frozenset((*kierki_scoring.PENALTY_KINDS, DealKind.ROBBER))
 
 
 def _penalty_deal(state: GameState, seat: int) -> bool:

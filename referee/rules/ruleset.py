@@ -65,7 +65,9 @@ class OptionSpec:
                     raise ValueError
                 value = str(raw)
         except ValueError:
-            what = {bool: "true or false", int: "a whole number", tuple: "a list of numbers like 7,13"}.get(kind, "text")
+            what = {bool: "true or false", int: "a whole number", tuple: "a list of numbers like 7,13"}.get(
+                kind, "text"
+            )
             raise RulesetError(f"option {self.name}: {raw!r} is not {what}" + self._choices_hint()) from None
         if self.choices and value not in self.choices:
             raise RulesetError(f"option {self.name}: {raw!r} is not allowed" + self._choices_hint())
