@@ -195,7 +195,7 @@ def match(
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
     if out_dir is None:
-        out_dir = Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S")
+        out_dir = _new_out_dir(Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S"))
     config = MatchConfig(
         ruleset=ruleset,
         bots=bots,
@@ -233,6 +233,14 @@ def match(
         click.echo(json.dumps(result.to_json()))
     else:
         click.echo(format_table(result))
+
+
+def _new_out_dir(base: Path) -> Path:
+    """The default folder, never one an earlier match (of the same second) wrote into."""
+    out_dir, suffix = base, 2
+    while out_dir.exists():
+        out_dir, suffix = base.with_name(f"{base.name}-{suffix}"), suffix + 1
+    return out_dir
 
 
 def format_table(result: MatchResult) -> str:

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
@@ -180,3 +181,13 @@ def test_help_names_every_command() -> None:
     assert code == 0
     for command in ("match", "replay", "check-bot", "options", "protocol"):
         assert command in out
+
+
+def test_default_out_folders_never_collide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("time.strftime", lambda fmt: "20260101-000000")
+    for _ in range(2):
+        code, _, err = run("match", "--game", "hearts", "--option", "target=20", "--seed", "1")
+        assert code == 0, err
+    runs = sorted(p.name for p in (tmp_path / "kierki-out").iterdir())
+    assert runs == ["20260101-000000", "20260101-000000-2"]
