@@ -208,7 +208,12 @@ class Match:
 
     def run(self) -> MatchResult:
         config = self.config
-        config.out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            config.out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise MatchSetupError(
+                f"cannot create the output folder {config.out_dir}: {error.strerror}; choose another with --out"
+            ) from None
         status = "complete"
         try:
             self._start_bots()

@@ -191,3 +191,10 @@ def test_default_out_folders_never_collide(tmp_path: Path, monkeypatch: pytest.M
         assert code == 0, err
     runs = sorted(p.name for p in (tmp_path / "kierki-out").iterdir())
     assert runs == ["20260101-000000", "20260101-000000-2"]
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, _, err = run("match", "--out", str(blocker / "runs"))
+    assert code == 1 and "cannot create the output folder" in err and "Traceback" not in err
