@@ -26,6 +26,18 @@ HERE = Path(__file__).parent
 Result = dict[str, Any]
 
 
+def _result(name: str, unit: str, ours: float, baseline: float, better: str, **context: Any) -> Result:
+    return {
+        "name": name,
+        "unit": unit,
+        "ours": round(ours, 2),
+        "baseline": round(baseline, 2),
+        "ratio": round(ours / baseline, 3),
+        "better": better,
+        **context,
+    }
+
+
 def build(name: str, out_dir: Path) -> Path:
     """Compile bench/NAME.c once per run into out_dir."""
     binary = out_dir / name
@@ -109,18 +121,16 @@ def referee_overhead(seconds: float) -> Result:
                 decisions += count
             ours.append(elapsed / decisions)
             base.append(raw_round_trips(echo, request_bytes, answer_bytes, seconds))
-    o, b = statistics.median(ours), statistics.median(base)
-    return {
-        "name": "referee_overhead",
-        "unit": "µs/decision",
-        "ours": round(o * 1e6, 2),
-        "baseline": round(b * 1e6, 2),
-        "ratio": round(o / b, 3),
-        "better": "lower",
-        "request_bytes": request_bytes,
-        "answer_bytes": answer_bytes,
-        "target": "<= 1.6",
-    }
+    return _result(
+        "referee_overhead",
+        "µs/decision",
+        statistics.median(ours) * 1e6,
+        statistics.median(base) * 1e6,
+        "lower",
+        request_bytes=request_bytes,
+        answer_bytes=answer_bytes,
+        target="<= 1.6",
+    )
 
 
 def _matches_for(seconds: float, cpu: int, work: str, queue: Any) -> None:
@@ -158,16 +168,14 @@ def match_throughput(seconds: float) -> Result:
             rates.append(_in_parallel(1, seconds, str(work)))
             per_trip = raw_round_trips(echo, request_bytes, answer_bytes, seconds)
             bases.append(1 / (per_trip * 600))  # a 4-player Kierki match is about 600 decisions
-    o, b = statistics.median(rates), statistics.median(bases)
-    return {
-        "name": "match_throughput",
-        "unit": "matches/s",
-        "ours": round(o, 2),
-        "baseline": round(b, 2),
-        "ratio": round(o / b, 3),
-        "better": "higher",
-        "note": "baseline: raw round trips for 600 decisions (a Kierki match) in the same time",
-    }
+    return _result(
+        "match_throughput",
+        "matches/s",
+        statistics.median(rates),
+        statistics.median(bases),
+        "higher",
+        note="baseline: raw round trips for 600 decisions (a Kierki match) in the same time",
+    )
 
 
 def parallel_scaling(seconds: float) -> Result:
@@ -179,17 +187,15 @@ def parallel_scaling(seconds: float) -> Result:
         for _ in range(3):
             ones.append(_in_parallel(1, seconds, tmp))
             twos.append(_in_parallel(min(2, cores), seconds, tmp))
-    o, b = statistics.median(twos), statistics.median(ones)
-    return {
-        "name": "parallel_scaling",
-        "unit": "matches/s",
-        "ours": round(o, 2),
-        "baseline": round(b, 2),
-        "ratio": round(o / b, 3),
-        "better": "higher",
-        "cores": cores,
-        "target": ">= 1.8",
-    }
+    return _result(
+        "parallel_scaling",
+        "matches/s",
+        statistics.median(twos),
+        statistics.median(ones),
+        "higher",
+        cores=cores,
+        target=">= 1.8",
+    )
 
 
 BENCHMARKS: dict[str, Callable[[float], Result]] = {

@@ -56,7 +56,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -610,23 +610,28 @@ def _start_error(argv: Sequence[str], cwd: Path, exc: OSError) -> BotStartError:
     return BotStartError(f"cannot start bot command {shlex.join(argv)}: {why}; {fix}")
 
 
-def _session_members(sid: int) -> list[int]:
-    """Live (non-zombie) pids whose session id is ``sid``, read from /proc (Linux only)."""
-    members = []
+def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
+    """(pid, contents of /proc/PID/FILENAME) for every process that still exists while we read (Linux only)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return
     for name in entries:
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
+            with open(f"/proc/{name}/{filename}", "rb") as f:
+                yield int(name), f.read()
         except OSError:
             continue  # exited while we looked
+
+
+def _session_members(sid: int) -> list[int]:
+    """Live (non-zombie) pids whose session id is ``sid``."""
+    members = []
+    for pid, stat in proc_files("stat"):
         # Field 2 (comm) is in parentheses and may contain spaces and ')': split after the last.
         fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
-            members.append(int(name))
+            members.append(pid)
     return members

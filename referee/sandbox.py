@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from referee.process import ResourceLimits
+from referee.process import ResourceLimits, proc_files
 
 __all__ = [
     "DEFAULT_CPU_S_PER_GAME",
@@ -121,18 +121,7 @@ def user_task_count(uid: int | None = None) -> int:
     """Processes and threads whose real uid is ``uid`` (default: ours): what ``RLIMIT_NPROC`` is compared with."""
     uid = os.getuid() if uid is None else uid
     count = 0
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return 0
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status", "rb") as status:
-                text = status.read()
-        except OSError:
-            continue  # exited while we looked
+    for _, text in proc_files("status"):
         real_uid = threads = None
         for line in text.splitlines():
             if line.startswith(b"Uid:"):
