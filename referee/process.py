@@ -327,6 +327,8 @@ class BotProcess:
     def read_line(self, deadline: float) -> LineResult:
         """Return the next stdout line, writing pending input and draining stderr meanwhile."""
         call_start = time.monotonic()
+        if self._pending and not self._stdin_broken and not self._terminated:
+            self._write_pending()  # a pipe with room takes it now: no poll round needed for the usual request
         first = True
         progress = True
         while True:
