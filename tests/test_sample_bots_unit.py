@@ -1,4 +1,4 @@
-"""The sample bots, driven over a real pipe with scripted referee lines written from docs/WIRE-DRAFT.md.
+"""The sample bots, driven over a real pipe with scripted referee lines that follow PROTOCOL.md.
 
 Each bot runs as a subprocess; the tests check that every request gets exactly one valid, legal answer with the
 right id, that events and unknown message types get none, that the bots exit 0 on bye and on end of input, and
