@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from kierki_cli.common import startup_time_option, time_per_move_option
 from referee import checkbot
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, format_result
 
@@ -33,20 +34,8 @@ def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
     default=None,
     help="Check only this game [default: all four].",
 )
-@click.option(
-    "--time-per-move",
-    type=click.IntRange(1),
-    default=1000,
-    show_default=True,
-    help="Deadline per decision (ms), as in `kierki match`.",
-)
-@click.option(
-    "--startup-time",
-    type=click.IntRange(1),
-    default=5000,
-    show_default=True,
-    help="Deadline for the answer to hello (ms).",
-)
+@time_per_move_option
+@startup_time_option
 @click.option(
     "--exit-time",
     type=click.IntRange(1),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from kierki_cli.common import startup_time_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.dealfile import check_deal_file, parse_deal_file
@@ -83,20 +84,8 @@ def _options_help() -> str:
     metavar="KEY=VALUE",
     help="A rule option; repeat for several. `kierki options` lists them all.",
 )
-@click.option(
-    "--time-per-move",
-    type=click.IntRange(1),
-    default=1000,
-    show_default=True,
-    help="Deadline per decision (ms).",
-)
-@click.option(
-    "--startup-time",
-    type=click.IntRange(1),
-    default=5000,
-    show_default=True,
-    help="Deadline for the handshake (ms).",
-)
+@time_per_move_option
+@startup_time_option
 @click.option(
     "--time-bank",
     type=click.IntRange(0),
