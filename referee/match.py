@@ -332,7 +332,6 @@ class Match:
                     record["replayed"] = True
                     writer.write(record)
                     done = self._dispatch(state, translator, writer, done)
-            done = self._dispatch(state, translator, writer, done)
             while not state.is_over:
                 self._decide(state, game_number, writer)
                 done = self._dispatch(state, translator, writer, done)
@@ -360,7 +359,7 @@ class Match:
             "protocol": codec.PROTOCOL_VERSION,
             "game": ruleset.game.value,
             "players": ruleset.players,
-            "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ruleset.options().items()},
+            "options": ruleset.options(),  # tuples encode as JSON arrays
             "seed": state.seed,
             "game_number": game_number,
             "deals_file": config.deals_source,
@@ -489,7 +488,7 @@ class Match:
         return MatchResult(
             game=ruleset.game.value,
             players=ruleset.players,
-            options={k: (list(v) if isinstance(v, tuple) else v) for k, v in ruleset.options().items()},
+            options=ruleset.options(),
             seed=self.config.seed,
             games_played=len(self.results[0].totals) if self.results else 0,
             seats=self.results,

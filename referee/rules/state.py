@@ -256,7 +256,7 @@ class GameState:
         self._tricks: list[TrickEnded] = []
         self._trick_views: list[TrickView] = []  # the public part of each finished trick, made once
         self._deal_scores = [0] * n
-        self._taken = 0  # mask of the cards of finished tricks (single deck only)
+        self._taken = 0  # the cards of finished tricks, for the early end of Kierki deals 2-5
         self._hearts_broken = False
         self._pending: list[Card] = []
         self._passes: list[tuple[Card, ...] | None] = [None] * n
