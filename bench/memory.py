@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee import process as bot_process  # noqa: E402
+from referee.bots import process as bot_process  # noqa: E402
+from referee.bots.seat import TimeControl  # noqa: E402
 from referee.match import BotSpec, Match, MatchConfig, default_bots  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
-from referee.seat import TimeControl  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "hostile"
 SCENARIOS = ("normal", "flood")

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig
 from referee.rules import Ruleset
-from referee.seat import TimeControl
 
 HERE = Path(__file__).parent
 Result = dict[str, Any]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from referee.seat import TimeControl
+from referee.bots.seat import TimeControl
 
 time_per_move_option = click.option(
     "--time-per-move",

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import click
 
-from referee.sandbox import (
+from referee.bots.sandbox import (
     DEFAULT_CPU_S_PER_GAME,
     DEFAULT_FILE_MB,
     DEFAULT_MEMORY_MB,

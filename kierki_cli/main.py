@@ -13,6 +13,7 @@ import click
 from kierki_cli.common import startup_time_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
+from referee.bots.seat import TimeControl
 from referee.dealfile import check_deal_file, parse_deal_file
 from referee.match import (
     MatchConfig,
@@ -26,7 +27,6 @@ from referee.match import (
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import Game, option_specs
-from referee.seat import TimeControl
 
 GAMES = [g.value for g in Game]
 

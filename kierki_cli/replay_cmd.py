@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.replay_reader import ReplayError, ResumePoint, Timeline, build_timeline, load, resume_point, verify
-from referee.replay_view import (
+from kierki_cli.replay_view import (
     Stepper,
     Style,
     dumps,
@@ -19,6 +18,7 @@ from referee.replay_view import (
     trick_story,
     tricks_of,
 )
+from referee.replay.reader import ReplayError, ResumePoint, Timeline, build_timeline, load, resume_point, verify
 
 
 @click.command()

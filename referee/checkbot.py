@@ -35,7 +35,7 @@ from typing import Final, Literal
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.process import BotProcess, BotStartError, Closed, Line, LineTooLong, Overflow, Timeout
+from referee.bots.process import BotProcess, BotStartError, Closed, Line, LineTooLong, Overflow, Timeout
 from referee.rules import (
     Action,
     Card,

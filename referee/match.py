@@ -20,11 +20,11 @@ from typing import Any, Literal
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.process import BotProcess, BotStartError, ResourceLimits
-from referee.replay import ReplayWriter, decision_record, event_record
+from referee.bots.process import BotProcess, BotStartError, ResourceLimits
+from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
+from referee.bots.seat import BotSeat, Fault, FaultCode, TimeControl, Transport
+from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealSpec, GameEnded, GameState, IllegalActionError, Phase, Ruleset
-from referee.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
-from referee.seat import BotSeat, Fault, FaultCode, TimeControl, Transport
 
 Consequence = Literal["fallback", "forfeit"]
 DEFAULT_CONSEQUENCES: dict[FaultCode, Consequence] = {
@@ -80,7 +80,7 @@ class MatchConfig:
     time: TimeControl = field(default_factory=TimeControl)
     max_strikes: int = 3
     consequences: dict[FaultCode, Consequence] = field(default_factory=lambda: dict(DEFAULT_CONSEQUENCES))
-    # Per-bot isolation (referee/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
+    # Per-bot isolation (referee/bots/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()

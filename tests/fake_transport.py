@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from protocol import codec
 from protocol import messages as m
-from referee.process import Closed, Flushed, Line, LineResult, Timeout
+from referee.bots.process import Closed, Flushed, Line, LineResult, Timeout
 
 # request -> the raw lines to answer with (b"" entries are skipped); raising SystemExit closes the bot
 Script = Callable[[m.Request], list[bytes]]

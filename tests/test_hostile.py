@@ -32,10 +32,8 @@ from click.testing import CliRunner
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
-from referee.match import BotSpec, Match, MatchConfig, MatchResult, MatchSetupError, SeatResult, default_bots
-from referee.process import BotProcess
-from referee.rules import Ruleset
-from referee.sandbox import (
+from referee.bots.process import BotProcess
+from referee.bots.sandbox import (
     NO_LIMITS,
     Limits,
     SandboxError,
@@ -47,7 +45,9 @@ from referee.sandbox import (
     resolve_argv,
     user_task_count,
 )
-from referee.seat import TimeControl
+from referee.bots.seat import TimeControl
+from referee.match import BotSpec, Match, MatchConfig, MatchResult, MatchSetupError, SeatResult, default_bots
+from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
 FAST_MS = 1000  # the deadline when the hostile bot answers (nobody waits for it: the others answer at once)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
 from referee.rules import Ruleset
-from referee.seat import TimeControl
 
 BOTS = Path(__file__).parent / "bots"
 MISBEHAVE = BOTS / "misbehave.py"

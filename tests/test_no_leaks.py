@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from protocol import codec
 from protocol import messages as m
+from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
 from referee.rules import (
     Action,
@@ -63,7 +64,6 @@ from referee.rules import (
     parse_card,
 )
 from referee.rules.cards import SUIT_LETTERS
-from referee.seat import TimeControl
 
 HOSTILE = Path(__file__).parent / "hostile"
 CARD = re.compile(m.CARD_PATTERN)

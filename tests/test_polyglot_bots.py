@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.bots.seat import TimeControl
 from referee.match import BotSpec, MatchConfig, run_match
 from referee.rules import Ruleset
-from referee.seat import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"

@@ -1,4 +1,4 @@
-"""Tests for referee.process: one bot subprocess, bytes and lines under deadlines.
+"""Tests for referee.bots.process: one bot subprocess, bytes and lines under deadlines.
 
 Waiting is always done through the API under test with a deadline; no sleeps.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.process import (
+from referee.bots.process import (
     BotProcess,
     BotStartError,
     Closed,

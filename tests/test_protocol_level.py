@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from protocol import messages as m
+from referee.bots.seat import BotSeat, TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
 from referee.rules import Ruleset
-from referee.seat import BotSeat, TimeControl
 from tests.fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 

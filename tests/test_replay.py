@@ -14,9 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
+from kierki_cli.replay_view import Stepper, Style, build_table, json_records, render_table, story, to_text
+from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
-from referee.replay import DECISION_TYPES, ReplayWriter, decision_record, event_record
-from referee.replay_reader import (
+from referee.replay.reader import (
     DealRecord,
     ReplayError,
     Timeline,
@@ -26,9 +27,8 @@ from referee.replay_reader import (
     resume_point,
     verify,
 )
-from referee.replay_view import Stepper, Style, build_table, json_records, render_table, story, to_text
+from referee.replay.writer import DECISION_TYPES, ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealKind, GameState, Phase, PlayCard, Ruleset, card_name
-from referee.seat import TimeControl
 
 MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
 CARD = re.compile(r"\b([2-9TJQKA][CDHS])\b")

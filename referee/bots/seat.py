@@ -14,8 +14,8 @@ from typing import Literal, Protocol
 
 from protocol import codec
 from protocol import messages as m
-from referee.process import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
-from referee.sandbox import describe_exit
+from referee.bots.process import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
+from referee.bots.sandbox import describe_exit
 
 FaultCode = Literal["timeout", "illegal", "malformed", "wrong_type", "crash"]
 
@@ -61,7 +61,7 @@ Transcript = Callable[[int, str, bytes], None]  # seat, "->" or "<-", the raw li
 
 
 class Transport(Protocol):
-    """What a seat needs of its bot: `referee.process.BotProcess`, or a scripted fake in protocol-level tests."""
+    """What a seat needs of its bot: `referee.bots.process.BotProcess`, or a scripted fake in protocol-level tests."""
 
     @property
     def returncode(self) -> int | None: ...

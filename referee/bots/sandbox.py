@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from referee.process import ResourceLimits, proc_files
+from referee.bots.process import ResourceLimits, proc_files
 
 __all__ = [
     "DEFAULT_CPU_S_PER_GAME",

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from referee.replay_reader import (
+from referee.replay.reader import (
     DealEndRecord,
     DealRecord,
     EndRecord,

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from referee.replay import DECISION_TYPES, END_STATUSES, FORMAT, RECORD_TYPES, VERSION, Record, event_record
+from referee.replay.writer import DECISION_TYPES, END_STATUSES, FORMAT, RECORD_TYPES, VERSION, Record, event_record
 from referee.rules import (
     Action,
     ChooseMoon,

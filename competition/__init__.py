@@ -1,0 +1,1 @@
+"""Tournaments, duplicate sets, ratings, the cron ladder and executors, built on the referee."""
