@@ -16,10 +16,13 @@ from referee.rules.ruleset import Game
 
 @dataclass(frozen=True, slots=True)
 class TrickView:
+    """A finished trick as every seat sees it: who played what and who won, not what the winner collected."""
+
     number: int
     leader: int
     plays: tuple[tuple[int, Card], ...]
     winner: int | None
+    deal: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,14 +2,15 @@
 
 Events are frozen records appended to ``GameState.events`` as the game goes (pokerkit's habit): the replay log
 and the messages to bots are both derived from them, so the log can never disagree with the game. Some events
-hold private information (the deal holds every hand, an exchange every passed card); deciding who may see what
-is the job of the observation and of the referee, never of the event itself.
+hold private information (the deal holds every hand, an exchange every passed card); who may see what is decided
+in one place, ``projection.project``. Events carry what that projection needs (the deal number, the hands after
+an exchange), so it needs no memory of earlier events; those extra fields take no part in equality.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.rules.cards import Card, Suit
 
@@ -83,23 +84,28 @@ class DealStarted:
 class TrumpChosen:
     seat: int
     suit: Suit | None
+    dealt: DealStarted | None = field(default=None, compare=False)  # the deal it completes (for the projection)
 
 
 @dataclass(frozen=True, slots=True)
 class PassesExchanged:
     pass_offset: int
     passed: tuple[tuple[Card, ...], ...]  # private: what each seat sent
+    deal: int = field(default=0, compare=False)
+    hands: tuple[tuple[Card, ...], ...] = field(default=(), compare=False)  # private: each hand after the exchange
 
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed:
     seat: int
     card: Card
+    deal: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class LotteryPassed:
     seat: int
+    deal: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +115,7 @@ class TrickEnded:
     plays: tuple[tuple[int, Card], ...]
     winner: int | None  # None: every led-suit card cancelled (Cancellation Hearts)
     collected: tuple[Card, ...]  # what the winner took: the trick, plus any pending pile and kitty
+    deal: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +123,14 @@ class PlayerOut:
     seat: int
     place: int
     bonus: int
+    deal: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class MoonShot:
     seat: int
     option: MoonOption
+    deal: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +140,7 @@ class DealEnded:
     scores: tuple[int, ...]
     totals: tuple[int, ...]
     early: bool  # ended before every card was played (Kierki deals 2-5, the loteryjka)
+    moon: MoonShot | None = field(default=None, compare=False)  # the moon that scored this deal
 
 
 @dataclass(frozen=True, slots=True)

@@ -270,9 +270,11 @@ class GameState:
         self._legal = -1
         self.phase = Phase.PLAY
         self.to_act = self._leader
-        self.events.append(
-            DealStarted(self.deal_number, self.kind, self.dealer, spec.hands, spec.kitty, self._pass_offset)
+        self._moon: MoonShot | None = None
+        self._dealt_event = DealStarted(
+            self.deal_number, self.kind, self.dealer, spec.hands, spec.kitty, self._pass_offset
         )
+        self.events.append(self._dealt_event)
         if self.kind is DealKind.TRUMP:
             self.phase = Phase.TRUMP
             self.to_act = self.dealer
@@ -305,7 +307,7 @@ class GameState:
     def _finish_deal(self, scores: list[int], *, early: bool) -> None:
         for seat, points in enumerate(scores):
             self.totals[seat] += points
-        ended = DealEnded(self.deal_number, self.kind, tuple(scores), tuple(self.totals), early)
+        ended = DealEnded(self.deal_number, self.kind, tuple(scores), tuple(self.totals), early, self._moon)
         self.deal_results.append(ended)
         self.events.append(ended)
         if self._kierki:
@@ -380,7 +382,9 @@ class GameState:
             for giver in range(n):
                 hands[(giver + offset) % n] |= masks[giver]
         self._exchanged = passed
-        self.events.append(PassesExchanged(self._pass_offset, passed))
+        self.events.append(
+            PassesExchanged(self._pass_offset, passed, self.deal_number, tuple(tuple(self.hand(s)) for s in range(n)))
+        )
         self._start_play()
 
     def _choose_trump(self, suit: Suit | None) -> None:
@@ -388,7 +392,7 @@ class GameState:
             allowed = "C, D, H, S" + (" or no trump" if self.ruleset.allow_no_trump else "")
             raise IllegalActionError("trump-suit", f"name a trump suit: {allowed}")
         self.trump = suit
-        self.events.append(TrumpChosen(self.dealer, suit))
+        self.events.append(TrumpChosen(self.dealer, suit, self._dealt_event))
         self._start_play()
 
     # --- legal plays ---------------------------------------------------------------------------------------
@@ -460,7 +464,7 @@ class GameState:
         else:
             self.hands[seat] ^= 1 << card
         self._legal = -1
-        self.events.append(CardPlayed(seat, card))
+        self.events.append(CardPlayed(seat, card, self.deal_number))
         if self.kind is DealKind.LOTTERY:
             self._lottery_play(seat, card)
             return
@@ -534,8 +538,8 @@ class GameState:
                 self._kitty = []
             next_leader = winner
             self._score_trick(winner, collected, number)
-        self._tricks.append(TrickEnded(number, leader, tuple(plays), winner, tuple(collected)))
-        self._trick_views.append(TrickView(number, leader, tuple(plays), winner))
+        self._tricks.append(TrickEnded(number, leader, tuple(plays), winner, tuple(collected), self.deal_number))
+        self._trick_views.append(TrickView(number, leader, tuple(plays), winner, self.deal_number))
         self.events.append(self._tricks[-1])
         self._plays = []
         self._leader = next_leader
@@ -608,7 +612,8 @@ class GameState:
             scores = [-value if s == shooter else 0 for s in range(self.players)]
         else:
             scores = [0 if s == shooter else value for s in range(self.players)]
-        self.events.append(MoonShot(shooter, option))
+        self._moon = MoonShot(shooter, option, self.deal_number)
+        self.events.append(self._moon)
         self._deal_scores = scores
         self._finish_deal(scores, early=False)
 
@@ -659,7 +664,7 @@ class GameState:
             self._finished.append(seat)
             bonus = kierki_scoring.VALUES[self.ruleset.game].lottery_bonuses[len(self._finished) - 1]
             self._deal_scores[seat] += bonus
-            self.events.append(PlayerOut(seat, len(self._finished), bonus))
+            self.events.append(PlayerOut(seat, len(self._finished), bonus, self.deal_number))
             if len(self._finished) == 2:
                 self._finish_deal(list(self._deal_scores), early=True)
                 return
@@ -676,7 +681,7 @@ class GameState:
                 self.to_act = seat
                 self._legal = -1
                 return
-            self.events.append(LotteryPassed(seat))
+            self.events.append(LotteryPassed(seat, self.deal_number))
         raise AssertionError("loteryjka deadlock: a full lap of passes (a rules-core bug)")
 
 

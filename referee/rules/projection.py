@@ -1,0 +1,103 @@
+"""What one seat may see of each event: the only place that decides it.
+
+The rules core's events hold everything (every hand of a deal, every card passed, the kitty inside a collected
+pile). ``project(event, seat)`` gives what ``seat`` may know of one event, or None when it learns nothing from it.
+The wire (messages to bots), the replay viewer's seat views and the leak tests all use this one function, so a
+seat's view cannot differ between them. It keeps no memory: each event carries what its projection needs.
+
+What is private and to whom:
+
+- a deal's hands: each seat sees only its own; in a Kierki trump deal nobody sees a hand until trump is named
+  (the dealer names it from their first cards, which only the dealer's own observation holds);
+- the kitty: only its size, ever (whoever collects it learns its cards from their score, not from a message);
+- an exchange: each seat sees what it sent, what it received and from whom, and its new hand;
+- a trick: who played what and who won it, not what the winner collected (the pending pile, the kitty).
+
+Everything else (cards played, loteryjka passes, players going out, moons, scores, the result) is public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.rules.cards import Card, Suit
+from referee.rules.observation import TrickView
+from referee.rules.records import (
+    CardPlayed,
+    DealEnded,
+    DealKind,
+    DealStarted,
+    Event,
+    GameEnded,
+    LotteryPassed,
+    MoonShot,
+    PassesExchanged,
+    PlayerOut,
+    TrickEnded,
+    TrumpChosen,
+)
+
+__all__ = ["CardsPassed", "HandDealt", "SeatEvent", "project"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """A new deal as one seat sees it: its own hand (in dealing order) and what the whole table knows."""
+
+    deal: int
+    kind: DealKind
+    dealer: int
+    hand: tuple[Card, ...]
+    trump: Suit | None  # set when the deal's hand is seen only once trump is named
+    pass_offset: int  # receiver = (seat + pass_offset) % players; 0 = no passing
+    kitty_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPassed:
+    """One seat's side of an exchange: what it sent, what it received and from whom, and its hand now."""
+
+    deal: int
+    pass_offset: int
+    sent: tuple[Card, ...]
+    received: tuple[Card, ...]
+    giver: int
+    hand: tuple[Card, ...]  # lowest id first, as the state holds it
+
+
+SeatEvent = HandDealt | CardsPassed | CardPlayed | LotteryPassed | TrickView | PlayerOut | DealEnded | GameEnded
+
+
+def _hand_dealt(deal: DealStarted, seat: int, trump: Suit | None) -> HandDealt:
+    return HandDealt(deal.deal, deal.kind, deal.dealer, deal.hands[seat], trump, deal.pass_offset, len(deal.kitty))
+
+
+def project(event: Event, seat: int) -> SeatEvent | None:
+    """What ``seat`` may see of ``event``; None when the seat learns nothing from it."""
+    kind = type(event)
+    if kind is CardPlayed or kind is LotteryPassed or kind is PlayerOut or kind is DealEnded or kind is GameEnded:
+        return event  # type: ignore[return-value]
+    if kind is TrickEnded:
+        trick: TrickEnded = event  # type: ignore[assignment]
+        return TrickView(trick.number, trick.leader, trick.plays, trick.winner, trick.deal)
+    if kind is DealStarted:
+        deal: DealStarted = event  # type: ignore[assignment]
+        return None if deal.kind is DealKind.TRUMP else _hand_dealt(deal, seat, None)
+    if kind is TrumpChosen:
+        chosen: TrumpChosen = event  # type: ignore[assignment]
+        assert chosen.dealt is not None, "a TrumpChosen from the state always carries its deal"
+        return _hand_dealt(chosen.dealt, seat, chosen.suit)
+    if kind is PassesExchanged:
+        exchange: PassesExchanged = event  # type: ignore[assignment]
+        players = len(exchange.passed)
+        giver = (seat - exchange.pass_offset) % players
+        return CardsPassed(
+            exchange.deal,
+            exchange.pass_offset,
+            exchange.passed[seat],
+            exchange.passed[giver],
+            giver,
+            exchange.hands[seat],
+        )
+    assert kind is MoonShot, kind
+    return None  # told with the deal's end (DealEnded.moon)
