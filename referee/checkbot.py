@@ -374,14 +374,7 @@ def walk(
 
 def build_request(state: GameState, request_id: int, time_ms: int) -> m.Request:
     """The request for the decision ``state`` waits for, to its seat to act, exactly as a match builds it."""
-    obs = state.observation(state.to_act)
-    if state.phase is Phase.PLAY:
-        return wire.play_request(obs, request_id, _GAME_NUMBER, time_ms)
-    if state.phase is Phase.PASS:
-        return wire.pass_request(obs, request_id, _GAME_NUMBER, time_ms)
-    if state.phase is Phase.TRUMP:
-        return wire.trump_request(obs, state.trump_choices(), request_id, _GAME_NUMBER, time_ms)
-    return wire.moon_request(obs, request_id, _GAME_NUMBER, time_ms)
+    return wire.request_for(state, request_id, _GAME_NUMBER, time_ms)
 
 
 # --- a bot process we can also give end of input ----------------------------------------------------------------

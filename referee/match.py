@@ -402,18 +402,8 @@ class Match:
             state.apply(action)
             writer.write(decision_record(index, action, None, True))
             return
-        obs = state.observation(index)
         request_id = seat.new_id()
-        time_ms = int(seat.deadline_s() * 1000)
-        request: m.Request
-        if state.phase is Phase.PLAY:
-            request = wire.play_request(obs, request_id, game_number, time_ms)
-        elif state.phase is Phase.PASS:
-            request = wire.pass_request(obs, request_id, game_number, time_ms)
-        elif state.phase is Phase.TRUMP:
-            request = wire.trump_request(obs, state.trump_choices(), request_id, game_number, time_ms)
-        else:
-            request = wire.moon_request(obs, request_id, game_number, time_ms)
+        request = wire.request_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
         answer, spent = seat.ask(request, _EXPECTED[state.phase])
         fault: Fault
         if isinstance(answer, Fault):

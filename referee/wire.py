@@ -20,12 +20,14 @@ from referee.rules import (
     DealStarted,
     Event,
     GameEnded,
+    GameState,
     LotteryPassed,
     MoonOption,
     MoonShot,
     Observation,
     PassCards,
     PassesExchanged,
+    Phase,
     PlayCard,
     TrickEnded,
     TrickView,
@@ -142,6 +144,19 @@ def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         options=m.MoonOptions(self_=obs.moon_options[MoonOption.SELF], others=obs.moon_options[MoonOption.OTHERS]),
         time_ms=time_ms,
     )
+
+
+def request_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
+    """The request for the decision ``state`` waits for, built from the observation of the seat to act."""
+    obs = state.observation(state.to_act)
+    phase = state.phase
+    if phase is Phase.PLAY:
+        return play_request(obs, request_id, game_number, time_ms)
+    if phase is Phase.PASS:
+        return pass_request(obs, request_id, game_number, time_ms)
+    if phase is Phase.TRUMP:
+        return trump_request(obs, state.trump_choices(), request_id, game_number, time_ms)
+    return moon_request(obs, request_id, game_number, time_ms)
 
 
 class AnswerError(ValueError):
