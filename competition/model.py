@@ -1,0 +1,63 @@
+"""The plain data a tournament produces: one record per game, one per duplicate set.
+
+These are the only shapes that cross from the runner (which plays games) to the statistics, the ratings, the
+reports, the results file and the ladder's database, so each of those can be tested on data made by hand.
+A set's record is one line of the results file (``msgspec`` JSON), written once the whole set is finished.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["GameRecord", "SetRecord", "decode_set", "encode_set"]
+
+
+class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One game of a set: which bot sat where and how each seat did."""
+
+    index: int  # 0-based position in the set (the rotation it played)
+    seats: tuple[str, ...]  # bot name at each seat
+    totals: tuple[int, ...]  # per seat: the game's final total
+    places: tuple[int, ...]  # per seat: 1 is best, equal totals share a place
+    faults: tuple[dict[str, int], ...] = ()  # per seat: fault code -> count
+    start_failed: tuple[bool, ...] = ()  # per seat: the bot could not start or failed its handshake
+    forfeited: tuple[bool, ...] = ()  # per seat: the seat was forfeited during the game
+    replay: str | None = None  # the replay log, relative to the tournament's folder
+
+    def score_of(self, bot: str) -> int:
+        return self.totals[self.seats.index(bot)]
+
+    def place_of(self, bot: str) -> int:
+        return self.places[self.seats.index(bot)]
+
+
+class SetRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A duplicate set: one deal sequence (``seed``) played under every seat rotation of ``bots``."""
+
+    set_id: int
+    seed: str  # the deal seed of every game in the set, as text (128-bit seeds do not fit JSON numbers safely)
+    game: str
+    players: int
+    higher_is_better: bool  # Kierki: highest total wins; Hearts and Cancellation: lowest
+    bots: tuple[str, ...]  # the table, in the seat order of the set's first game
+    games: tuple[GameRecord, ...]
+
+    def total(self, bot: str) -> int:
+        """The bot's score summed over the set's games."""
+        return sum(game.score_of(bot) for game in self.games)
+
+    def mean_per_game(self, bot: str) -> float:
+        return self.total(bot) / len(self.games)
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(SetRecord)
+
+
+def encode_set(record: SetRecord) -> bytes:
+    """One results-file line (with its newline)."""
+    return _encoder.encode(record) + b"\n"
+
+
+def decode_set(line: bytes) -> SetRecord:
+    return _decoder.decode(line)
