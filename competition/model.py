@@ -24,11 +24,15 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     forfeited: tuple[bool, ...] = ()  # per seat: the seat was forfeited during the game
     replay: str | None = None  # the replay log, relative to the tournament's folder
 
-    def score_of(self, bot: str) -> int:
-        return self.totals[self.seats.index(bot)]
+    def score_of(self, bot: str) -> float:
+        """The bot's total; the mean of its seats when it sat in several (fewer bots than seats)."""
+        mine = [total for seat, total in zip(self.seats, self.totals, strict=True) if seat == bot]
+        return sum(mine) / len(mine)
 
-    def place_of(self, bot: str) -> int:
-        return self.places[self.seats.index(bot)]
+    def place_of(self, bot: str) -> float:
+        """The bot's place; the mean of its seats' places when it sat in several."""
+        mine = [place for seat, place in zip(self.seats, self.places, strict=True) if seat == bot]
+        return sum(mine) / len(mine)
 
 
 class SetRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,8 +46,8 @@ class SetRecord(msgspec.Struct, frozen=True, kw_only=True):
     bots: tuple[str, ...]  # the table, in the seat order of the set's first game
     games: tuple[GameRecord, ...]
 
-    def total(self, bot: str) -> int:
-        """The bot's score summed over the set's games."""
+    def total(self, bot: str) -> float:
+        """The bot's score summed over the set's games (per game: the mean of its seats)."""
         return sum(game.score_of(bot) for game in self.games)
 
     def mean_per_game(self, bot: str) -> float:
