@@ -9,6 +9,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 import click
@@ -31,6 +32,7 @@ class Isolation:
     limits: Limits
     sandbox: SandboxKind
     bot_env: tuple[tuple[str, str], ...]
+    bot_ro: tuple[Path, ...] = ()
 
 
 def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -78,12 +80,31 @@ _OPTIONS = (
         help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
     ),
     click.option(
+        "--limit-disk",
+        type=click.IntRange(0),
+        default=0,
+        show_default=True,
+        metavar="MB",
+        help="With --sandbox bwrap: the bot's private directory is a tmpfs of this size, so a bot that fills it "
+        "fills only its own space; 0: its real directory OUT/seatN.",
+    ),
+    click.option(
         "--sandbox",
         type=click.Choice(SANDBOXES),
         default="none",
         show_default=True,
         help="none: scrubbed environment, private directory OUT/seatN and the limits. bwrap: also bubblewrap "
-        "(no network, read-only file system, other seats' files and the logs hidden). See SECURITY.md.",
+        "(no network; only the system folders, the bot's own program folders and --bot-ro paths, read-only; "
+        "logs, deal files and other seats hidden). See SECURITY.md.",
+    ),
+    click.option(
+        "--bot-ro",
+        "bot_ro",
+        multiple=True,
+        type=click.Path(exists=True, path_type=Path),
+        metavar="PATH",
+        help="With --sandbox bwrap: a folder or file every bot may read (data a bot needs outside its program "
+        "folder); repeat for several.",
     ),
     click.option(
         "--bot-env",
@@ -106,14 +127,25 @@ def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         limit_cpu: int | None,
         limit_processes: int,
         limit_file: int,
+        limit_disk: int,
         sandbox: str,
         bot_env: tuple[str, ...],
+        bot_ro: tuple[Path, ...],
         **kwargs: Any,
     ) -> Any:
+        if (limit_disk or bot_ro) and sandbox != "bwrap":
+            raise click.UsageError("--limit-disk and --bot-ro apply inside a sandbox: add --sandbox bwrap")
         kwargs["isolation"] = Isolation(
-            limits=Limits(memory_mb=limit_memory, cpu_s=limit_cpu, processes=limit_processes, file_mb=limit_file),
+            limits=Limits(
+                memory_mb=limit_memory,
+                cpu_s=limit_cpu,
+                processes=limit_processes,
+                file_mb=limit_file,
+                disk_mb=limit_disk,
+            ),
             sandbox=cast(SandboxKind, sandbox),
             bot_env=_parse_env(bot_env),
+            bot_ro=bot_ro,
         )
         return command(*args, **kwargs)
 

@@ -201,6 +201,7 @@ def match(
         limits=isolation.limits,
         sandbox=isolation.sandbox,
         bot_env=isolation.bot_env,
+        bot_ro=isolation.bot_ro,
     )
     err = sys.stderr
     if not as_json:

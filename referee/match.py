@@ -84,6 +84,7 @@ class MatchConfig:
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
+    bot_ro: tuple[Path, ...] = ()  # extra folders a sandboxed bot may read (--bot-ro)
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
     # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
@@ -258,6 +259,9 @@ class Match:
                 out_dir=config.out_dir,
                 sandbox=config.sandbox,
                 extra_env=config.bot_env,
+                read_only=config.bot_ro,
+                hidden=(Path(config.deals_source),) if config.deals_source else (),
+                disk_mb=config.limits.disk_mb,
             )
             return BotProcess.start(
                 bot.argv,

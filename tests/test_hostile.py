@@ -738,3 +738,97 @@ def test_a_machine_that_forbids_bwrap_is_a_clear_setup_error(tmp_path: Path, mon
     with pytest.raises(MatchSetupError, match=r"cannot create its sandbox .*No permissions.*--sandbox none"):
         match.run()
     assert match.seats == []  # no bot was started
+
+
+# --- match data the organiser keeps beside the bots -----------------------------------------------------------
+
+
+@pytest.fixture
+def organiser(tmp_path: Path) -> Path:
+    """An organiser's folder as the README's defaults make it: the bot, a deal file, a replay, earlier logs."""
+    folder = tmp_path / "organiser"
+    folder.mkdir()
+    for name in ("read_files.py", "_common.py"):
+        shutil.copy(HOSTILE / name, folder / name)
+    golden = Path(__file__).parent / "golden" / "hearts-target30-seed5.replay.jsonl"
+    shutil.copy(golden, folder / "resume-from.replay.jsonl")
+    (folder / "kierki-out" / "earlier").mkdir(parents=True)
+    shutil.copy(golden, folder / "kierki-out" / "earlier" / "game001.replay.jsonl")
+    deals = parse_deal_file_from_golden(golden)
+    (folder / "deals.json").write_bytes(deals)
+    return folder
+
+
+def parse_deal_file_from_golden(golden: Path) -> bytes:
+    from referee.dealfile import dump_deal_file
+    from referee.rules import DealSpec, parse_card
+
+    record = json.loads(golden.read_text().splitlines()[1])
+    hands = tuple(tuple(parse_card(c) for c in hand) for hand in record["hands"])
+    return dump_deal_file(Ruleset.create("hearts", None, HEARTS_30), [DealSpec(hands, (), record["dealer"])])
+
+
+@needs_bwrap
+@pytest.mark.parametrize("source", ["deals.json", "resume-from.replay.jsonl"])
+def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(organiser: Path, source: str) -> None:
+    """The bot's own folder is visible to it, but the match data the organiser keeps there is masked."""
+    targets = [
+        organiser / source,
+        organiser / "kierki-out",
+        organiser / "kierki-out" / "earlier" / "game001.replay.jsonl",
+    ]
+    ruleset = Ruleset.create("hearts", None, HEARTS_30)
+    bots = list(default_bots(4))
+    bots[0] = BotSpec((sys.executable, str(organiser / "read_files.py"), "1"))
+    out = organiser / "kierki-out" / "now"
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=tuple(bots),
+        out_dir=out,
+        seed=5,
+        deals_source=str(organiser / source),
+        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+        sandbox="bwrap",
+        bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+    )
+    match = Match(config)
+    try:
+        match.run()
+    finally:
+        assert_no_processes_left(match)
+    report = json.loads((out / "seat0" / "read.json").read_text())
+    hand_names = ('"hands"', '"deals"')
+    for path, result in report.items():
+        assert not any(name in str(result.get("value", "")) for name in hand_names), (path, result)
+    assert report[str(organiser / "kierki-out")] == {"ok": True, "value": ["now"]}  # only the way to its own folder
+    assert report[str(organiser / source)].get("value", "") == ""  # masked by /dev/null: nothing to read
+    assert not report[str(targets[2])]["ok"]
+
+
+def test_without_a_sandbox_the_same_bot_reads_them_all(organiser: Path) -> None:
+    """What the test above guards against: the files do hold every hand, and --sandbox none shows them."""
+    targets = [organiser / "deals.json", organiser / "kierki-out" / "earlier" / "game001.replay.jsonl"]
+    ruleset = Ruleset.create("hearts", None, HEARTS_30)
+    bots = list(default_bots(4))
+    bots[0] = BotSpec((sys.executable, str(organiser / "read_files.py"), "1"))
+    out = organiser / "kierki-out" / "now"
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=tuple(bots),
+        out_dir=out,
+        seed=5,
+        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+        bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+    )
+    Match(config).run()
+    report = json.loads((out / "seat0" / "read.json").read_text())
+    assert '"deals"' in report[str(targets[0])]["value"] and '"hands"' in report[str(targets[1])]["value"]
+
+
+@needs_bwrap
+def test_limit_disk_gives_the_bot_a_private_tmpfs_of_that_size(tmp_path: Path) -> None:
+    """A bot that fills its private directory fills only its own tmpfs: it gets ENOSPC, the host disk nothing."""
+    played = play(tmp_path, hostile("huge_file", "2"), limits=Limits(disk_mb=4), sandbox="bwrap", move_ms=SLOW_OK_MS)
+    assert_forfeited_by(played, "crash", 1)
+    assert b"No space left on device" in played.stderr()
+    assert not (played.out / "seat0" / "huge.bin").exists()  # it lived in the tmpfs, gone with the sandbox

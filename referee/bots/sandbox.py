@@ -17,14 +17,18 @@ Design decisions (the why):
 * Limits are stated the way a user thinks (MiB, seconds, extra processes) and turned into kernel values once per
   match. ``RLIMIT_NPROC`` counts every process and thread of the user, so "N processes" becomes "the user's
   current count + N"; a bare N would stop a bot from starting at all on a busy desktop.
-* bubblewrap gets a read-only view of ``/``, fresh ``/tmp``, ``/run`` and ``/dev``, the match's ``--out``
-  folder replaced by an empty read-only one (other seats' files, stderr logs and the replay log being written,
-  which holds every hand, are not there), only the seat's private directory and its own ``/tmp`` writable, no
-  network, its own pid namespace (so even a descendant that calls ``setsid()`` dies with the sandbox), and no
-  capabilities (it matters when the referee runs as root).
-  A program that lives under a hidden directory (a venv in ``/tmp``) has its top directory there bound back
-  read-only. Whether the kernel lets bubblewrap create namespaces is probed once per match, so a container that
-  forbids them fails the match at once with a clear message instead of every bot "crashing" at start.
+* bubblewrap builds the bot's file tree from an allow-list, not from the host's: the system folders a program
+  needs to run (``/usr``, ``/bin``, ``/lib*``, ``/etc``), read-only; the bot's own program folders, read-only (the
+  folder of its program and of every existing absolute path on its command line; for a program in a ``bin`` or
+  ``shims`` folder, the installation above it, so an interpreter finds its libraries); folders the organiser names
+  with ``--bot-ro``, read-only; its private directory, writable (or a size-limited tmpfs with ``--limit-disk``);
+  fresh ``/dev``, ``/proc`` and ``/tmp``. Nothing else of the host exists inside. Where a visible folder holds
+  match data (the ``--out`` folder and its siblings, which hold earlier matches' logs; the ``--deals`` file; the
+  ``--from`` replay), that data is masked: the folder by an empty read-only tmpfs, a file by ``/dev/null``. The bot
+  also gets no network, its own pid namespace (so even a descendant that calls ``setsid()`` dies with the
+  sandbox), and no capabilities (it matters when the referee runs as root). Whether the kernel lets bubblewrap
+  create namespaces is probed once per match, so a container that forbids them fails the match at once with a
+  clear message instead of every bot "crashing" at start.
 """
 
 from __future__ import annotations
@@ -70,7 +74,9 @@ DEFAULT_FILE_MB: Final = 64
 MIB: Final = 1024 * 1024
 
 PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL")  # copied from the referee's environment when set
-_HIDDEN_ROOTS: Final = ("/tmp", "/run")  # replaced by empty tmpfs inside bubblewrap
+# What any program needs to run, bound read-only inside bubblewrap (those that exist; symlinks stay symlinks).
+SYSTEM_FOLDERS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+_INSTALL_FOLDERS: Final = ("bin", "shims")  # a program here belongs to the installation above (a venv, pyenv)
 
 
 class SandboxError(RuntimeError):
@@ -91,6 +97,7 @@ class Limits:
     cpu_s: int | None = None
     processes: int = DEFAULT_PROCESSES
     file_mb: int = DEFAULT_FILE_MB
+    disk_mb: int = 0  # bubblewrap only: the private directory is a tmpfs of this size (0: the real directory)
 
     def resource_limits(self, games: int) -> ResourceLimits:
         """The kernel limits for a match of ``games`` games, resolved now (the process count is a snapshot)."""
@@ -104,7 +111,7 @@ class Limits:
         )
 
 
-NO_LIMITS: Final = Limits(memory_mb=0, cpu_s=0, processes=0, file_mb=0)
+NO_LIMITS: Final = Limits(memory_mb=0, cpu_s=0, processes=0, file_mb=0, disk_mb=0)
 
 
 @dataclass(frozen=True)
@@ -175,8 +182,15 @@ def prepare(
     out_dir: Path,
     sandbox: SandboxKind = "none",
     extra_env: Sequence[tuple[str, str]] = (),
+    read_only: Sequence[Path] = (),
+    hidden: Sequence[Path] = (),
+    disk_mb: int = 0,
 ) -> PreparedBot:
-    """Create the seat's private directory and build the command, directory and environment to run it with."""
+    """Create the seat's private directory and build the command, directory and environment to run it with.
+
+    Under bubblewrap, ``read_only`` are extra folders the bot may read (``--bot-ro``) and ``hidden`` are files of
+    the organiser's that hold match data (a deal file, a replay resumed from), masked wherever they would show.
+    """
     if sandbox not in SANDBOXES:
         raise SandboxError(f"unknown sandbox {sandbox!r}; use one of: {', '.join(SANDBOXES)}")
     home = private_dir.resolve()
@@ -187,7 +201,16 @@ def prepare(
     command = resolve_argv(argv, user_cwd)
     env = bot_env(home, extra_env)
     if sandbox == "bwrap":
-        command = bwrap_argv(_bwrap_program(), command, home=home, out_dir=out_dir.resolve(), path=env["PATH"])
+        command = bwrap_argv(
+            _bwrap_program(),
+            command,
+            home=home,
+            out_dir=out_dir.resolve(),
+            path=env["PATH"],
+            read_only=[Path(os.path.abspath(p)) for p in read_only],
+            hidden=[Path(os.path.realpath(p)) for p in hidden],
+            disk_mb=disk_mb,
+        )
     return PreparedBot(command, home, env, home)
 
 
@@ -202,35 +225,89 @@ def _bwrap_program() -> str:
 
 
 def _bwrap_base(program: str) -> list[str]:
-    """Everything but the per-seat binds: read-only root, fresh /dev /proc /tmp /run, no network, no caps."""
-    args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for root in _HIDDEN_ROOTS:
-        if os.path.isdir(root):
-            args += ["--tmpfs", root]
+    """Everything but the per-seat binds: the system folders, fresh /dev /proc /tmp, no network, no caps."""
+    args = [program]
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            args += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
+    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     args += ["--die-with-parent", "--cap-drop", "ALL"]
     return args
 
 
-def bwrap_argv(program: str, argv: Sequence[str], *, home: Path, out_dir: Path, path: str) -> tuple[str, ...]:
+def bwrap_argv(
+    program: str,
+    argv: Sequence[str],
+    *,
+    home: Path,
+    out_dir: Path,
+    path: str,
+    read_only: Sequence[Path] = (),
+    hidden: Sequence[Path] = (),
+    disk_mb: int = 0,
+) -> tuple[str, ...]:
     """``argv`` wrapped in bubblewrap; raise SandboxError for a command the sandbox would hide from itself."""
     args = _bwrap_base(program)
-    shown: list[str] = []
-    for file in _command_files(argv, path):
+    files = _command_files(argv, path)
+    for file in files:
         if _is_within(file, out_dir):
             raise SandboxError(
                 f"{file} is inside the --out folder {out_dir}, which --sandbox bwrap hides from every bot; "
                 "keep bot programs outside --out"
             )
-        for root in _HIDDEN_ROOTS:
-            if _is_within(file, Path(root)) and file != Path(root):
-                top = str(Path(root) / file.relative_to(root).parts[0])
-                if top not in shown:
-                    shown.append(top)
-                    args += ["--ro-bind", top, top]
-    args += ["--tmpfs", str(out_dir), "--bind", str(home), str(home), "--remount-ro", str(out_dir)]
+    visible = _visible_folders([*(_program_folder(f) for f in files), *read_only])
+    for folder in visible:
+        args += ["--ro-bind", str(folder), str(folder)]
+    # Match data inside a visible folder: the --out folder's top folder there (earlier matches' logs live beside
+    # it), and the organiser's deal or replay file.
+    read_only_last = [str(out_dir), "/"]  # made read-only once every mount point inside them exists
+    for folder in visible:
+        if _is_within(out_dir, folder) and out_dir != folder:
+            top = folder / out_dir.relative_to(folder).parts[0]
+            args += ["--tmpfs", str(top)]
+            read_only_last.insert(0, str(top))
+        elif _is_within(folder, out_dir):
+            raise SandboxError(f"--bot-ro {folder} is inside the --out folder {out_dir}, which bots never see")
+    for file in hidden:
+        if any(_is_within(file, folder) for folder in visible) and not _is_within(file, out_dir):
+            args += ["--ro-bind", "/dev/null", str(file)]
+    # The --out folder is an empty stand-in (wherever it is, /tmp included) holding only the private directory.
+    args += ["--tmpfs", str(out_dir)]
+    if disk_mb > 0:
+        args += ["--size", str(disk_mb * MIB), "--tmpfs", str(home), "--dir", str(home / "tmp")]
+    else:
+        args += ["--bind", str(home), str(home)]
+    # The folders bubblewrap made to hold the binds live in its root tmpfs: read-only too, once all are made.
+    for folder in read_only_last:
+        args += ["--remount-ro", folder]
     args += ["--chdir", str(home), "--", *argv]
     return tuple(args)
+
+
+def _program_folder(file: Path) -> Path:
+    """The folder a program needs: its own, or the installation above a ``bin``/``shims`` folder."""
+    folder = file if file.is_dir() else file.parent
+    if folder.name in _INSTALL_FOLDERS and folder.parent != folder.parent.parent:
+        return folder.parent
+    return folder
+
+
+def _visible_folders(folders: Sequence[Path]) -> list[Path]:
+    """The folders to bind: outside the system folders, each once, none inside another."""
+    system = [Path(os.path.realpath(f)) for f in SYSTEM_FOLDERS if os.path.exists(f)]
+    kept: list[Path] = []
+    for folder in sorted(set(folders), key=lambda f: len(f.parts)):
+        if folder == Path("/"):
+            raise SandboxError(
+                "a bot's program or --bot-ro path is the root folder, which would show every file of this "
+                "machine to the bot; put the bot in a folder of its own"
+            )
+        if not any(_is_within(folder, k) for k in [*system, *kept]):
+            kept.append(folder)
+    return kept
 
 
 def _command_files(argv: Sequence[str], path: str) -> list[Path]:
@@ -245,7 +322,7 @@ def _command_files(argv: Sequence[str], path: str) -> list[Path]:
     for arg in argv[1:]:
         value = arg.partition("=")[2] if arg.startswith("-") else arg
         if os.path.isabs(value) and os.path.exists(value):
-            files += [Path(value), Path(os.path.realpath(value))]
+            files += [Path(os.path.abspath(value)), Path(os.path.realpath(value))]
     return files
 
 
