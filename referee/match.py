@@ -20,6 +20,7 @@ from typing import Any, Literal
 from protocol import codec
 from protocol import messages as m
 from referee import wire
+from referee.bots import reaper
 from referee.bots.process import BotProcess, BotStartError, ResourceLimits
 from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
 from referee.bots.seat import BotSeat, Fault, FaultCode, TimeControl, Transport
@@ -216,6 +217,8 @@ class Match:
                 f"cannot create the output folder {config.out_dir}: {error.strerror}; choose another with --out"
             ) from None
         status = "complete"
+        reaper.become_subreaper()  # descendants that leave a bot's session come back to us when the bot dies
+        children_before = reaper.child_pids()
         try:
             self._start_bots()
             self._handshake()
@@ -228,6 +231,7 @@ class Match:
             raise
         finally:
             self._close_all("match_over" if status == "complete" else "aborted")
+            reaper.reap_orphans(children_before)
         return self._result(status)
 
     def _start_bots(self) -> None:

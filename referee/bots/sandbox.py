@@ -281,8 +281,8 @@ def bwrap_argv(
     else:
         args += ["--bind", str(home), str(home)]
     # The folders bubblewrap made to hold the binds live in its root tmpfs: read-only too, once all are made.
-    for folder in read_only_last:
-        args += ["--remount-ro", folder]
+    for mount in read_only_last:
+        args += ["--remount-ro", mount]
     args += ["--chdir", str(home), "--", *argv]
     return tuple(args)
 
