@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,17 @@ def cli() -> None:
 
     Start with `kierki match`: a full 4-player Kierki match between the sample bots.
     """
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, _stop_like_ctrl_c)
+
+
+def _stop_like_ctrl_c(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP (a service manager, a closed terminal, cron's timeout) stop a run as Ctrl-C does: the
+    game in progress ends with an ``interrupted`` record, every bot gets ``bye`` and is stopped, nothing finished
+    is lost. Once: a second signal while cleaning up is ignored (SIGKILL remains for the impatient)."""
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, signal.SIG_IGN)
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:

@@ -833,3 +833,41 @@ def test_limit_disk_gives_the_bot_a_private_tmpfs_of_that_size(tmp_path: Path) -
     assert_forfeited_by(played, "crash", 1)
     assert b"No space left on device" in played.stderr()
     assert not (played.out / "seat0" / "huge.bin").exists()  # it lived in the tmpfs, gone with the sandbox
+
+
+# --- the referee stopped from outside --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_referee_stopped_by_a_signal_ends_the_game_and_every_bot(tmp_path: Path, stop: signal.Signals) -> None:
+    """SIGTERM and SIGHUP stop a match as Ctrl-C does: an ``end`` record, ``bye`` to every bot, no bot left."""
+    marker = f"stubborn-{uuid.uuid4().hex}"
+    out = tmp_path / "out"
+    sample = " ".join(default_bots(4)[1].argv)
+    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command += ["--option", "target=100", "--seed", "3", "--out", str(out), "--transcript", "--json"]
+    command += [f"{sys.executable} {HOSTILE / 'stubborn.py'} 1 {marker}", sample, sample, sample]
+    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    log = out / "game001.replay.jsonl.part"
+    try:
+        for _ in range(6000):  # until the game is well under way (the stubborn bot takes 20 ms a decision)
+            if log.exists() and log.read_bytes().count(b"\n") >= 20:
+                break
+            assert referee.poll() is None, referee.communicate()
+            time.sleep(0.01)
+        referee.send_signal(stop)
+        _, stderr = referee.communicate(timeout=60)
+    finally:
+        referee.kill()
+    assert referee.returncode == 1, stderr
+    records = [json.loads(line) for line in (out / "game001.replay.jsonl").read_text().splitlines()]
+    assert records[-1]["type"] == "end" and records[-1]["status"] == "interrupted"
+    for seat in range(4):
+        sent = [line for way, line in _transcript(out, seat) if way == "->"]
+        assert json.loads(sent[-1]) == {"type": "bye", "reason": "aborted"}, seat
+    assert settle(lambda: processes_with(marker)) == []
+
+
+def _transcript(out: Path, seat: int) -> list[tuple[str, bytes]]:
+    lines = (out / f"seat{seat}.transcript.log").read_bytes().splitlines()
+    return [(line.split(b" ", 2)[1].decode(), line.split(b" ", 2)[2]) for line in lines]
