@@ -106,6 +106,7 @@ class SeatResult:
     decisions: int = 0
     mean_ms: float = 0.0
     max_ms: float = 0.0
+    stderr_log_error: str | None = None  # the bot's stderr log stopped early (e.g. a full disk)
 
     @property
     def total(self) -> int:
@@ -154,6 +155,7 @@ class MatchResult:
                     "decisions": s.decisions,
                     "mean_ms": round(s.mean_ms, 3),
                     "max_ms": round(s.max_ms, 3),
+                    "stderr_log_error": s.stderr_log_error,
                 }
                 for s in self.seats
             ],
@@ -482,6 +484,7 @@ class Match:
             result.decisions = stats.decisions
             result.mean_ms = 1000 * stats.thinking_s / stats.decisions if stats.decisions else 0.0
             result.max_ms = 1000 * stats.slowest_s
+            result.stderr_log_error = getattr(seat.process, "stderr_log_error", None)
         ruleset = self.config.ruleset
         return MatchResult(
             game=ruleset.game.value,

@@ -194,6 +194,14 @@ def test_stderr_flood_is_capped_and_answer_still_arrives(spawn: Spawn, tmp_path:
     assert content == b"e" * 65536 + marker
 
 
+def test_a_full_disk_stops_the_stderr_log_not_the_bot(spawn: Spawn) -> None:
+    """Writing the log fails with ENOSPC (/dev/full): logging stops for this bot, reading and answering go on."""
+    bot = spawn("stderr_flood", stderr_log=Path("/dev/full"))
+    assert expect_line(bot) == b"done"
+    assert bot.stderr_log_error is not None and "No space left on device" in bot.stderr_log_error
+    bot.terminate()
+
+
 def test_drain_stderr_between_requests(spawn: Spawn, tmp_path: Path) -> None:
     log = tmp_path / "echo.log"
     bot = spawn("echo", stderr_log=log)

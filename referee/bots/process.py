@@ -182,6 +182,7 @@ class BotProcess:
         self._stderr_eof = False
         self._stderr_logged = 0
         self._stderr_truncated = False
+        self.stderr_log_error: str | None = None  # why the stderr log stopped (a full disk), if it did
         self._stdin_broken = False
         self._overflow: Overflow | None = None
         self._exited = False
@@ -455,13 +456,19 @@ class BotProcess:
             self._stderr_eof = True
             return True
         room = self._stderr_cap - self._stderr_logged
-        if room > 0:
-            kept = chunk[:room]
-            self._log.write(kept)
-            self._stderr_logged += len(kept)
-        if len(chunk) > room and not self._stderr_truncated:
+        try:
+            if room > 0:
+                kept = chunk[:room]
+                self._log.write(kept)
+                self._stderr_logged += len(kept)
+            if len(chunk) > room and not self._stderr_truncated:
+                self._stderr_truncated = True
+                self._log.write(f"\n[stderr truncated after {self._stderr_cap} bytes]\n".encode())
+        except OSError as error:
+            # A full disk (a bot may have filled it) stops this log, never the match: the bytes are still read.
+            self.stderr_log_error = f"the stderr log stopped: {error.strerror or error}"
+            self._stderr_logged = self._stderr_cap
             self._stderr_truncated = True
-            self._log.write(f"\n[stderr truncated after {self._stderr_cap} bytes]\n".encode())
         return True
 
     # -- stopping ---------------------------------------------------------------------------
