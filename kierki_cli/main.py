@@ -13,6 +13,7 @@ import click
 
 from kierki_cli.common import startup_time_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
+from kierki_cli.terminal import printable
 from protocol import schema
 from referee.bots.seat import TimeControl
 from referee.dealfile import check_deal_file, parse_deal_file
@@ -230,7 +231,7 @@ def match(
     try:
         result = run_match(config, progress)
     except MatchSetupError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(printable(str(error))) from None
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
@@ -252,7 +253,7 @@ def format_table(result: MatchResult) -> str:
     for s, place in sorted(zip(result.seats, standing, strict=True), key=lambda p: (p[1], p[0].seat)):
         faults = ",".join(f"{k}:{v}" for k, v in sorted(s.faults.items())) or "-"
         status = f"forfeited in game {s.forfeited_in_game}" if s.forfeited_in_game else "ok"
-        name = f"{s.name} {s.version}".strip()
+        name = printable(f"{s.name} {s.version}".strip())
         rows.append(
             (
                 str(place),

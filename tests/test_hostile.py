@@ -871,3 +871,25 @@ def test_a_referee_stopped_by_a_signal_ends_the_game_and_every_bot(tmp_path: Pat
 def _transcript(out: Path, seat: int) -> list[tuple[str, bytes]]:
     lines = (out / f"seat{seat}.transcript.log").read_bytes().splitlines()
     return [(line.split(b" ", 2)[1].decode(), line.split(b" ", 2)[2]) for line in lines]
+
+
+# --- bot-supplied text on the organiser's terminal -------------------------------------------------------------
+
+
+def test_a_bot_name_full_of_escape_sequences_is_shown_not_obeyed(tmp_path: Path) -> None:
+    evil = f"{sys.executable} {HOSTILE / 'evil_name.py'}"
+    sample = " ".join(default_bots(4)[1].argv)
+    args = ["match", "--game", "hearts", "--option", "target=30", "--seed", "3", "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(cli, [*args, evil, sample, sample, sample])
+    assert result.exit_code == 0, result.output
+    shown = result.stdout
+    assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown and "\u200b" not in shown
+    assert "\\x1b[2J\\x1b[H1  0  winner  +999  \\x1b[8m" in shown and "\\u202e1.0\\u200b\\x07" in shown
+
+
+def test_printable_escapes_controls_and_keeps_ordinary_text() -> None:
+    from kierki_cli.terminal import printable
+
+    assert printable("heuristic_bot 1.0 Łódź ♠♥ 東京") == "heuristic_bot 1.0 Łódź ♠♥ 東京"
+    assert printable("a\x1b[31mb\x00\x7f\x9b\n\t") == "a\\x1b[31mb\\x00\\x7f\\x9b\\x0a\\x09"
+    assert printable("x\u202ey\u2066z\ufeff") == "x\\u202ey\\u2066z\\ufeff"
