@@ -226,9 +226,10 @@ def _explain(line: bytes, error: Exception, side: _Side, line_number: int | None
 
 
 def _line_end_length(line: bytes) -> int:
+    """The line end's bytes: "\r\n" or "\n", or a lone "\r" left when a transport has cut the "\n" off."""
     if line.endswith(b"\r\n"):
         return 2
-    return 1 if line.endswith(b"\n") else 0
+    return 1 if line.endswith((b"\n", b"\r")) else 0
 
 
 def _clip(text: str) -> str:

@@ -231,6 +231,9 @@ class Match:
         except KeyboardInterrupt:
             status = "interrupted"
             raise
+        except BaseException:
+            status = "error"  # a failed handshake, a broken log: the other seats hear "aborted", not "match_over"
+            raise
         finally:
             self._close_all("match_over" if status == "complete" else "aborted")
             reaper.reap_orphans(children_before)

@@ -281,11 +281,15 @@ def test_a_bot_that_never_says_hello_stops_the_match_and_leaves_nothing(tmp_path
         bots=(*default_bots(4)[:2], hostile(name), default_bots(4)[3]),
         out_dir=tmp_path / "out",
         time=TimeControl(move_ms=SHORT_MS, startup_ms=SHORT_MS * 2),
+        transcript=True,
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match=f"seat 2 .* failed the handshake: .*{why}"):
         match.run()
     assert_no_processes_left(match)
+    for seat in (0, 1):  # they said hello: they hear that the match was aborted, not that it is over
+        sent = [line for way, line in _transcript(tmp_path / "out", seat) if way == "->"]
+        assert json.loads(sent[-1]) == {"type": "bye", "reason": "aborted"}
     if name == "crash_at_start":
         assert b"RuntimeError: hostile bot: crashing at start" in (tmp_path / "out" / "seat2.stderr.log").read_bytes()
 
@@ -871,6 +875,11 @@ def test_a_referee_stopped_by_a_signal_ends_the_game_and_every_bot(tmp_path: Pat
 def _transcript(out: Path, seat: int) -> list[tuple[str, bytes]]:
     lines = (out / f"seat{seat}.transcript.log").read_bytes().splitlines()
     return [(line.split(b" ", 2)[1].decode(), line.split(b" ", 2)[2]) for line in lines]
+
+
+def test_a_longest_answer_ending_in_crlf_is_no_fault(tmp_path: Path) -> None:
+    played = play(tmp_path, hostile("crlf_longest", "1"))
+    assert played.bad_seat.faults == {} and played.bad_seat.forfeited_in_game is None
 
 
 # --- bot-supplied text on the organiser's terminal -------------------------------------------------------------

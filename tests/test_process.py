@@ -180,6 +180,15 @@ def test_line_of_exactly_max_bytes_is_accepted(spawn: Spawn) -> None:
     assert expect_line(bot) == b"ok"
 
 
+def test_a_longest_line_may_end_in_crlf(spawn: Spawn) -> None:
+    """The limit counts the line, not its line end: max bytes + CRLF is a line, max + 1 bytes + CRLF is not."""
+    bot = spawn("echo", max_line_bytes=10)
+    bot.send(b"0123456789\r\n01234567890\r\nok\r\n")
+    assert expect_line(bot) == b"0123456789\r"
+    assert bot.read_line(deadline()) == LineTooLong(b"0123456789")
+    assert expect_line(bot) == b"ok\r"
+
+
 # -- stderr -----------------------------------------------------------------------------------
 
 

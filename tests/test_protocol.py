@@ -285,6 +285,7 @@ def test_line_ends_and_the_length_limit() -> None:
     padded = PLAY[:-1] + b" " * (MAX_BOT_LINE_BYTES - len(PLAY)) + b"}"
     assert len(padded) == MAX_BOT_LINE_BYTES
     assert decode_bot_line(padded + b"\r\n") == PlayAnswer(id=7, card="QS")
+    assert decode_bot_line(padded + b"\r") == PlayAnswer(id=7, card="QS")  # as the transport hands a CRLF line
     with pytest.raises(ProtocolError, match="4097 bytes long"):
         decode_bot_line(b" " + padded + b"\n")
 

@@ -24,7 +24,7 @@ Design decisions (the why):
   go out inside the same poll loop that waits for the answer. If the pending buffer would
   grow past ``stdin_cap_bytes`` the bot is considered stuck and every later call reports
   ``Overflow`` (callers should treat it like ``Closed``).
-* We split stdout into lines ourselves and read at most ``max_line_bytes + 1`` bytes
+* We split stdout into lines ourselves and read at most ``max_line_bytes + 2`` bytes (a CR and LF)
   beyond what is buffered, so a 100 MB line costs bounded memory: once a line is known to
   be too long we return ``LineTooLong`` and throw the rest of it away as it arrives, in
   64 KiB reads (what follows its newline is kept, so the buffer never exceeds 64 KiB +
@@ -321,7 +321,7 @@ class BotProcess:
             if now >= deadline and not first:
                 return Timeout()
             first = False
-            room = b"\n" not in self._out and len(self._out) <= self._max_line
+            room = b"\n" not in self._out and len(self._out) <= self._max_line + 1
             self._pump(deadline - now, want_stdout=room)
         return Closed() if self._terminated else Flushed()
 
@@ -363,13 +363,13 @@ class BotProcess:
         end = out.find(b"\n")
         result: Line | LineTooLong
         if end >= 0:
-            if end > self._max_line:
+            if end - (end > 0 and out[end - 1] == 13) > self._max_line:  # the limit does not count a CRLF's CR
                 result = LineTooLong(bytes(out[: self._max_line]))
             else:
                 start = self._written_at if self._written_at is not None else call_start
                 result = Line(bytes(out[:end]), max(0.0, time.monotonic() - start))
             del out[: end + 1]
-        elif len(out) > self._max_line:
+        elif len(out) > self._max_line + 1 or (len(out) == self._max_line + 1 and out[-1] != 13):
             result = LineTooLong(bytes(out[: self._max_line]))
             out.clear()
             self._discarding = True
@@ -427,7 +427,7 @@ class BotProcess:
         """Read a bounded amount; True if data or EOF arrived."""
         # Inside an over-long line every byte up to its newline is dropped at once: read big chunks then.
         big = self._terminated or self._discarding
-        size = _READ_CHUNK if big else self._max_line + 1 - len(self._out)
+        size = _READ_CHUNK if big else self._max_line + 2 - len(self._out)  # a longest line, its CR and its LF
         try:
             chunk = os.read(self._stdout_fd, max(1, size))
         except BlockingIOError:
