@@ -48,7 +48,7 @@ class FaultPolicy:
     """
 
     max_strikes: int = 3
-    consequences: Mapping[FaultCode, Consequence] = field(default=DEFAULT_CONSEQUENCES)
+    consequences: Mapping[FaultCode, Consequence] = field(default_factory=lambda: DEFAULT_CONSEQUENCES)
 
     def __post_init__(self) -> None:
         if self.max_strikes < 1:
