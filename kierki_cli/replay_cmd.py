@@ -18,7 +18,8 @@ from kierki_cli.replay_view import (
     trick_story,
     tricks_of,
 )
-from referee.replay.reader import ReplayError, ResumePoint, Timeline, build_timeline, load, resume_point, verify
+from referee.replay.reader import ReplayError, load
+from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
 
 
 @click.command()

@@ -19,24 +19,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from referee.replay.reader import (
+from referee.replay.reader import Entry
+from referee.replay.records import (
     DealEndRecord,
     DealRecord,
     EndRecord,
-    Entry,
     ExchangeRecord,
     FaultRecord,
-    Frame,
     GameEndRecord,
     LotteryPassRecord,
-    MoonRecord,
+    MoonDecision,
     OutRecord,
-    PassRecord,
-    PlayRecord,
-    Timeline,
+    PassDecision,
+    PlayDecision,
     TrickRecord,
-    TrumpRecord,
+    TrumpDecision,
 )
+from referee.replay.timeline import Frame, Timeline
 from referee.rules import Card, DealKind, GameState, Observation, Phase, PlayCard, parse_card
 from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, CardParseError, sort_for_display
 from referee.rules.dealing import hand_size
@@ -407,11 +406,11 @@ def entry_event(
             return []
         detail = f": {record.detail}" if record.detail else ""
         return [(f"the log ends here: the game was {record.status}{detail}", "bold")]
-    if isinstance(record, PlayRecord):
+    if isinstance(record, PlayDecision):
         card = _card(record.card)
         shown_card: Span = card_span(card, style) if card is not None else (record.card, "")
         line = [(f"{_who(record.seat, viewer)} {'play' if record.seat == viewer else 'plays'} ", ""), shown_card]
-    elif isinstance(record, PassRecord):
+    elif isinstance(record, PassDecision):
         if viewer is None or viewer == record.seat:
             verb = "pass" if record.seat == viewer else "passes"
             line = [(f"{_who(record.seat, viewer)} {verb} ", ""), *_named_cards(record.cards, style)]
@@ -419,11 +418,11 @@ def entry_event(
                 line.append((f" to seat {(record.seat + pass_offset) % players}", ""))
         else:
             line = [(f"seat {record.seat} passes {len(record.cards)} cards", "")]
-    elif isinstance(record, TrumpRecord):
+    elif isinstance(record, TrumpDecision):
         suit = SUIT_LETTERS.find(record.suit) if len(record.suit) == 1 else -1
         verb = "name" if record.seat == viewer else "names"
         line = [(f"{_who(record.seat, viewer)} {verb} trump: ", ""), suit_text(None if suit < 0 else suit, style)]
-    elif isinstance(record, MoonRecord):
+    elif isinstance(record, MoonDecision):
         what = "points off the shooter's total" if record.choice == "self" else "points to every other seat"
         line = [(f"{_who(record.seat, viewer)} shot the moon and chose {record.choice!r} ({what})", "bold")]
     else:
@@ -635,9 +634,9 @@ class _Story:
             elif isinstance(record, FaultRecord):
                 note = self._fault_note(frame, entry)
                 (lines if self.lottery else self.notes).append(note)
-            elif isinstance(record, PlayRecord) and self.lottery:
+            elif isinstance(record, PlayDecision) and self.lottery:
                 lines.append([("  ", ""), number, *self.event(entry)])
-            elif isinstance(record, PlayRecord):
+            elif isinstance(record, PlayDecision):
                 assert step is not None
                 self.first = step.index if self.first is None else self.first
                 card = _card(record.card)
@@ -649,7 +648,7 @@ class _Story:
                 self.plays, self.first, self.notes = [], None, []
                 if until_trick:
                     return
-            elif isinstance(record, PassRecord):
+            elif isinstance(record, PassDecision):
                 if self.viewer is None or self.viewer == record.seat:
                     lines.append([("  ", ""), number, *self.event(entry)])
             elif isinstance(record, ExchangeRecord):
@@ -658,11 +657,11 @@ class _Story:
                     lines.append([("  ", ""), *self.event(entry, table.received.get(self.viewer, ()))])
                 lines.append([("  after passing:", "dim")])
                 lines += _hand_lines(table, style)
-            elif isinstance(record, TrumpRecord):
+            elif isinstance(record, TrumpDecision):
                 lines.append([("  ", ""), number, *self.event(entry)])
                 if self.viewer is not None:
                     lines += _hand_lines(self.table(index), style)
-            elif isinstance(record, MoonRecord):
+            elif isinstance(record, MoonDecision):
                 lines += self.notes
                 self.notes = []
                 lines.append([("  ", ""), number, *self.event(entry)])
@@ -727,7 +726,7 @@ def tricks_of(timeline: Timeline, deal: int) -> list[TrickSpan]:
     for index, frame in enumerate(timeline.frames):
         if frame.deal != deal:
             continue
-        if frame.decision is not None and isinstance(frame.decision.entry.record, PlayRecord) and first is None:
+        if frame.decision is not None and isinstance(frame.decision.entry.record, PlayDecision) and first is None:
             first = index
         for trick in frame.records(TrickRecord):
             if first is not None:

@@ -19,11 +19,12 @@ from typing import Any, Literal
 
 from protocol import codec
 from protocol import messages as m
-from referee import wire
+from referee import faults, wire
 from referee.bots import reaper
 from referee.bots.process import BotProcess, BotStartError, ResourceLimits
 from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
 from referee.bots.seat import BotSeat, Fault, FaultCode, TimeControl, Transport
+from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealSpec, GameEnded, GameState, IllegalActionError, Phase, Ruleset
 
@@ -341,9 +342,7 @@ class Match:
             if game_number == 1:
                 for seat_index, action in config.prefix:
                     state.apply(action, seat_index)
-                    record = decision_record(seat_index, action, None, False)
-                    record["replayed"] = True
-                    writer.write(record)
+                    writer.write(decision_record(seat_index, action, None, False, replayed=True))
                     done = self._dispatch(state, translator, writer, done)
             while not state.is_over:
                 self._decide(state, game_number, writer)
@@ -365,31 +364,31 @@ class Match:
             assert isinstance(ended, GameEnded)
             self.progress(game_number, config.games, ended)
 
-    def _header(self, game_number: int, state: GameState) -> dict[str, Any]:
+    def _header(self, game_number: int, state: GameState) -> Header:
         config = self.config
         ruleset = config.ruleset
-        return {
-            "protocol": codec.PROTOCOL_VERSION,
-            "game": ruleset.game.value,
-            "players": ruleset.players,
-            "options": ruleset.options(),  # tuples encode as JSON arrays
-            "seed": state.seed,
-            "game_number": game_number,
-            "deals_file": config.deals_source,
-            "max_strikes": config.max_strikes,
-            "consequences": dict(config.consequences),
-            "given_deals": len(config.deals),
-            "bots": [
-                {"seat": s.seat, "name": s.name, "version": s.version, "command": config.bots[s.seat].command}
+        time = config.time
+        return Header(
+            format=FORMAT,
+            version=VERSION,
+            protocol=codec.PROTOCOL_VERSION,
+            game=ruleset.game.value,
+            players=ruleset.players,
+            options=ruleset.options(),  # tuples encode as JSON arrays
+            seed=state.seed,
+            game_number=game_number,
+            deals_file=config.deals_source,
+            max_strikes=config.max_strikes,
+            consequences={faults.FaultCode(c): faults.Consequence(v) for c, v in config.consequences.items()},
+            given_deals=len(config.deals),
+            bots=[
+                BotRecord(seat=s.seat, name=s.name, version=s.version, command=config.bots[s.seat].command)
                 for s in self.seats
             ],
-            "time": {
-                "move_ms": config.time.move_ms,
-                "startup_ms": config.time.startup_ms,
-                "bank_ms": config.time.bank_ms,
-                "increment_ms": config.time.increment_ms,
-            },
-        }
+            time=ClockRecord(
+                move_ms=time.move_ms, startup_ms=time.startup_ms, bank_ms=time.bank_ms, increment_ms=time.increment_ms
+            ),
+        )
 
     def _dispatch(self, state: GameState, translator: wire.EventTranslator, writer: ReplayWriter, done: int) -> int:
         """Record and send every core event not yet handled; return the new count handled."""
@@ -442,14 +441,13 @@ class Match:
         action: Action = state.fallback_action()
         forfeit = config.consequences.get(fault.code) == "forfeit" or seat.strikes >= config.max_strikes
         writer.write(
-            {
-                "type": "fault",
-                "seat": seat.seat,
-                "code": fault.code,
-                "message": fault.message,
-                "strikes": seat.strikes,
-                "forfeited": forfeit,
-            }
+            FaultRecord(
+                seat=seat.seat,
+                code=faults.FaultCode(fault.code),
+                message=fault.message,
+                strikes=seat.strikes,
+                forfeited=forfeit,
+            )
         )
         seat.queue(
             m.ErrorEvent(

@@ -17,17 +17,10 @@ from kierki_cli.main import cli
 from kierki_cli.replay_view import Stepper, Style, build_table, json_records, render_table, story, to_text
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
-from referee.replay.reader import (
-    DealRecord,
-    ReplayError,
-    Timeline,
-    build_timeline,
-    load,
-    parse,
-    resume_point,
-    verify,
-)
-from referee.replay.writer import DECISION_TYPES, ReplayWriter, decision_record, event_record
+from referee.replay.reader import ReplayError, load, parse
+from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
+from referee.replay.timeline import Timeline, build_timeline, resume_point, verify
+from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealKind, GameState, Phase, PlayCard, Ruleset, card_name
 
 MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
@@ -56,22 +49,28 @@ def _match(out: Path, game: str, players: int | None, options: dict[str, object]
     return Match(config).run().replays
 
 
+def _header(ruleset: Ruleset, seed: int) -> Header:
+    return Header(
+        format=FORMAT,
+        version=VERSION,
+        protocol=1,
+        game=ruleset.game.value,
+        players=ruleset.players,
+        options=ruleset.options(),
+        seed=seed,
+        game_number=1,
+        deals_file=None,
+        given_deals=0,
+        bots=[BotRecord(seat=s, name="policy", version="", command="in-process") for s in range(ruleset.players)],
+        time=ClockRecord(move_ms=0, startup_ms=0, bank_ms=0, increment_ms=0),
+    )
+
+
 def _moon_log(path: Path) -> Path:
     """A Hearts game written in-process, where seat 0 shoots the moon (seat 0 plays high, the others low)."""
     ruleset = Ruleset.create("hearts", None, {"target": 30})
     state = GameState(ruleset, seed=16)
-    header = {
-        "protocol": 1,
-        "game": "hearts",
-        "players": 4,
-        "options": ruleset.options(),
-        "seed": 16,
-        "game_number": 1,
-        "deals_file": None,
-        "given_deals": 0,
-        "bots": [{"seat": s, "name": "policy", "version": "", "command": "in-process"} for s in range(4)],
-        "time": {"move_ms": 0, "startup_ms": 0, "bank_ms": 0, "increment_ms": 0},
-    }
+    header = _header(ruleset, seed=16)
     writer = ReplayWriter(path, header)
     for event in state.events:
         record = event_record(event)
@@ -624,7 +623,7 @@ def test_match_from_refuses_what_it_cannot_do(logs: dict[str, Path], tmp_path: P
 
 def test_the_writer_keeps_a_part_file_until_the_game_is_over(tmp_path: Path) -> None:
     path = tmp_path / "game001.replay.jsonl"
-    writer = ReplayWriter(path, {"game": "hearts"})
+    writer = ReplayWriter(path, _header(Ruleset.create("hearts", None, {}), seed=1))
     assert not path.exists() and (tmp_path / "game001.replay.jsonl.part").exists()
     writer.finish("interrupted", "KeyboardInterrupt")
     rows = records(path)

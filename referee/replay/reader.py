@@ -1,49 +1,46 @@
-"""Reading a replay log back: parse and check every line, then rebuild the game by re-applying its decisions.
+"""Reading a replay log: split it into lines and decode each line, once, straight into its record Struct.
 
-The log (REPLAY.md) holds the decisions the bots made and the records the rules core derived from them. Reading
-it back never trusts a derived record: the decisions are re-applied to a fresh ``GameState`` built from the
-header's ruleset and seed (and the deal records, for deals that came from a deal file), and every derived record
-must equal what the rules core produces. So the states a viewer shows, and the observations a seat view is built
-from, are the rules core's own, and ``kierki replay --verify`` is this walk run strictly.
-
-A `Timeline` is the walk's result: the decisions, the frames a viewer steps through, and ``state_at(n)``, the
-state after the first ``n`` decisions.
+Nothing here applies the rules: ``referee.replay.timeline`` re-applies the decisions and checks every derived
+record. What this module checks is the file itself: complete lines of JSON, each a known record of the right
+shape (``referee.replay.records``), a kierki header of a version this reader knows on line 1 and nowhere else,
+and a ruleset the header's game and options can build.
 """
 
 from __future__ import annotations
 
-import json
-import random
-from collections import deque
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
-from referee.replay.writer import DECISION_TYPES, END_STATUSES, FORMAT, RECORD_TYPES, VERSION, Record, event_record
+from referee.replay.records import (
+    FORMAT,
+    RECORD_TYPES,
+    VERSION,
+    DealRecord,
+    EndRecord,
+    Header,
+    MoonDecision,
+    PassDecision,
+    PlayDecision,
+    Record,
+    TrumpDecision,
+    record_type,
+)
 from referee.rules import (
     Action,
     ChooseMoon,
     ChooseTrump,
     DealSpec,
-    GameState,
-    IllegalActionError,
-    MoonOption,
     PassCards,
     PlayCard,
     RulesError,
     Ruleset,
     RulesetError,
-    card_name,
     parse_card,
 )
-from referee.rules.cards import SUIT_LETTERS, CardParseError, parse_suit
-from referee.rules.dealing import deal_cards, random_index, validate_deal
-
-_R = TypeVar("_R")
-FAULT_CODES = ("timeout", "illegal", "malformed", "wrong_type", "crash")
+from referee.rules.cards import CardParseError, parse_suit
 
 
 class ReplayError(Exception):
@@ -58,167 +55,38 @@ class ReplayError(Exception):
         return self.message if self.line is None else f"line {self.line}: {self.message}"
 
 
-# --- the records, typed (REPLAY.md has one section per type) ----------------------------------------------
-
-
-class _Record(msgspec.Struct, kw_only=True, tag_field="type"):
-    pass
-
-
-class BotInfo(msgspec.Struct, kw_only=True):
-    seat: int
-    name: str
-    version: str
-    command: str
-
-
-class TimeInfo(msgspec.Struct, kw_only=True):
-    move_ms: int
-    startup_ms: int
-    bank_ms: int = 0
-    increment_ms: int = 0
-
-
-class Header(_Record, kw_only=True, tag="header"):
-    format: str
-    version: int
-    protocol: int
-    game: str
-    players: int
-    options: dict[str, Any]
-    seed: int
-    game_number: int = 1
-    deals_file: str | None = None
-    max_strikes: int | None = None  # None in logs of referees that did not record it
-    consequences: dict[str, str] | None = None
-    given_deals: int = 0
-    bots: list[BotInfo] = []
-    time: TimeInfo | None = None
-    referee: str | None = None
-    started: str | None = None
-
-
-class _Decision(_Record, kw_only=True):
-    seat: int
-    ms: float | None = None
-    fallback: bool = False
-    replayed: bool = False
-
-
-class PlayRecord(_Decision, kw_only=True, tag="play"):
-    card: str
-
-
-class PassRecord(_Decision, kw_only=True, tag="pass"):
-    cards: list[str]
-
-
-class TrumpRecord(_Decision, kw_only=True, tag="trump"):
-    suit: str
-
-
-class MoonRecord(_Decision, kw_only=True, tag="moon"):
-    choice: str
-
-
-class DealRecord(_Record, kw_only=True, tag="deal"):
-    deal: int
-    kind: str
-    dealer: int
-    hands: list[list[str]]
-    kitty: list[str] = []
-    pass_offset: int = 0
-
-
-class ExchangeRecord(_Record, kw_only=True, tag="exchange"):
-    pass_offset: int
-    passed: list[list[str]]
-
-
-class LotteryPassRecord(_Record, kw_only=True, tag="lottery_pass"):
-    seat: int
-
-
-class TrickRecord(_Record, kw_only=True, tag="trick"):
-    number: int
-    leader: int
-    cards: list[str]
-    winner: int | None
-    collected: list[str]
-
-
-class OutRecord(_Record, kw_only=True, tag="out"):
-    seat: int
-    place: int
-    bonus: int
-
-
-class DealEndRecord(_Record, kw_only=True, tag="deal_end"):
-    deal: int
-    scores: list[int]
-    totals: list[int]
-    early: bool = False
-
-
-class GameEndRecord(_Record, kw_only=True, tag="game_end"):
-    totals: list[int]
-    places: list[int]
-
-
-class FaultRecord(_Record, kw_only=True, tag="fault"):
-    seat: int
-    code: str
-    message: str
-    strikes: int
-    forfeited: bool
-
-
-class EndRecord(_Record, kw_only=True, tag="end"):
-    status: str
-    detail: str = ""
-
-
-DecisionRecord = PlayRecord | PassRecord | TrumpRecord | MoonRecord
-AnyRecord = (
-    Header
-    | PlayRecord
-    | PassRecord
-    | TrumpRecord
-    | MoonRecord
-    | DealRecord
-    | ExchangeRecord
-    | LotteryPassRecord
-    | TrickRecord
-    | OutRecord
-    | DealEndRecord
-    | GameEndRecord
-    | FaultRecord
-    | EndRecord
-)
-
-
 @dataclass(frozen=True)
 class Entry:
-    """One line of the log: its number, the JSON object as written, and the same typed."""
+    """One line of the log: its number and its record."""
 
     line: int
-    raw: dict[str, Any]
-    record: AnyRecord
+    record: Record
 
     @property
     def type(self) -> str:
-        return str(self.raw["type"])
+        return record_type(self.record)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The record as JSON values, in the order and with the fields the writer writes them."""
+        raw: dict[str, Any] = msgspec.to_builtins(self.record)
+        return raw
 
 
 @dataclass
 class Replay:
     name: str
     header: Header
-    header_raw: dict[str, Any]
     ruleset: Ruleset
     entries: list[Entry]  # every record after the header, in order
     partial: bool = False  # a NAME.part file: the game was being played when it was read or was never finished
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def header_raw(self) -> dict[str, Any]:
+        """The header as JSON values, as the writer writes it."""
+        raw: dict[str, Any] = msgspec.to_builtins(self.header)
+        return raw
 
     @property
     def line_count(self) -> int:
@@ -240,7 +108,7 @@ class Replay:
 
 # --- parsing -----------------------------------------------------------------------------------------------
 
-_decoder = msgspec.json.Decoder()
+_decoder = msgspec.json.Decoder(Record)
 
 
 def load(path: Path, *, strict: bool = True) -> Replay:
@@ -261,7 +129,7 @@ def load(path: Path, *, strict: bool = True) -> Replay:
 
 
 def parse(data: bytes, name: str = "<replay>", *, strict: bool = True) -> Replay:
-    """Split and type the lines (no rules are applied yet: that is `build_timeline`)."""
+    """Split the lines and decode each into its record (no rules are applied yet: that is the timeline's walk)."""
     if not data.strip():
         raise ReplayError("the file is empty: not a replay log")
     lines = data.split(b"\n")
@@ -269,14 +137,18 @@ def parse(data: bytes, name: str = "<replay>", *, strict: bool = True) -> Replay
     if not cut:
         lines.pop()
     warnings: list[str] = []
-    raws: list[tuple[int, dict[str, Any]]] = []
+    header: Header | None = None
+    ruleset: Ruleset | None = None
+    entries: list[Entry] = []
     for number, text in enumerate(lines, 1):
         last = number == len(lines)
         text = text.rstrip(b"\r")
         if not text.strip():
             raise ReplayError("an empty line: every line of a replay log is one JSON record", number)
         try:
-            raw = _decoder.decode(text)
+            record = _decoder.decode(text)
+        except msgspec.ValidationError as error:
+            raise ReplayError(_invalid(text, number, error), number) from None
         except msgspec.DecodeError as error:
             if last and cut:
                 if not strict:
@@ -289,90 +161,70 @@ def parse(data: bytes, name: str = "<replay>", *, strict: bool = True) -> Replay
                 ) from None
             hint = "; is this a kierki replay log (gameNNN.replay.jsonl)?" if number == 1 else ""
             raise ReplayError(f"not valid JSON ({error}){hint}", number) from None
-        if not isinstance(raw, dict):
-            raise ReplayError(f"a record is a JSON object, not {type(raw).__name__}", number)
-        raws.append((number, raw))
-    if not raws:
+        if number == 1:
+            header = _check_header(record)
+            try:
+                ruleset = Ruleset.create(header.game, header.players, header.options)
+            except (RulesError, RulesetError) as error:
+                raise ReplayError(f"header: {error}", 1) from None
+        elif isinstance(record, Header):
+            raise ReplayError("a second header: a log holds one game and starts with its only header", number)
+        else:
+            entries.append(Entry(number, record))
+    if header is None or ruleset is None:
         raise ReplayError("the file ends in the middle of its first line: not a complete replay log", 1)
-    header = _parse_header(raws[0][1])
-    try:
-        ruleset = Ruleset.create(header.game, header.players, header.options)
-    except (RulesError, RulesetError) as error:
-        raise ReplayError(f"header: {error}", 1) from None
-    entries = [_entry(number, raw) for number, raw in raws[1:]]
-    for entry in entries:
-        if isinstance(entry.record, Header):
-            raise ReplayError("a second header: a log holds one game and starts with its only header", entry.line)
-    return Replay(name, header, raws[0][1], ruleset, entries, warnings=warnings)
+    return Replay(name, header, ruleset, entries, warnings=warnings)
 
 
-def _parse_header(raw: dict[str, Any]) -> Header:
-    if raw.get("type") != "header" or raw.get("format") != FORMAT:
+def _check_header(record: Record) -> Header:
+    if not isinstance(record, Header) or record.format != FORMAT:
         raise ReplayError(f'not a kierki replay log: the first line is not a "{FORMAT}" header', 1)
-    version = raw.get("version")
-    if not isinstance(version, int) or version > VERSION:
-        raise ReplayError(
-            f"format version {version!r} is newer than this kierki reads (version {VERSION}): update kierki", 1
-        )
-    record = _entry(1, raw).record
-    assert isinstance(record, Header)
+    if record.version > VERSION:
+        raise ReplayError(_newer(record.version), 1)
     return record
 
 
-def _entry(number: int, raw: dict[str, Any]) -> Entry:
+def _newer(version: object) -> str:
+    return f"format version {version!r} is newer than this kierki reads (version {VERSION}): update kierki"
+
+
+def _invalid(text: bytes, number: int, error: msgspec.ValidationError) -> str:
+    """Why a line of valid JSON is not a record. Only a line that failed is decoded a second time, to say so."""
+    raw = msgspec.json.decode(text)
+    if number == 1:
+        if not isinstance(raw, dict) or raw.get("type") != "header" or raw.get("format") != FORMAT:
+            return f'not a kierki replay log: the first line is not a "{FORMAT}" header'
+        version = raw.get("version")
+        if not isinstance(version, int) or version > VERSION:
+            return _newer(version)
+    if not isinstance(raw, dict):
+        return f"a record is a JSON object, not {type(raw).__name__}"
     kind = raw.get("type")
     if not isinstance(kind, str):
-        raise ReplayError('a record without a "type"', number)
+        return 'a record without a "type"'
     if kind not in RECORD_TYPES:
-        raise ReplayError(f"unknown record type {kind!r}", number)
-    try:
-        record = msgspec.convert(raw, AnyRecord)
-    except msgspec.ValidationError as error:
-        raise ReplayError(f"{kind} record: {error}", number) from None
-    return Entry(number, raw, record)
+        return f"unknown record type {kind!r}"
+    return f"{kind} record: {error}"
 
 
-# --- decisions ---------------------------------------------------------------------------------------------
+# --- from records to the rules core's values ---------------------------------------------------------------
 
 
 def action_of(entry: Entry) -> Action:
     """The rules-core action a decision record names."""
     record = entry.record
     try:
-        if isinstance(record, PlayRecord):
+        if isinstance(record, PlayDecision):
             return PlayCard(parse_card(record.card))
-        if isinstance(record, PassRecord):
+        if isinstance(record, PassDecision):
             return PassCards(tuple(parse_card(c) for c in record.cards))
-        if isinstance(record, TrumpRecord):
+        if isinstance(record, TrumpDecision):
             return ChooseTrump(None if record.suit == "NT" else parse_suit(record.suit))
-        if isinstance(record, MoonRecord):
-            if record.choice not in (MoonOption.SELF.value, MoonOption.OTHERS.value):
-                raise ReplayError(f"moon record: choice is 'self' or 'others', not {record.choice!r}", entry.line)
-            return ChooseMoon(MoonOption(record.choice))
+        if isinstance(record, MoonDecision):
+            return ChooseMoon(record.choice)
     except CardParseError as error:
         raise ReplayError(f"{entry.type} record: {error}", entry.line) from None
     raise ReplayError(f"a {entry.type} record is not a decision", entry.line)
-
-
-def describe_action(action: Action) -> str:
-    """Short text of a decision as the log writes it: 'play 7H', 'pass AH KH QH', 'trump S', 'moon others'."""
-    if isinstance(action, PlayCard):
-        return f"play {card_name(action.card)}"
-    if isinstance(action, PassCards):
-        return "pass " + " ".join(card_name(c) for c in action.cards)
-    if isinstance(action, ChooseTrump):
-        return "trump " + ("NT" if action.suit is None else SUIT_LETTERS[action.suit])
-    return f"moon {action.option.value}"
-
-
-def _describe_record(record: DecisionRecord) -> str:
-    if isinstance(record, PlayRecord):
-        return f"play {record.card}"
-    if isinstance(record, PassRecord):
-        return "pass " + " ".join(record.cards)
-    if isinstance(record, TrumpRecord):
-        return f"trump {record.suit}"
-    return f"moon {record.choice}"
 
 
 def deal_spec(entry: Entry) -> DealSpec:
@@ -384,432 +236,3 @@ def deal_spec(entry: Entry) -> DealSpec:
     except CardParseError as error:
         raise ReplayError(f"deal record: {error}", entry.line) from None
     return DealSpec(hands, kitty, record.dealer)
-
-
-# --- the walk ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DecisionStep:
-    index: int  # 0-based; ``kierki match --from FILE --at INDEX`` asks for this decision again
-    entry: Entry
-    seat: int
-    action: Action
-    fault: Entry | None  # the fault this decision was the fallback for
-
-    @property
-    def record(self) -> DecisionRecord:
-        record = self.entry.record
-        assert isinstance(record, PlayRecord | PassRecord | TrumpRecord | MoonRecord)
-        return record
-
-
-@dataclass
-class Frame:
-    """What a viewer shows at one step: the game after ``position`` decisions and the records that step added.
-
-    A decision that ends a deal gives two frames: a closing one (the deal's last trick and scores, shown on
-    the state before that decision plus its records) and the next deal's first frame.
-    """
-
-    position: int
-    deal: int
-    closing: bool = False
-    entries: list[Entry] = field(default_factory=list)
-    decision: DecisionStep | None = None
-
-    def records(self, kind: type[_R]) -> list[_R]:
-        """This step's records of one type."""
-        return [e.record for e in self.entries if isinstance(e.record, kind)]
-
-
-class Timeline:
-    """The decisions, the frames and the states of a replay, rebuilt through the rules core."""
-
-    def __init__(self, replay: Replay) -> None:
-        self.replay = replay
-        self.ruleset = replay.ruleset
-        self.given: tuple[DealSpec, ...] = ()
-        self.decisions: list[DecisionStep] = []
-        self.frames: list[Frame] = []
-        self.problem: ReplayError | None = None
-        self.checked = 0  # records found consistent, the header included
-        self._cursor: GameState | None = None
-        self._cursor_at = 0
-
-    def new_state(self) -> GameState:
-        return GameState(self.ruleset, seed=self.replay.header.seed, deals=self.given)
-
-    def state_at(self, position: int) -> GameState:
-        """The state after the first ``position`` decisions. Shared and reused: read it, do not keep or change it."""
-        if not 0 <= position <= len(self.decisions):
-            raise IndexError(f"position {position} is outside 0..{len(self.decisions)}")
-        if self._cursor is None or position < self._cursor_at:
-            self._cursor, self._cursor_at = self.new_state(), 0
-        while self._cursor_at < position:
-            step = self.decisions[self._cursor_at]
-            self._cursor.apply(step.action, step.seat)
-            self._cursor_at += 1
-        return self._cursor
-
-    def deal_numbers(self) -> list[int]:
-        return sorted({f.deal for f in self.frames})
-
-    def deal_frame(self, deal: int) -> int | None:
-        """The index of the first frame of ``deal``."""
-        for index, frame in enumerate(self.frames):
-            if frame.deal == deal and not frame.closing:
-                return index
-        return None
-
-    def verified_deal_specs(self) -> tuple[DealSpec, ...]:
-        """Every deal of the log that the walk reached, as given deals (hands in dealing order, dealer)."""
-        limit = self.problem.line if self.problem is not None and self.problem.line is not None else None
-        return tuple(deal_spec(e) for e in self.replay.deal_entries() if limit is None or e.line < limit)
-
-
-def build_timeline(replay: Replay, *, strict: bool = True) -> Timeline:
-    """Re-apply the log. Strict: raise ReplayError at the first disagreement; else keep it in ``problem``."""
-    timeline = Timeline(replay)
-    try:
-        _Walk(timeline).run()
-    except ReplayError as error:
-        if strict:
-            raise
-        timeline.problem = error
-    return timeline
-
-
-@dataclass(frozen=True)
-class Verified:
-    decisions: int
-    records: int
-
-
-def verify(replay: Replay) -> Verified:
-    """Check the whole log against the rules core; raise ReplayError naming the first line that disagrees."""
-    timeline = build_timeline(replay, strict=True)
-    return Verified(len(timeline.decisions), timeline.checked)
-
-
-def _fmt(value: object) -> str:
-    return json.dumps(value)
-
-
-def _label(record: Record) -> str:
-    kind = record["type"]
-    if kind == "trick":
-        return f"trick {record['number']}"
-    if kind == "deal":
-        return f"deal {record['deal']}"
-    if kind == "deal_end":
-        return f"deal_end of deal {record['deal']}"
-    if kind in ("out", "lottery_pass"):
-        return f"{kind} of seat {record['seat']}"
-    return str(kind)
-
-
-def _name(record: Record) -> str:
-    kind = record["type"]
-    if kind == "trick":
-        return f"the trick record of trick {record['number']}"
-    if kind in ("deal", "deal_end"):
-        return f"the {kind} record of deal {record['deal']}"
-    if kind in ("out", "lottery_pass"):
-        return f"the {kind} record of seat {record['seat']}"
-    return f"the {kind} record"
-
-
-def _difference(expected: Record, actual: dict[str, Any]) -> str | None:
-    for key, want in expected.items():
-        if key == "type":
-            continue
-        if key not in actual:
-            return f"{key} is missing (the rules give {_fmt(want)})"
-        got = actual[key]
-        if got == want and type(got) is type(want):
-            continue
-        if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-            for index, (w, g) in enumerate(zip(want, got, strict=True)):
-                if isinstance(w, list) and w != g:
-                    return f"{key}[{index}] {_fmt(g)} but the rules give {_fmt(w)}"
-        if got != want or type(got) is not type(want):
-            return f"{key} {_fmt(got)} but the rules give {_fmt(want)}"
-    return None
-
-
-def _at(line: int | None) -> str:
-    return "in an earlier game of the match" if line == 0 else f"at line {line}"
-
-
-class _Walk:
-    def __init__(self, timeline: Timeline) -> None:
-        self.timeline = timeline
-        self.replay = timeline.replay
-        players = timeline.ruleset.players
-        self.expected: deque[Record] = deque()
-        # Strikes and forfeits count over a match's games: a later game may start with a seat's strikes above 0
-        # (its first fault then says how many) or with the seat already forfeited (all its decisions fallbacks).
-        self.strikes: list[int | None] = [None] * players
-        self.forfeited: list[int | None] = [None] * players  # the line of the forfeiting fault; 0: an earlier game
-        self.asked = [False] * players  # the seat made a decision of its own in this game
-        self.pending: list[Entry] = []  # a fault waiting for its fallback decision
-        self.live = False  # a decision not marked "replayed" was seen
-        self.ended = False
-
-    def run(self) -> None:
-        timeline = self.timeline
-        self._check_header()
-        timeline.given = self._given_deals()
-        try:
-            self.state = timeline.new_state()
-        except RulesError as error:
-            raise ReplayError(f"the deals cannot start a game: {error}", 1) from None
-        self._queue(self.state.events)
-        timeline.frames.append(Frame(position=0, deal=1))
-        timeline.checked = 1
-        for entry in self.replay.entries:
-            self._entry(entry)
-            timeline.checked += 1
-        if not self.ended:
-            last = self.replay.line_count
-            where = " (a .part file: the match was stopped before the game ended)" if self.replay.partial else ""
-            raise ReplayError(f"the log has no end record: it was cut off after this line{where}", last)
-
-    def _check_header(self) -> None:
-        header = self.replay.header
-        players = self.timeline.ruleset.players
-        seats = [b.seat for b in header.bots]
-        if seats != list(range(players)):
-            raise ReplayError(f"header: bots must list seats 0 to {players - 1} in order, not {seats}", 1)
-        if header.given_deals < 0:
-            raise ReplayError("header: given_deals cannot be negative", 1)
-
-    def _given_deals(self) -> tuple[DealSpec, ...]:
-        """The deals that did not come from the seed: the first ``given_deals`` deal records of the log."""
-        header = self.replay.header
-        entries = self.replay.deal_entries()
-        given = entries[: header.given_deals]
-        specs = []
-        for entry in given:
-            spec = deal_spec(entry)
-            try:
-                validate_deal(self.timeline.ruleset, spec)
-            except RulesError as error:
-                raise ReplayError(f"deal record: {error}", entry.line) from None
-            specs.append(spec)
-        if specs and len(entries) > len(specs):
-            # A deal file may leave deal 1's dealer to the seed, which then draws once more before shuffling
-            # the next deal: the record of the first seeded deal tells which it was.
-            rng = random.Random(header.seed)
-            players = self.timeline.ruleset.players
-            if random_index(rng, players) == specs[0].dealer:
-                following = entries[len(specs)].record
-                assert isinstance(following, DealRecord)
-                drawn = deal_cards(self.timeline.ruleset, following.dealer, rng)
-                if [[card_name(c) for c in hand] for hand in drawn.hands] == following.hands:
-                    specs[0] = replace(specs[0], dealer=None)
-        return tuple(specs)
-
-    def _queue(self, events: Sequence[Any]) -> None:
-        for event in events:
-            record = event_record(event)
-            if record is not None:
-                self.expected.append(record)
-
-    def _due(self) -> str:
-        state = self.state
-        if state.is_over:
-            return "the game is over"
-        return f"a {state.phase.value} decision by seat {state.to_act} is due"
-
-    def _missing(self) -> str:
-        return f"{_name(self.expected[0])} must come first (a record is missing or out of order)"
-
-    def _entry(self, entry: Entry) -> None:
-        if self.ended:
-            raise ReplayError(f"a {entry.type} record after the end record", entry.line)
-        if entry.type in DECISION_TYPES:
-            self._decision(entry)
-        elif isinstance(entry.record, FaultRecord):
-            self._fault(entry, entry.record)
-        elif isinstance(entry.record, EndRecord):
-            self._end(entry, entry.record)
-        else:
-            self._derived(entry)
-
-    def _derived(self, entry: Entry) -> None:
-        frames = self.timeline.frames
-        if not self.expected:
-            raise ReplayError(f"a {entry.type} record, but the rules produce no record here: {self._due()}", entry.line)
-        if self.pending:
-            raise ReplayError(
-                f"a {entry.type} record between a fault (line {self.pending[0].line}) and its fallback decision",
-                entry.line,
-            )
-        want = self.expected[0]
-        if want["type"] != entry.type:
-            raise ReplayError(f"a {entry.type} record, but {self._missing()}", entry.line)
-        difference = _difference(want, entry.raw)
-        if difference is not None:
-            raise ReplayError(f"{_label(want)}: {difference}", entry.line)
-        self.expected.popleft()
-        if isinstance(entry.record, DealRecord) and frames[-1].entries:
-            frames[-1].closing = True
-            frames.append(Frame(position=frames[-1].position, deal=entry.record.deal))
-        frames[-1].entries.append(entry)
-
-    def _decision(self, entry: Entry) -> None:
-        record = entry.record
-        assert isinstance(record, PlayRecord | PassRecord | TrumpRecord | MoonRecord)
-        state = self.state
-        seat = record.seat
-        what = f"{_describe_record(record)} by seat {seat}"
-        if self.expected:
-            raise ReplayError(f"{what}, but {self._missing()}", entry.line)
-        if state.is_over:
-            raise ReplayError(f"{what} after the game is over", entry.line)
-        if seat != state.to_act:
-            raise ReplayError(f"{what}, but it is seat {state.to_act}'s turn to {state.phase.value}", entry.line)
-        if record.replayed and self.live:
-            raise ReplayError(f"{what} is marked replayed, but replayed decisions only open a resumed game", entry.line)
-        self.live = self.live or not record.replayed
-        action = action_of(entry)
-        fault = self.pending[0] if self.pending else None
-        forfeited_at = self.forfeited[seat]
-        if fault is not None and not record.fallback:
-            raise ReplayError(
-                f"{what} follows a fault (line {fault.line}) but is not marked as the fallback", entry.line
-            )
-        if fault is None and forfeited_at is not None and not record.fallback:
-            raise ReplayError(
-                f"{what}: the seat was forfeited {_at(forfeited_at)}, so only the referee's fallback plays for it",
-                entry.line,
-            )
-        if record.fallback and fault is None and forfeited_at is None:
-            if self.replay.header.game_number == 1 or self.asked[seat] or self.strikes[seat] is not None:
-                raise ReplayError(
-                    f"{what} is marked as a fallback, but no fault precedes it and the seat is not forfeited",
-                    entry.line,
-                )
-            self.forfeited[seat] = 0  # forfeited in an earlier game of the match
-        self.asked[seat] = self.asked[seat] or not record.fallback
-        if record.fallback:
-            fallback = state.fallback_action()
-            if fallback != action:
-                raise ReplayError(
-                    f"{what} is marked as the referee's fallback, but the fallback here is {describe_action(fallback)}",
-                    entry.line,
-                )
-        deal = state.deal_number
-        try:
-            events = state.apply(action, seat)
-        except IllegalActionError as error:
-            message = error.message
-            shown = _describe_record(record).split(" ", 1)[-1] + ": "
-            if message.startswith(shown):
-                message = message[len(shown) :]
-            raise ReplayError(f"{what} is illegal: {message} [rule {error.rule}]", entry.line) from None
-        step = DecisionStep(len(self.timeline.decisions), entry, seat, action, fault)
-        self.timeline.decisions.append(step)
-        self.timeline.frames.append(
-            Frame(position=step.index + 1, deal=deal, entries=[*self.pending, entry], decision=step)
-        )
-        self.pending = []
-        self._queue(events)
-
-    def _fault(self, entry: Entry, record: FaultRecord) -> None:
-        state = self.state
-        seat = record.seat
-        what = f"fault ({record.code}) of seat {seat}"
-        if self.expected:
-            raise ReplayError(f"a {what}, but {self._missing()}", entry.line)
-        if self.pending:
-            raise ReplayError(
-                f"a second fault before the fallback decision of the fault at line {self.pending[0].line}", entry.line
-            )
-        if state.is_over:
-            raise ReplayError(f"a {what} after the game is over", entry.line)
-        if seat != state.to_act:
-            raise ReplayError(f"a {what}, but it is seat {state.to_act}'s turn to {state.phase.value}", entry.line)
-        if self.forfeited[seat] is not None:
-            raise ReplayError(
-                f"a {what}, but the seat was forfeited {_at(self.forfeited[seat])}: the fallback plays for it "
-                "without faults",
-                entry.line,
-            )
-        if record.code not in FAULT_CODES:
-            raise ReplayError(f"unknown fault code {record.code!r} (one of: {', '.join(FAULT_CODES)})", entry.line)
-        before = self.strikes[seat]
-        if before is None and (record.strikes < 1 or (record.strikes > 1 and self.replay.header.game_number == 1)):
-            raise ReplayError(f"the {what} counts {record.strikes} strikes, but it is the seat's first", entry.line)
-        if before is not None and record.strikes != before + 1:
-            raise ReplayError(
-                f"the {what} counts {record.strikes} strikes, but it is the seat's strike {before + 1}", entry.line
-            )
-        self.strikes[seat] = record.strikes
-        header = self.replay.header
-        if header.max_strikes is not None and header.consequences is not None:
-            should = header.consequences.get(record.code) == "forfeit" or record.strikes >= header.max_strikes
-            if record.forfeited != should:
-                raise ReplayError(
-                    f"the {what} says forfeited={str(record.forfeited).lower()}, but with max_strikes "
-                    f"{header.max_strikes} and {record.code}={header.consequences.get(record.code)} it is "
-                    f"{str(should).lower()}",
-                    entry.line,
-                )
-        if record.forfeited:
-            self.forfeited[seat] = entry.line
-        self.pending.append(entry)
-
-    def _end(self, entry: Entry, record: EndRecord) -> None:
-        self.ended = True
-        self.timeline.frames[-1].entries.append(entry)
-        if record.status not in END_STATUSES:
-            raise ReplayError(f"end status {record.status!r} is not one of {', '.join(END_STATUSES)}", entry.line)
-        if record.status != "complete":
-            detail = f" ({record.detail})" if record.detail else ""
-            raise ReplayError(
-                f"the game did not finish: the log ends with status {record.status!r}{detail}", entry.line
-            )
-        if self.pending:
-            raise ReplayError(
-                f"the log ends after the fault at line {self.pending[0].line} without its fallback", entry.line
-            )
-        if self.expected:
-            raise ReplayError(f"the end record, but {self._missing()}", entry.line)
-        if not self.state.is_over:
-            raise ReplayError(f"the end record says complete, but the game is not over: {self._due()}", entry.line)
-
-
-# --- resuming a game from a replay (kierki match --from FILE --at N) ---------------------------------------
-
-
-@dataclass(frozen=True)
-class ResumePoint:
-    ruleset: Ruleset
-    seed: int
-    deals: tuple[DealSpec, ...]
-    prefix: tuple[tuple[int, Action], ...]
-    decisions: int  # in the log
-
-
-def resume_point(path: Path, at: int) -> ResumePoint:
-    """The game of ``path`` after its first ``at`` decisions, for MatchConfig (ruleset, seed, deals, prefix)."""
-    replay = load(path, strict=False)
-    timeline = build_timeline(replay, strict=False)
-    steps = timeline.decisions
-    if not 0 <= at <= len(steps):
-        checked = ""
-        if timeline.problem is not None and replay.end is not None and replay.end.status == "complete":
-            checked = f" that agree with the rules (then {timeline.problem})"
-        raise ReplayError(f"{path} has {len(steps)} decisions{checked}; --at takes 0 to {len(steps)}")
-    if timeline.state_at(at).is_over:
-        raise ReplayError(f"the game of {path} is over after {at} decisions: choose a smaller --at")
-    return ResumePoint(
-        ruleset=timeline.ruleset,
-        seed=replay.header.seed,
-        deals=timeline.verified_deal_specs(),
-        prefix=tuple((s.seat, s.action) for s in steps[:at]),
-        decisions=len(steps),
-    )

@@ -1,0 +1,239 @@
+"""The replay log's records: one msgspec Struct per line type, tagged on ``"type"``. This *is* the format.
+
+REPLAY.md documents these Structs field by field, ``referee/replay/schema.json`` is generated from them, the
+writer encodes them and the reader decodes each line straight into one of them. Nothing else describes a record.
+
+How a record is written follows from its Struct: fields in declaration order after the tag, every field written
+unless it has a default and holds it (``omit_defaults``). So a field the log always carries has no default, and
+the optional ones (``fallback``, ``replayed``, ``detail``, and header fields that older referees did not write)
+appear only when set. A decision's ``ms`` is null when the referee decided without asking; it is absent only in
+logs normalised without timing (the goldens of ``tests/regen_golden.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, get_args
+
+import msgspec
+
+from referee.faults import Consequence, FaultCode
+from referee.rules import DealKind, MoonOption
+
+__all__ = [
+    "DECISION_TYPES",
+    "DERIVED_TYPES",
+    "END_STATUSES",
+    "FORMAT",
+    "RECORD_TYPES",
+    "VERSION",
+    "BotRecord",
+    "ClockRecord",
+    "DealEndRecord",
+    "DealRecord",
+    "Decision",
+    "Derived",
+    "EndRecord",
+    "ExchangeRecord",
+    "FaultRecord",
+    "GameEndRecord",
+    "Header",
+    "LotteryPassRecord",
+    "MoonDecision",
+    "OutRecord",
+    "PassDecision",
+    "PlayDecision",
+    "Record",
+    "TrickRecord",
+    "TrumpDecision",
+    "record_type",
+]
+
+FORMAT: Final = "kierki-replay"
+VERSION: Final = 1  # REPLAY.md documents this version; a reader refuses a newer one
+END_STATUSES: Final = ("complete", "interrupted", "error")
+
+
+class _Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):
+    pass
+
+
+# --- the header ---------------------------------------------------------------------------------------------
+
+
+class BotRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's bot: its name and version as it said in its hello, and the command that ran it."""
+
+    seat: int
+    name: str
+    version: str
+    command: str
+
+
+class ClockRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """The match's time control, in milliseconds."""
+
+    move_ms: int
+    startup_ms: int
+    bank_ms: int
+    increment_ms: int
+
+
+class Header(_Record, frozen=True, kw_only=True, tag="header"):
+    """Line 1: the format, the game with every rule option, the seed, the fault policy and the bots."""
+
+    format: str
+    version: int
+    referee: str | None = None  # absent only in normalised logs (the goldens)
+    started: str | None = None  # likewise
+    protocol: int
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    game_number: int
+    deals_file: str | None
+    max_strikes: int | None = None  # absent in logs of referees older than the fault policy
+    consequences: dict[FaultCode, Consequence] | None = None  # likewise
+    given_deals: int
+    bots: list[BotRecord]
+    time: ClockRecord
+
+
+# --- decisions: what the bots chose (or the referee for them) ------------------------------------------------
+
+
+class PlayDecision(_Record, frozen=True, kw_only=True, tag="play"):
+    """A card played."""
+
+    seat: int
+    card: str
+    ms: float | msgspec.UnsetType | None = msgspec.UNSET
+    fallback: bool = False
+    replayed: bool = False
+
+
+class PassDecision(_Record, frozen=True, kw_only=True, tag="pass"):
+    """The cards a seat passed, as it listed them."""
+
+    seat: int
+    cards: list[str]
+    ms: float | msgspec.UnsetType | None = msgspec.UNSET
+    fallback: bool = False
+    replayed: bool = False
+
+
+class TrumpDecision(_Record, frozen=True, kw_only=True, tag="trump"):
+    """The trump suit named (C, D, H, S, or NT for no trump)."""
+
+    seat: int
+    suit: str
+    ms: float | msgspec.UnsetType | None = msgspec.UNSET
+    fallback: bool = False
+    replayed: bool = False
+
+
+class MoonDecision(_Record, frozen=True, kw_only=True, tag="moon"):
+    """How a seat that shot the moon scores it."""
+
+    seat: int
+    choice: MoonOption
+    ms: float | msgspec.UnsetType | None = msgspec.UNSET
+    fallback: bool = False
+    replayed: bool = False
+
+
+class FaultRecord(_Record, frozen=True, kw_only=True, tag="fault"):
+    """A bot's fault; the next record is the fallback decision the referee played for it."""
+
+    seat: int
+    code: FaultCode
+    message: str
+    strikes: int
+    forfeited: bool
+
+
+# --- derived records: what the rules made of the decisions -------------------------------------------------
+
+
+class DealRecord(_Record, frozen=True, kw_only=True, tag="deal"):
+    """A new deal, with every hand in dealing order."""
+
+    deal: int
+    kind: DealKind
+    dealer: int
+    hands: list[list[str]]
+    kitty: list[str]
+    pass_offset: int
+
+
+class ExchangeRecord(_Record, frozen=True, kw_only=True, tag="exchange"):
+    """The passed cards change hands."""
+
+    pass_offset: int
+    passed: list[list[str]]
+
+
+class LotteryPassRecord(_Record, frozen=True, kw_only=True, tag="lottery_pass"):
+    """In the loteryjka, a seat with no card that fits a column passes."""
+
+    seat: int
+
+
+class TrickRecord(_Record, frozen=True, kw_only=True, tag="trick"):
+    """A complete trick; ``winner`` is null when every led-suit card was cancelled."""
+
+    number: int
+    leader: int
+    cards: list[str]
+    winner: int | None
+    collected: list[str]
+
+
+class OutRecord(_Record, frozen=True, kw_only=True, tag="out"):
+    """In the loteryjka, a seat that played its last card: its place and bonus."""
+
+    seat: int
+    place: int
+    bonus: int
+
+
+class DealEndRecord(_Record, frozen=True, kw_only=True, tag="deal_end"):
+    """A deal's scores and the totals after it."""
+
+    deal: int
+    scores: list[int]
+    totals: list[int]
+    early: bool
+
+
+class GameEndRecord(_Record, frozen=True, kw_only=True, tag="game_end"):
+    """The result: totals and places (1 is best) per seat."""
+
+    totals: list[int]
+    places: list[int]
+
+
+class EndRecord(_Record, frozen=True, kw_only=True, tag="end"):
+    """The last line: complete, interrupted or error, with what happened."""
+
+    status: str
+    detail: str = ""
+
+
+Decision = PlayDecision | PassDecision | TrumpDecision | MoonDecision
+Derived = DealRecord | ExchangeRecord | LotteryPassRecord | TrickRecord | OutRecord | DealEndRecord | GameEndRecord
+Record = Header | Decision | FaultRecord | Derived | EndRecord
+
+
+def record_type(record: Record) -> str:
+    """The ``"type"`` tag a record is written with."""
+    return str(record.__struct_config__.tag)
+
+
+def _tags(union: Any) -> frozenset[str]:
+    return frozenset(str(cls.__struct_config__.tag) for cls in get_args(union))
+
+
+DECISION_TYPES: Final = _tags(Decision)
+DERIVED_TYPES: Final = _tags(Derived)
+RECORD_TYPES: Final = _tags(Record)

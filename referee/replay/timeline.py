@@ -1,0 +1,513 @@
+"""Rebuilding a game from its replay log: the walk that re-applies every decision, the `Timeline` it yields,
+``verify`` (the walk run strictly) and ``resume_point`` (a game cut after N decisions, for ``kierki match --from``).
+
+Reading a log back never trusts a derived record: the decisions are re-applied to a fresh ``GameState`` built from
+the header's ruleset and seed (and the deal records, for deals that came from a deal file), and every derived
+record must equal the record the writer makes of the rules core's own events, compared Struct to Struct. So the
+states a viewer shows, and the observations a seat view is built from, are the rules core's own. Faults are
+checked against the header's fault policy (``referee.faults``), the same policy the match applies.
+
+A `Timeline` is the walk's result: the decisions, the frames a viewer steps through, and ``state_at(n)``, the
+state after the first ``n`` decisions.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from referee.faults import FaultPolicy
+from referee.replay.reader import Entry, Replay, ReplayError, action_of, deal_spec, load
+from referee.replay.records import (
+    END_STATUSES,
+    DealEndRecord,
+    DealRecord,
+    Decision,
+    Derived,
+    EndRecord,
+    FaultRecord,
+    Header,
+    LotteryPassRecord,
+    MoonDecision,
+    OutRecord,
+    PassDecision,
+    PlayDecision,
+    TrickRecord,
+    TrumpDecision,
+    record_type,
+)
+from referee.replay.writer import event_record
+from referee.rules import (
+    Action,
+    ChooseTrump,
+    DealSpec,
+    GameState,
+    IllegalActionError,
+    PassCards,
+    PlayCard,
+    RulesError,
+    Ruleset,
+    card_name,
+)
+from referee.rules.cards import SUIT_LETTERS
+from referee.rules.dealing import deal_cards, random_index, validate_deal
+
+_R = TypeVar("_R")
+
+
+def describe_action(action: Action) -> str:
+    """Short text of a decision as the log writes it: 'play 7H', 'pass AH KH QH', 'trump S', 'moon others'."""
+    if isinstance(action, PlayCard):
+        return f"play {card_name(action.card)}"
+    if isinstance(action, PassCards):
+        return "pass " + " ".join(card_name(c) for c in action.cards)
+    if isinstance(action, ChooseTrump):
+        return "trump " + ("NT" if action.suit is None else SUIT_LETTERS[action.suit])
+    return f"moon {action.option.value}"
+
+
+def _describe_record(record: Decision) -> str:
+    if isinstance(record, PlayDecision):
+        return f"play {record.card}"
+    if isinstance(record, PassDecision):
+        return "pass " + " ".join(record.cards)
+    if isinstance(record, TrumpDecision):
+        return f"trump {record.suit}"
+    return f"moon {record.choice}"
+
+
+# --- the walk ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecisionStep:
+    index: int  # 0-based; ``kierki match --from FILE --at INDEX`` asks for this decision again
+    entry: Entry
+    seat: int
+    action: Action
+    fault: Entry | None  # the fault this decision was the fallback for
+
+    @property
+    def record(self) -> Decision:
+        record = self.entry.record
+        assert isinstance(record, PlayDecision | PassDecision | TrumpDecision | MoonDecision)
+        return record
+
+
+@dataclass
+class Frame:
+    """What a viewer shows at one step: the game after ``position`` decisions and the records that step added.
+
+    A decision that ends a deal gives two frames: a closing one (the deal's last trick and scores, shown on
+    the state before that decision plus its records) and the next deal's first frame.
+    """
+
+    position: int
+    deal: int
+    closing: bool = False
+    entries: list[Entry] = field(default_factory=list)
+    decision: DecisionStep | None = None
+
+    def records(self, kind: type[_R]) -> list[_R]:
+        """This step's records of one type."""
+        return [e.record for e in self.entries if isinstance(e.record, kind)]
+
+
+class Timeline:
+    """The decisions, the frames and the states of a replay, rebuilt through the rules core."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.ruleset = replay.ruleset
+        self.given: tuple[DealSpec, ...] = ()
+        self.decisions: list[DecisionStep] = []
+        self.frames: list[Frame] = []
+        self.problem: ReplayError | None = None
+        self.checked = 0  # records found consistent, the header included
+        self._cursor: GameState | None = None
+        self._cursor_at = 0
+
+    def new_state(self) -> GameState:
+        return GameState(self.ruleset, seed=self.replay.header.seed, deals=self.given)
+
+    def state_at(self, position: int) -> GameState:
+        """The state after the first ``position`` decisions. Shared and reused: read it, do not keep or change it."""
+        if not 0 <= position <= len(self.decisions):
+            raise IndexError(f"position {position} is outside 0..{len(self.decisions)}")
+        if self._cursor is None or position < self._cursor_at:
+            self._cursor, self._cursor_at = self.new_state(), 0
+        while self._cursor_at < position:
+            step = self.decisions[self._cursor_at]
+            self._cursor.apply(step.action, step.seat)
+            self._cursor_at += 1
+        return self._cursor
+
+    def deal_numbers(self) -> list[int]:
+        return sorted({f.deal for f in self.frames})
+
+    def deal_frame(self, deal: int) -> int | None:
+        """The index of the first frame of ``deal``."""
+        for index, frame in enumerate(self.frames):
+            if frame.deal == deal and not frame.closing:
+                return index
+        return None
+
+    def verified_deal_specs(self) -> tuple[DealSpec, ...]:
+        """Every deal of the log that the walk reached, as given deals (hands in dealing order, dealer)."""
+        limit = self.problem.line if self.problem is not None and self.problem.line is not None else None
+        return tuple(deal_spec(e) for e in self.replay.deal_entries() if limit is None or e.line < limit)
+
+
+def build_timeline(replay: Replay, *, strict: bool = True) -> Timeline:
+    """Re-apply the log. Strict: raise ReplayError at the first disagreement; else keep it in ``problem``."""
+    timeline = Timeline(replay)
+    try:
+        _Walk(timeline).run()
+    except ReplayError as error:
+        if strict:
+            raise
+        timeline.problem = error
+    return timeline
+
+
+@dataclass(frozen=True)
+class Verified:
+    decisions: int
+    records: int
+
+
+def verify(replay: Replay) -> Verified:
+    """Check the whole log against the rules core; raise ReplayError naming the first line that disagrees."""
+    timeline = build_timeline(replay, strict=True)
+    return Verified(len(timeline.decisions), timeline.checked)
+
+
+def _fmt(value: object) -> str:
+    return json.dumps(msgspec.to_builtins(value))
+
+
+def _label(record: Derived) -> str:
+    if isinstance(record, TrickRecord):
+        return f"trick {record.number}"
+    if isinstance(record, DealRecord):
+        return f"deal {record.deal}"
+    if isinstance(record, DealEndRecord):
+        return f"deal_end of deal {record.deal}"
+    if isinstance(record, OutRecord | LotteryPassRecord):
+        return f"{record_type(record)} of seat {record.seat}"
+    return record_type(record)
+
+
+def _name(record: Derived) -> str:
+    kind = record_type(record)
+    if isinstance(record, TrickRecord):
+        return f"the trick record of trick {record.number}"
+    if isinstance(record, DealRecord | DealEndRecord):
+        return f"the {kind} record of deal {record.deal}"
+    if isinstance(record, OutRecord | LotteryPassRecord):
+        return f"the {kind} record of seat {record.seat}"
+    return f"the {kind} record"
+
+
+def _difference(expected: Derived, actual: Derived) -> str | None:
+    """The first field, in the record's order, where the log differs from what the rules give."""
+    if expected == actual:
+        return None
+    for key in expected.__struct_fields__:
+        want, got = getattr(expected, key), getattr(actual, key)
+        if got == want:
+            continue
+        if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+            for index, (w, g) in enumerate(zip(want, got, strict=True)):
+                if isinstance(w, list) and w != g:
+                    return f"{key}[{index}] {_fmt(g)} but the rules give {_fmt(w)}"
+        return f"{key} {_fmt(got)} but the rules give {_fmt(want)}"
+    return None
+
+
+def _at(line: int | None) -> str:
+    return "in an earlier game of the match" if line == 0 else f"at line {line}"
+
+
+class _Walk:
+    def __init__(self, timeline: Timeline) -> None:
+        self.timeline = timeline
+        self.replay = timeline.replay
+        players = timeline.ruleset.players
+        self.expected: deque[Derived] = deque()
+        # Strikes and forfeits count over a match's games: a later game may start with a seat's strikes above 0
+        # (its first fault then says how many) or with the seat already forfeited (all its decisions fallbacks).
+        self.strikes: list[int | None] = [None] * players
+        self.forfeited: list[int | None] = [None] * players  # the line of the forfeiting fault; 0: an earlier game
+        self.asked = [False] * players  # the seat made a decision of its own in this game
+        self.pending: list[Entry] = []  # a fault waiting for its fallback decision
+        self.live = False  # a decision not marked "replayed" was seen
+        self.ended = False
+        self.policy: FaultPolicy | None = None  # None: the header predates the fault policy, forfeits go unchecked
+
+    def run(self) -> None:
+        timeline = self.timeline
+        self._check_header()
+        timeline.given = self._given_deals()
+        try:
+            self.state = timeline.new_state()
+        except RulesError as error:
+            raise ReplayError(f"the deals cannot start a game: {error}", 1) from None
+        self._queue(self.state.events)
+        timeline.frames.append(Frame(position=0, deal=1))
+        timeline.checked = 1
+        for entry in self.replay.entries:
+            self._entry(entry)
+            timeline.checked += 1
+        if not self.ended:
+            last = self.replay.line_count
+            where = " (a .part file: the match was stopped before the game ended)" if self.replay.partial else ""
+            raise ReplayError(f"the log has no end record: it was cut off after this line{where}", last)
+
+    def _check_header(self) -> None:
+        header = self.replay.header
+        players = self.timeline.ruleset.players
+        seats = [b.seat for b in header.bots]
+        if seats != list(range(players)):
+            raise ReplayError(f"header: bots must list seats 0 to {players - 1} in order, not {seats}", 1)
+        if header.given_deals < 0:
+            raise ReplayError("header: given_deals cannot be negative", 1)
+        if header.max_strikes is not None and header.consequences is not None:
+            try:
+                self.policy = FaultPolicy(header.max_strikes, header.consequences)
+            except ValueError as error:
+                raise ReplayError(f"header: {error}", 1) from None
+
+    def _given_deals(self) -> tuple[DealSpec, ...]:
+        """The deals that did not come from the seed: the first ``given_deals`` deal records of the log."""
+        header = self.replay.header
+        entries = self.replay.deal_entries()
+        given = entries[: header.given_deals]
+        specs = []
+        for entry in given:
+            spec = deal_spec(entry)
+            try:
+                validate_deal(self.timeline.ruleset, spec)
+            except RulesError as error:
+                raise ReplayError(f"deal record: {error}", entry.line) from None
+            specs.append(spec)
+        if specs and len(entries) > len(specs):
+            # A deal file may leave deal 1's dealer to the seed, which then draws once more before shuffling
+            # the next deal: the record of the first seeded deal tells which it was.
+            rng = random.Random(header.seed)
+            players = self.timeline.ruleset.players
+            if random_index(rng, players) == specs[0].dealer:
+                following = entries[len(specs)].record
+                assert isinstance(following, DealRecord)
+                drawn = deal_cards(self.timeline.ruleset, following.dealer, rng)
+                if [[card_name(c) for c in hand] for hand in drawn.hands] == following.hands:
+                    specs[0] = replace(specs[0], dealer=None)
+        return tuple(specs)
+
+    def _queue(self, events: Sequence[Any]) -> None:
+        for event in events:
+            record = event_record(event)
+            if record is not None:
+                self.expected.append(record)
+
+    def _due(self) -> str:
+        state = self.state
+        if state.is_over:
+            return "the game is over"
+        return f"a {state.phase.value} decision by seat {state.to_act} is due"
+
+    def _missing(self) -> str:
+        return f"{_name(self.expected[0])} must come first (a record is missing or out of order)"
+
+    def _entry(self, entry: Entry) -> None:
+        if self.ended:
+            raise ReplayError(f"a {entry.type} record after the end record", entry.line)
+        if isinstance(entry.record, PlayDecision | PassDecision | TrumpDecision | MoonDecision):
+            self._decision(entry, entry.record)
+        elif isinstance(entry.record, FaultRecord):
+            self._fault(entry, entry.record)
+        elif isinstance(entry.record, EndRecord):
+            self._end(entry, entry.record)
+        elif isinstance(entry.record, Header):  # parse() already refuses a second header
+            raise ReplayError("a second header: a log holds one game and starts with its only header", entry.line)
+        else:
+            self._derived(entry, entry.record)
+
+    def _derived(self, entry: Entry, record: Derived) -> None:
+        frames = self.timeline.frames
+        if not self.expected:
+            raise ReplayError(f"a {entry.type} record, but the rules produce no record here: {self._due()}", entry.line)
+        if self.pending:
+            raise ReplayError(
+                f"a {entry.type} record between a fault (line {self.pending[0].line}) and its fallback decision",
+                entry.line,
+            )
+        want = self.expected[0]
+        if type(want) is not type(record):
+            raise ReplayError(f"a {entry.type} record, but {self._missing()}", entry.line)
+        difference = _difference(want, record)
+        if difference is not None:
+            raise ReplayError(f"{_label(want)}: {difference}", entry.line)
+        self.expected.popleft()
+        if isinstance(record, DealRecord) and frames[-1].entries:
+            frames[-1].closing = True
+            frames.append(Frame(position=frames[-1].position, deal=record.deal))
+        frames[-1].entries.append(entry)
+
+    def _decision(self, entry: Entry, record: Decision) -> None:
+        state = self.state
+        seat = record.seat
+        what = f"{_describe_record(record)} by seat {seat}"
+        if self.expected:
+            raise ReplayError(f"{what}, but {self._missing()}", entry.line)
+        if state.is_over:
+            raise ReplayError(f"{what} after the game is over", entry.line)
+        if seat != state.to_act:
+            raise ReplayError(f"{what}, but it is seat {state.to_act}'s turn to {state.phase.value}", entry.line)
+        if record.replayed and self.live:
+            raise ReplayError(f"{what} is marked replayed, but replayed decisions only open a resumed game", entry.line)
+        self.live = self.live or not record.replayed
+        action = action_of(entry)
+        fault = self.pending[0] if self.pending else None
+        forfeited_at = self.forfeited[seat]
+        if fault is not None and not record.fallback:
+            raise ReplayError(
+                f"{what} follows a fault (line {fault.line}) but is not marked as the fallback", entry.line
+            )
+        if fault is None and forfeited_at is not None and not record.fallback:
+            raise ReplayError(
+                f"{what}: the seat was forfeited {_at(forfeited_at)}, so only the referee's fallback plays for it",
+                entry.line,
+            )
+        if record.fallback and fault is None and forfeited_at is None:
+            if self.replay.header.game_number == 1 or self.asked[seat] or self.strikes[seat] is not None:
+                raise ReplayError(
+                    f"{what} is marked as a fallback, but no fault precedes it and the seat is not forfeited",
+                    entry.line,
+                )
+            self.forfeited[seat] = 0  # forfeited in an earlier game of the match
+        self.asked[seat] = self.asked[seat] or not record.fallback
+        if record.fallback:
+            fallback = state.fallback_action()
+            if fallback != action:
+                raise ReplayError(
+                    f"{what} is marked as the referee's fallback, but the fallback here is {describe_action(fallback)}",
+                    entry.line,
+                )
+        deal = state.deal_number
+        try:
+            events = state.apply(action, seat)
+        except IllegalActionError as error:
+            message = error.message
+            shown = _describe_record(record).split(" ", 1)[-1] + ": "
+            if message.startswith(shown):
+                message = message[len(shown) :]
+            raise ReplayError(f"{what} is illegal: {message} [rule {error.rule}]", entry.line) from None
+        step = DecisionStep(len(self.timeline.decisions), entry, seat, action, fault)
+        self.timeline.decisions.append(step)
+        self.timeline.frames.append(
+            Frame(position=step.index + 1, deal=deal, entries=[*self.pending, entry], decision=step)
+        )
+        self.pending = []
+        self._queue(events)
+
+    def _fault(self, entry: Entry, record: FaultRecord) -> None:
+        state = self.state
+        seat = record.seat
+        what = f"fault ({record.code}) of seat {seat}"
+        if self.expected:
+            raise ReplayError(f"a {what}, but {self._missing()}", entry.line)
+        if self.pending:
+            raise ReplayError(
+                f"a second fault before the fallback decision of the fault at line {self.pending[0].line}", entry.line
+            )
+        if state.is_over:
+            raise ReplayError(f"a {what} after the game is over", entry.line)
+        if seat != state.to_act:
+            raise ReplayError(f"a {what}, but it is seat {state.to_act}'s turn to {state.phase.value}", entry.line)
+        if self.forfeited[seat] is not None:
+            raise ReplayError(
+                f"a {what}, but the seat was forfeited {_at(self.forfeited[seat])}: the fallback plays for it "
+                "without faults",
+                entry.line,
+            )
+        before = self.strikes[seat]
+        if before is None and (record.strikes < 1 or (record.strikes > 1 and self.replay.header.game_number == 1)):
+            raise ReplayError(f"the {what} counts {record.strikes} strikes, but it is the seat's first", entry.line)
+        if before is not None and record.strikes != before + 1:
+            raise ReplayError(
+                f"the {what} counts {record.strikes} strikes, but it is the seat's strike {before + 1}", entry.line
+            )
+        self.strikes[seat] = record.strikes
+        policy = self.policy
+        if policy is not None:
+            should = policy.forfeits(record.code, record.strikes)
+            if record.forfeited != should:
+                raise ReplayError(
+                    f"the {what} says forfeited={str(record.forfeited).lower()}, but with max_strikes "
+                    f"{policy.max_strikes} and {record.code}={policy.consequences[record.code]} it is "
+                    f"{str(should).lower()}",
+                    entry.line,
+                )
+        if record.forfeited:
+            self.forfeited[seat] = entry.line
+        self.pending.append(entry)
+
+    def _end(self, entry: Entry, record: EndRecord) -> None:
+        self.ended = True
+        self.timeline.frames[-1].entries.append(entry)
+        if record.status not in END_STATUSES:
+            raise ReplayError(f"end status {record.status!r} is not one of {', '.join(END_STATUSES)}", entry.line)
+        if record.status != "complete":
+            detail = f" ({record.detail})" if record.detail else ""
+            raise ReplayError(
+                f"the game did not finish: the log ends with status {record.status!r}{detail}", entry.line
+            )
+        if self.pending:
+            raise ReplayError(
+                f"the log ends after the fault at line {self.pending[0].line} without its fallback", entry.line
+            )
+        if self.expected:
+            raise ReplayError(f"the end record, but {self._missing()}", entry.line)
+        if not self.state.is_over:
+            raise ReplayError(f"the end record says complete, but the game is not over: {self._due()}", entry.line)
+
+
+# --- resuming a game from a replay (kierki match --from FILE --at N) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    ruleset: Ruleset
+    seed: int
+    deals: tuple[DealSpec, ...]
+    prefix: tuple[tuple[int, Action], ...]
+    decisions: int  # in the log
+
+
+def resume_point(path: Path, at: int) -> ResumePoint:
+    """The game of ``path`` after its first ``at`` decisions, for MatchConfig (ruleset, seed, deals, prefix)."""
+    replay = load(path, strict=False)
+    timeline = build_timeline(replay, strict=False)
+    steps = timeline.decisions
+    if not 0 <= at <= len(steps):
+        checked = ""
+        if timeline.problem is not None and replay.end is not None and replay.end.status == "complete":
+            checked = f" that agree with the rules (then {timeline.problem})"
+        raise ReplayError(f"{path} has {len(steps)} decisions{checked}; --at takes 0 to {len(steps)}")
+    if timeline.state_at(at).is_over:
+        raise ReplayError(f"the game of {path} is over after {at} decisions: choose a smaller --at")
+    return ResumePoint(
+        ruleset=timeline.ruleset,
+        seed=replay.header.seed,
+        deals=timeline.verified_deal_specs(),
+        prefix=tuple((s.seat, s.action) for s in steps[:at]),
+        decisions=len(steps),
+    )
