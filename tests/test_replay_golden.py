@@ -7,6 +7,7 @@ A difference means the replay format, the rules or the sample bots changed. If t
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,11 @@ import regen_golden
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
+from referee.replay.records import DECISION_TYPES
+
+# A golden as the dict-building writer wrote it, before the records became Structs: "seat" before "type" on
+# decision lines. Kept to show that this was the only change, and that such logs still read and verify.
+SEAT_FIRST = regen_golden.GOLDEN / "seat-first" / "hearts-target30-seed5.replay.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +66,25 @@ def test_normalising_drops_timing_and_paths() -> None:
         "type": "play",
         "card": "2C",
     }
+
+
+def test_structs_changed_only_the_key_order_of_decision_lines() -> None:
+    old = SEAT_FIRST.read_text().splitlines()
+    new = (regen_golden.GOLDEN / SEAT_FIRST.name).read_text().splitlines()
+    assert len(old) == len(new)
+    decisions = 0
+    for before, after in zip(old, new, strict=True):
+        was, now = json.loads(before), json.loads(after)
+        assert was == now  # the same JSON object
+        if now["type"] in DECISION_TYPES:
+            decisions += 1
+            assert list(was)[:2] == ["seat", "type"] and list(now)[:2] == ["type", "seat"]
+            assert json.dumps({"type": was["type"], **was}, separators=(",", ":")) == after  # only "type" moved
+        else:
+            assert before == after  # every other line is byte-identical
+    assert decisions > 100
+
+
+def test_a_log_with_the_old_key_order_still_verifies() -> None:
+    result = CliRunner().invoke(cli, ["replay", "--verify", str(SEAT_FIRST)])
+    assert result.exit_code == 0 and result.stdout.startswith("OK: "), result.stdout
