@@ -311,6 +311,7 @@ from kierki_cli.checkbot_cmd import check_bot  # noqa: E402
 cli.add_command(check_bot)
 
 
-from kierki_cli.replay_cmd import replay  # noqa: E402
+from kierki_cli.replay_cmd import replay, replay_schema  # noqa: E402
 
 cli.add_command(replay)
+cli.add_command(replay_schema)

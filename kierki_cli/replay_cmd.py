@@ -18,6 +18,7 @@ from kierki_cli.replay_view import (
     trick_story,
     tricks_of,
 )
+from referee.replay import schema
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
 
@@ -136,3 +137,9 @@ def resume_from(file: Path, at: int) -> ResumePoint:
         raise click.ClickException(f"--from {file}: {error}") from None
     click.echo(f"resuming {file} at decision {at} of {point.decisions}", err=True)
     return point
+
+
+@click.command("replay-schema")
+def replay_schema() -> None:
+    """Print the JSON Schema of a replay log's records (REPLAY.md); the same text as referee/replay/schema.json."""
+    sys.stdout.write(schema.render_schema())

@@ -376,6 +376,21 @@ def test_a_forfeit_must_follow_the_strike_rule(logs: dict[str, Path], tmp_path: 
     assert f"line {index + 1}: the fault (illegal) of seat 0 says forfeited=true, but with max_strikes 3" in out
 
 
+def test_faults_are_checked_against_the_headers_policy(logs: dict[str, Path], tmp_path: Path) -> None:
+    lines = raw_lines(logs["faults"])
+    header = json.loads(lines[0])
+    index = next(i for i, line in enumerate(lines) if '"fault"' in line)
+    assert json.loads(lines[index])["code"] == "illegal"
+    lines[0] = json.dumps({**header, "consequences": {**header["consequences"], "illegal": "forfeit"}})
+    out = failure(write(tmp_path / "a.jsonl", lines))
+    assert f"line {index + 1}: the fault (illegal) of seat 0 says forfeited=false, but with max_strikes 3 and " in out
+    assert "illegal=forfeit it is true" in out
+    lines[0] = json.dumps({**header, "max_strikes": 0})
+    assert "line 1: header: max_strikes must be at least 1" in failure(write(tmp_path / "b.jsonl", lines))
+    lines[0] = json.dumps({k: v for k, v in header.items() if k not in ("max_strikes", "consequences")})
+    assert run("replay", "--verify", write(tmp_path / "c.jsonl", lines))[0] == 0  # older logs: not checked
+
+
 def test_a_header_changed(logs: dict[str, Path], tmp_path: Path) -> None:
     lines = raw_lines(logs["hearts"])
     header = json.loads(lines[0])

@@ -1,0 +1,66 @@
+"""The replay record format as JSON Schema, generated from the Structs of ``records.py`` so it cannot drift.
+
+Tools in other languages can validate a log line by line against ``referee/replay/schema.json``, or generate types
+from it. The file is committed (so it can be read on the web and is shipped as package data) and a test fails when
+it is stale. ``kierki replay-schema`` prints it. Regenerate it with::
+
+    python -m referee.replay.schema
+
+``python -m referee.replay.schema --check`` only compares, exiting 1 when the file is stale (for CI).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from referee.replay.records import FORMAT, VERSION, Record
+
+__all__ = ["SCHEMA_PATH", "json_schema", "main", "render_schema"]
+
+SCHEMA_PATH: Final = Path(__file__).with_name("schema.json")
+
+
+def json_schema() -> dict[str, Any]:
+    """One line of a log: any record; ``$defs`` holds each record type and its nested objects."""
+    (record,), components = msgspec.json.schema_components([Record], ref_template="#/$defs/{name}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{FORMAT} record, format version {VERSION}",
+        "description": (
+            "One line of a kierki replay log (JSON Lines, UTF-8). The first line is a header, the last of a "
+            "finished log an end record. Readers must ignore unknown fields. See REPLAY.md."
+        ),
+        "x-replay-version": VERSION,
+        **record,
+        "$defs": dict(components),
+    }
+
+
+def render_schema() -> str:
+    """The exact text of ``schema.json``: stable key order so regenerating gives a minimal diff."""
+    return json.dumps(json_schema(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    text = render_schema()
+    if args == ["--check"]:
+        if SCHEMA_PATH.exists() and SCHEMA_PATH.read_text(encoding="utf-8") == text:
+            return 0
+        print(f"{SCHEMA_PATH} is stale: run `python -m referee.replay.schema`", file=sys.stderr)
+        return 1
+    if args:
+        print("usage: python -m referee.replay.schema [--check]", file=sys.stderr)
+        return 2
+    SCHEMA_PATH.write_text(text, encoding="utf-8")
+    print(f"wrote {SCHEMA_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
