@@ -336,6 +336,47 @@ def hearts_vs_openspiel_chance_outcomes(config: Config) -> Result:
     )
 
 
+# --- replay logs -------------------------------------------------------------------------------------------
+
+REPLAY_LOG = ROOT / "tests" / "golden" / "kierki-seed3.replay.jsonl"
+
+
+@benchmark("replay_verify")
+def replay_verify(config: Config) -> Result:
+    """``kierki replay --verify`` on a whole Kierki game, in memory: decode every line, re-apply every decision
+    and compare every derived record. The baseline re-applies the same decisions to a GameState with no log."""
+    from referee.replay.reader import parse
+    from referee.replay.timeline import build_timeline, verify
+
+    data = REPLAY_LOG.read_bytes()
+    timeline = build_timeline(parse(data))
+    steps = [(step.seat, step.action) for step in timeline.decisions]
+    ruleset, seed = timeline.ruleset, timeline.replay.header.seed
+
+    def one_log(rng: random.Random) -> int:
+        return verify(parse(data)).decisions
+
+    def apply_only(rng: random.Random) -> int:
+        state = GameState(ruleset, seed=seed)
+        for seat, action in steps:
+            state.apply(action, seat)
+        return len(steps)
+
+    ours = measure(one_log, config, salt=zlib.crc32(b"replay_verify"))
+    baseline = measure(apply_only, config, salt=zlib.crc32(b"replay_verify_apply"))
+    return comparison(
+        "replay_verify",
+        "decisions/s",
+        ours.decisions_per_s,
+        baseline.decisions_per_s,
+        logs_per_s=round(ours.units_per_s, 2),
+        decisions_per_log=len(steps),
+        lines_per_log=timeline.replay.line_count,
+        log=str(REPLAY_LOG.relative_to(ROOT)),
+        baseline_is="the same decisions applied to a GameState, no log read or checked",
+    )
+
+
 # --- the referee (bench/referee_bench.py): wall clock, real bot processes ------------------------------------
 
 
