@@ -424,7 +424,7 @@ def entry_event(
         line = [(f"{_who(record.seat, viewer)} {verb} trump: ", ""), suit_text(None if suit < 0 else suit, style)]
     elif isinstance(record, MoonDecision):
         what = "points off the shooter's total" if record.choice == "self" else "points to every other seat"
-        line = [(f"{_who(record.seat, viewer)} shot the moon and chose {record.choice!r} ({what})", "bold")]
+        line = [(f"{_who(record.seat, viewer)} shot the moon and chose {record.choice.value!r} ({what})", "bold")]
     else:
         return []
     if record.fallback:

@@ -367,7 +367,7 @@ class Match:
     def _header(self, game_number: int, state: GameState) -> Header:
         config = self.config
         ruleset = config.ruleset
-        time = config.time
+        clock = config.time
         return Header(
             format=FORMAT,
             version=VERSION,
@@ -386,7 +386,10 @@ class Match:
                 for s in self.seats
             ],
             time=ClockRecord(
-                move_ms=time.move_ms, startup_ms=time.startup_ms, bank_ms=time.bank_ms, increment_ms=time.increment_ms
+                move_ms=clock.move_ms,
+                startup_ms=clock.startup_ms,
+                bank_ms=clock.bank_ms,
+                increment_ms=clock.increment_ms,
             ),
         )
 

@@ -671,6 +671,11 @@ def test_every_frame_renders_in_every_game(logs: dict[str, Path]) -> None:
         assert json_records(timeline)
 
 
+def test_the_moon_choice_is_told_in_words(logs: dict[str, Path]) -> None:
+    code, out = run("replay", logs["moon"])
+    assert code == 0 and re.search(r"seat 0 shot the moon and chose '(self|others)' \(points ", out), out
+
+
 def test_a_lottery_deal_and_its_last_frame(logs: dict[str, Path]) -> None:
     timeline = build_timeline(load(logs["kierki"]))
     index = timeline.deal_frame(12)
