@@ -47,12 +47,17 @@ from referee.rules import (
     GameEnded,
     GameState,
     IllegalActionError,
+    LastCancelled,
+    LotteryMissing2C,
     LotteryPassed,
+    LotteryStart,
+    MoonDefault,
     MoonOption,
     MoonShot,
     Observation,
     PassCards,
     PassesExchanged,
+    Passing,
     Phase,
     PlayCard,
     PlayerOut,
@@ -264,12 +269,23 @@ class TestOptions:
         ruleset = Ruleset.create("kierki", None, {"deal6_tricks": "3,8", "rozbojnik": "false", "lottery_start": 7})
         assert ruleset.deal6_tricks == (3, 8)
         assert ruleset.rozbojnik is False
-        assert ruleset.lottery_start == "7"
+        assert ruleset.lottery_start is LotteryStart.SEVEN
         hearts = Ruleset.create("hearts", 4, {"moon_value": "52", "qs_breaks_hearts": "yes", "target": 60})
         assert (hearts.moon_value, hearts.qs_breaks_hearts, hearts.target) == (52, True, 60)
         assert Ruleset.create("kierki3", None, {"trump_trick_value_3p": 25}).trump_trick_value == 25
         assert Ruleset.create("kierki").trump_trick_value == 25
         assert Ruleset.create("kierki3").trump_trick_value == 20
+
+    def test_choice_options_are_enums_that_keep_their_text(self) -> None:
+        hearts = Ruleset.create("hearts", 4, {"passing": "left", "moon_default": "safety"})
+        assert hearts.passing is Passing.LEFT and hearts.moon_default is MoonDefault.SAFETY
+        cancel = Ruleset.create("cancellation", 6, {"last_cancelled": "leader"})
+        assert cancel.passing is Passing.ALTERNATE and cancel.last_cancelled is LastCancelled.LEADER
+        k3 = Ruleset.create("kierki3", None, {"lottery_missing_2c": "forbid_two", "lottery_start": "8"})
+        assert k3.lottery_missing_2c is LotteryMissing2C.FORBID_TWO and k3.lottery_start is LotteryStart.EIGHT
+        # The replay header and the hello message carry the same text as before the enums.
+        assert msgspec.json.encode(hearts.options()).count(b'"passing":"left"') == 1
+        assert "moon_default=safety" in hearts.describe()
 
     @pytest.mark.parametrize(
         ("game", "players", "options", "message"),

@@ -31,10 +31,12 @@ from referee.rules import (
     GameEnded,
     GameState,
     IllegalActionError,
+    LastCancelled,
     MoonOption,
     MoonShot,
     PassCards,
     PassesExchanged,
+    Passing,
     Phase,
     PlayCard,
     PlayerOut,
@@ -266,10 +268,10 @@ class Checker:
             if self.ruleset.game.value == "cancellation":
                 live = [(c, s) for s, c in trick.plays if c & 3 == led and cards.count(c) == 1]
                 winner = max(live)[1] if live else None
-                if winner is None and trick.number == size and self.ruleset.last_cancelled != "nobody":
+                if winner is None and trick.number == size and self.ruleset.last_cancelled is not LastCancelled.NOBODY:
                     top = max(c for c in cards if c & 3 == led)
                     copies = [s for s, c in trick.plays if c == top]
-                    winner = leader if self.ruleset.last_cancelled == "leader" else copies[-1]
+                    winner = leader if self.ruleset.last_cancelled is LastCancelled.LEADER else copies[-1]
             else:
                 trumps = [(c, s) for s, c in trick.plays if c & 3 == trump]
                 winner = max(trumps or [(c, s) for s, c in trick.plays if c & 3 == led])[1]
@@ -414,13 +416,13 @@ def lottery_legal(state: GameState, hand: set[int], played: list[int]) -> set[in
 
 def expected_pass_offset(ruleset: Ruleset, deal: int) -> int:
     n = ruleset.players
-    if ruleset.game.value in ("kierki", "kierki3") or ruleset.passing == "none":
+    if ruleset.game.value in ("kierki", "kierki3") or ruleset.passing is Passing.NONE:
         return 0
-    if ruleset.passing == "cycle":
+    if ruleset.passing is Passing.CYCLE:
         return {1: 1, 2: 3, 3: 2, 0: 0}[deal % 4]
-    if ruleset.passing == "alternate":
+    if ruleset.passing is Passing.ALTERNATE:
         return 1 if deal % 2 == 1 else n - 1
-    return 1 if ruleset.passing == "left" else n - 1
+    return 1 if ruleset.passing is Passing.LEFT else n - 1
 
 
 def current_deal(state: GameState) -> list[Event]:
