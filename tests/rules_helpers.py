@@ -12,10 +12,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import msgspec
 import pytest
 
+from referee import dealfile
 from referee.rules import (
-    CardPlayed,
     DealEnded,
     DealSpec,
     DealStarted,
@@ -211,10 +212,6 @@ def deal_events(state: GameState, number: int) -> list[Event]:
     return state.events[start:end]
 
 
-def played_cards(events: Sequence[Event]) -> list[int]:
-    return [e.card for e in events if isinstance(e, CardPlayed)]
-
-
 def points(collected: Sequence[int]) -> int:
     """Hearts points: 1 a heart, 13 the Q♠."""
     return sum(1 if c & 3 == 2 else 13 if c == 43 else 0 for c in collected)
@@ -243,3 +240,23 @@ def assert_illegal(state: GameState, action: object, rule: str, seat: int | None
     assert caught.value.rule == rule, caught.value.message
     assert snapshot(state) == before
     return caught.value
+
+
+def dump_deal_file(ruleset: Ruleset, deals: Sequence[DealSpec]) -> bytes:
+    """A deal file (referee/dealfile.py, README 'Deal files') that gives these deals."""
+    entries = [
+        {
+            "dealer": spec.dealer,
+            "hands": [[card_name(c) for c in hand] for hand in spec.hands],
+            "kitty": [card_name(c) for c in spec.kitty],
+        }
+        for spec in deals
+    ]
+    document = {
+        "format": dealfile.FORMAT,
+        "version": dealfile.VERSION,
+        "game": ruleset.game.value,
+        "players": ruleset.players,
+        "deals": entries,
+    }
+    return msgspec.json.format(msgspec.json.encode(document), indent=1) + b"\n"

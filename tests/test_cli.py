@@ -10,10 +10,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from rules_helpers import dump_deal_file
 
 from kierki_cli.common import parse_pairs
 from kierki_cli.main import cli
-from referee.dealfile import dump_deal_file, parse_deal_file
+from referee.dealfile import parse_deal_file
 from referee.rules import DealSpec, Ruleset
 from referee.rules.dealing import deal_cards
 

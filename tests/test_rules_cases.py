@@ -20,6 +20,7 @@ from rules_helpers import (
     deal,
     deal_events,
     deal_result,
+    dump_deal_file,
     kierki_at,
     last_trick,
     lead_and_follow,
@@ -34,7 +35,7 @@ from rules_helpers import (
     tricks_of,
 )
 
-from referee.dealfile import check_deal_file, dump_deal_file, parse_deal_file
+from referee.dealfile import check_deal_file, parse_deal_file
 from referee.rules import (
     CardPlayed,
     ChooseMoon,

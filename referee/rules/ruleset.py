@@ -270,7 +270,6 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     ),
 )
 
-SPECS_BY_NAME: Mapping[str, OptionSpec] = {spec.name: spec for spec in OPTION_SPECS}
 _PASSING_BY_GAME = {
     Game.HEARTS: (Passing.CYCLE, Passing.LEFT, Passing.NONE),
     Game.CANCELLATION: (Passing.ALTERNATE, Passing.LEFT, Passing.RIGHT, Passing.NONE),
