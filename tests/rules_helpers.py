@@ -17,12 +17,18 @@ import pytest
 
 from referee import dealfile
 from referee.rules import (
+    Action,
+    ChooseMoon,
+    ChooseTrump,
     DealEnded,
     DealSpec,
     DealStarted,
     Event,
     GameState,
     IllegalActionError,
+    MoonOption,
+    PassCards,
+    Phase,
     PlayCard,
     Ruleset,
     TrickEnded,
@@ -171,6 +177,17 @@ def play_fallback(state: GameState, count: int) -> list[Event]:
     for _ in range(count):
         events.extend(state.apply(state.fallback_action()))
     return events
+
+
+def random_action(state: GameState, rng: random.Random) -> Action:
+    """A legal decision for the seat to act, drawn with ``rng``: the random-play driver of the tests."""
+    if state.phase is Phase.PLAY:
+        return PlayCard(rng.choice(state.legal_plays()))
+    if state.phase is Phase.PASS:
+        return PassCards(tuple(rng.sample(state.hand(state.to_act), 3)))
+    if state.phase is Phase.TRUMP:
+        return ChooseTrump(rng.choice(state.trump_choices()))
+    return ChooseMoon(rng.choice(list(MoonOption)))
 
 
 def play_until(state: GameState, done: Callable[[GameState], bool], limit: int = 5000) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from bench.openspiel_hearts import OPENSPIEL_HEARTS_PARAMS
 from referee.rules import (
     ChooseMoon,
     DealSpec,
@@ -38,17 +39,7 @@ from referee.rules import (
 
 pyspiel = pytest.importorskip("pyspiel")
 
-OPENSPIEL_PARAMS = {
-    "pass_cards": True,
-    "no_pts_on_first_trick": True,
-    "can_lead_any_club": False,
-    "jd_bonus": False,
-    "avoid_all_tricks_bonus": False,
-    "must_break_hearts": True,
-    "qs_breaks_hearts": False,
-    "can_lead_hearts_instead_of_qs": True,
-}
-OPENSPIEL_GAME = pyspiel.load_game("hearts", OPENSPIEL_PARAMS)
+OPENSPIEL_GAME = pyspiel.load_game("hearts", OPENSPIEL_HEARTS_PARAMS)
 PASS_DIR = {0: 0, 1: 1, 2: 2, 3: 3}  # our pass offset -> OpenSpiel PassDir (kNoPass, kLeft, kAcross, kRight)
 TOTAL_POINTS = 26
 
@@ -304,7 +295,7 @@ VARIANTS = [
 
 @pytest.mark.parametrize(("ours", "theirs"), VARIANTS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v))
 def test_variants_match_openspiel(ours: dict[str, bool], theirs: dict[str, bool]) -> None:
-    game = pyspiel.load_game("hearts", {**OPENSPIEL_PARAMS, **theirs})
+    game = pyspiel.load_game("hearts", {**OPENSPIEL_HEARTS_PARAMS, **theirs})
     ruleset = Ruleset.create("hearts", 4, ours)
     for seed in range(4):
         rng = random.Random(7000 + seed)
@@ -412,7 +403,7 @@ def test_lead_with_only_hearts_and_queen_while_hearts_unbroken() -> None:
 
 def test_openspiel_default_would_force_the_lone_queen_lead() -> None:
     """The harness can tell the variants apart: OpenSpiel's default flag allows only Q♠ in the position above."""
-    game = pyspiel.load_game("hearts", {**OPENSPIEL_PARAMS, "can_lead_hearts_instead_of_qs": False})
+    game = pyspiel.load_game("hearts", {**OPENSPIEL_HEARTS_PARAMS, "can_lead_hearts_instead_of_qs": False})
     state = game.new_initial_state()
     hands = (
         cards("2C AD QS 2H 3H 4H 5H 6H 7H 8H 9H TH JH"),

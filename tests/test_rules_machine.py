@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from rules_helpers import points, snapshot
+from rules_helpers import points, random_action, snapshot
 
 from referee.rules import (
     CardPlayed,
@@ -434,16 +434,6 @@ def current_deal(state: GameState) -> list[Event]:
 def deal_slice(events: list[Event], end: int) -> list[Event]:
     start = max(i for i in range(end) if isinstance(events[i], DealStarted))
     return events[start : end + 1]
-
-
-def random_action(state: GameState, rng: random.Random) -> object:
-    if state.phase is Phase.PLAY:
-        return PlayCard(rng.choice(state.legal_plays()))
-    if state.phase is Phase.PASS:
-        return PassCards(tuple(rng.sample(state.hand(state.to_act), 3)))
-    if state.phase is Phase.TRUMP:
-        return ChooseTrump(rng.choice(state.trump_choices()))
-    return ChooseMoon(rng.choice([MoonOption.SELF, MoonOption.OTHERS]))
 
 
 def refuse(state: GameState, action: object, seat: int | None, rules: set[str]) -> None:
