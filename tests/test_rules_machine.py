@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis_profiles import examples
 from rules_helpers import points, random_action, snapshot
 
 from referee.rules import (
@@ -571,7 +572,7 @@ class RefereeMachine(RuleBasedStateMachine):
 
 
 RefereeMachine.TestCase.settings = settings(
-    max_examples=45,
+    max_examples=examples(45),
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -580,7 +581,7 @@ TestRefereeMachine = RefereeMachine.TestCase
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}{c[1] or ''}-{len(c[2])}opts")
-@settings(max_examples=2, deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_whole_games_to_the_end(config: Config, seed: int) -> None:
     """Every configuration at least twice to its end, with random legal play, checked after every step."""
