@@ -210,7 +210,7 @@ def play(
 
 def assert_no_processes_left(match: Match) -> None:
     for seat in match.seats:
-        assert seat.process is not None
+        assert isinstance(seat.process, BotProcess)
         left = settle(functools.partial(session_members, seat.process.pid))
         assert left == [], f"seat {seat.seat} left processes behind"
 

@@ -45,6 +45,7 @@ from referee.rules import (
     DealSpec,
     DealSpecError,
     DealStarted,
+    Event,
     GameEnded,
     GameState,
     IllegalActionError,
@@ -202,7 +203,7 @@ class TestConventions:
 
     @pytest.mark.parametrize("game", ["kierki", "kierki3", "hearts", "cancellation"])
     def test_same_seed_same_game(self, game: str) -> None:
-        def run(seed: int) -> list[object]:
+        def run(seed: int) -> list[Event]:
             ruleset = Ruleset.create(game, None, {"target": 60} if game in ("hearts", "cancellation") else {})
             return finish(GameState(ruleset, seed=seed)).events
 
@@ -1046,7 +1047,7 @@ class TestHeartsPassing:
     def test_passing_is_simultaneous(self) -> None:
         # §4.1 rule 3: nobody receives before everyone has passed; the passer sees what it passed.
         state = new_state("hearts", HEARTS_SPLIT, dealer=3)
-        assert state.phase is Phase.PASS and state.to_act == 0  # dealer+1 chooses first
+        assert (state.phase, state.to_act) == (Phase.PASS, 0)  # dealer+1 chooses first
         give = cards("KC QC JC")
         assert state.apply(PassCards(give), 0) == []
         assert set(give) <= set(state.hand(0))  # still held until the exchange
@@ -1377,7 +1378,7 @@ class TestCancellationDeal:
         assert state.observation(1).received == cards("AS AS 2H")
         assert state.observation(0).kitty_size == 6  # the kitty holds both copies of A♣ A♦ A♥: nobody has one
         assert not set(cards("AC AD AH")) & {c for s in range(7) for c in state.hand(s)}
-        assert state.phase is Phase.PLAY and state.to_act == 0
+        assert (state.phase, state.to_act) == (Phase.PLAY, 0)
 
 
 class TestCancellationTricks:
@@ -1652,7 +1653,7 @@ REFUSALS = [
     # (situation, action, seat, rule)
     (_kierki_deal1, PlayCard(52), None, "card"),
     (_kierki_deal1, PlayCard(-1), None, "card"),
-    (_kierki_deal1, PlayCard("AC"), None, "card"),
+    (_kierki_deal1, PlayCard("AC"), None, "card"),  # type: ignore[arg-type]
     (_kierki_deal1, PlayCard(card("2H")), None, "own-card"),
     (_kierki_deal1, PlayCard(card("AC")), 1, "turn"),
     (_kierki_deal1, PassCards(cards("AC KC QC")), None, "decision"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -87,7 +87,7 @@ PENALTY_SUMS = {
     },
 }
 # The cards whose capture ends deals 2-5 early: tested by card name, independently of the engine's masks.
-LAST_PENALTY = {
+LAST_PENALTY: dict[DealKind, Callable[[str], bool]] = {
     DealKind.NO_HEARTS: lambda name: name[1] == "H",
     DealKind.NO_QUEENS: lambda name: name[0] == "Q",
     DealKind.NO_KINGS_JACKS: lambda name: name[0] in "JK",
@@ -492,7 +492,7 @@ class RefereeMachine(RuleBasedStateMachine):
             action = ChooseTrump(data.draw(st.sampled_from(state.trump_choices())))
         else:
             action = ChooseMoon(data.draw(st.sampled_from([MoonOption.SELF, MoonOption.OTHERS])))
-        state.apply(action, state.to_act)  # type: ignore[arg-type]
+        state.apply(action, state.to_act)
 
     @rule(steps=st.integers(1, 500), seed=st.integers(0, 2**16))
     def fast_forward(self, steps: int, seed: int) -> None:
@@ -501,7 +501,7 @@ class RefereeMachine(RuleBasedStateMachine):
         for _ in range(steps):
             if self.state.is_over:
                 break
-            self.state.apply(random_action(self.state, rng))  # type: ignore[arg-type]
+            self.state.apply(random_action(self.state, rng))
             self.checker.check()
 
     @rule(data=st.data())
@@ -515,10 +515,10 @@ class RefereeMachine(RuleBasedStateMachine):
             wrong = data.draw(st.sampled_from([c for c in range(52) if c not in legal]))
             refuse(state, PlayCard(wrong), state.to_act, PLAY_RULES if wrong in hand else {"own-card"})
         elif state.phase is Phase.PASS:
-            hand = state.hand(state.to_act)
-            refuse(state, PassCards(tuple(hand[:2])), None, {"pass-count"})
-            missing = next(c for c in range(52) if c not in hand)
-            refuse(state, PassCards((*hand[:2], missing)), None, {"pass-own-cards"})
+            held = state.hand(state.to_act)
+            refuse(state, PassCards(tuple(held[:2])), None, {"pass-count"})
+            missing = next(c for c in range(52) if c not in held)
+            refuse(state, PassCards((*held[:2], missing)), None, {"pass-own-cards"})
         elif state.phase is Phase.TRUMP:
             if not state.ruleset.allow_no_trump:
                 refuse(state, ChooseTrump(None), None, {"trump-suit"})
@@ -555,11 +555,11 @@ class RefereeMachine(RuleBasedStateMachine):
                 break
             action = random_action(twin, rng)
             replay.append(action)
-            twin.apply(action)  # type: ignore[arg-type]
+            twin.apply(action)
         assert snapshot(self.state) == before
         # The original, given the same choices, arrives at the same place (including the next deals' cards).
         for action in replay:
-            self.state.apply(action)  # type: ignore[arg-type]
+            self.state.apply(action)
             self.checker.check()
         assert snapshot(self.state) == snapshot(twin)
         assert self.state.events == twin.events
@@ -591,7 +591,7 @@ def test_whole_games_to_the_end(config: Config, seed: int) -> None:
     rng = random.Random(seed)
     checker.check()
     while not state.is_over:
-        state.apply(random_action(state, rng))  # type: ignore[arg-type]
+        state.apply(random_action(state, rng))
         checker.check()
     assert isinstance(state.events[-1], GameEnded)
 
