@@ -305,16 +305,21 @@ SESSIONS: dict[str, Session] = {"kierki": KIERKI, "hearts": HEARTS, "cancellatio
 # ---------------------------------------------------------------- helpers
 
 
-def run_bot(bot: Path, messages: Sequence[Message], args: Sequence[str] = ()) -> tuple[list[Any], int, str]:
-    """Feed the lines to the bot, close its stdin, wait; return (answers, returncode, stderr)."""
-    text = "".join(json.dumps(m) + "\n" for m in messages)
-    with subprocess.Popen(
+def start_bot(bot: Path, args: Sequence[str] = ()) -> subprocess.Popen[str]:
+    """The bot as a subprocess with text pipes on all three streams."""
+    return subprocess.Popen(
         [sys.executable, str(bot), *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    ) as proc:
+    )
+
+
+def run_bot(bot: Path, messages: Sequence[Message], args: Sequence[str] = ()) -> tuple[list[Any], int, str]:
+    """Feed the lines to the bot, close its stdin, wait; return (answers, returncode, stderr)."""
+    text = "".join(json.dumps(m) + "\n" for m in messages)
+    with start_bot(bot, args) as proc:
         out, err = proc.communicate(text, timeout=TIMEOUT)
     answers = [json.loads(line) for line in out.splitlines()]
     for line, answer in zip(out.splitlines(), answers, strict=True):
@@ -390,13 +395,7 @@ def test_heuristic_bot_decisions(game: str) -> None:
 def test_exit_zero_on_bye_while_stdin_stays_open(bot: Path) -> None:
     """bye alone must end the bot: stdin is left open and a request after bye is never answered."""
     lines = [hello(1, "hearts", 4, 0), BYE, play(2, "hearts", ["2C"])]
-    with subprocess.Popen(
-        [sys.executable, str(bot)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
+    with start_bot(bot) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("".join(json.dumps(m) + "\n" for m in lines))
         proc.stdin.flush()
@@ -417,13 +416,7 @@ def test_exit_zero_on_end_of_input(bot: Path) -> None:
 @pytest.mark.parametrize("bot", BOTS, ids=lambda p: p.stem)
 def test_garbage_and_blank_lines_are_skipped(bot: Path) -> None:
     text = "\nnot json\n[1, 2]\n" + json.dumps(hello(1, "kierki", 4, 0)) + "\n"
-    with subprocess.Popen(
-        [sys.executable, str(bot)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
+    with start_bot(bot) as proc:
         out, err = proc.communicate(text, timeout=TIMEOUT)
     assert proc.returncode == 0
     assert [json.loads(line)["id"] for line in out.splitlines()] == [1]
