@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.openspiel_hearts import OPENSPIEL_HEARTS_PARAMS  # noqa: E402
 from referee.rules import (  # noqa: E402
     ChooseMoon,
     ChooseTrump,
@@ -53,16 +54,6 @@ from referee.rules import (  # noqa: E402
 
 Result = dict[str, Any]
 
-OPENSPIEL_HEARTS_PARAMS = {
-    "pass_cards": True,
-    "no_pts_on_first_trick": True,
-    "can_lead_any_club": False,
-    "jd_bonus": False,
-    "avoid_all_tricks_bonus": False,
-    "must_break_hearts": True,
-    "qs_breaks_hearts": False,
-    "can_lead_hearts_instead_of_qs": True,
-}
 MOON_OPTIONS = (MoonOption.SELF, MoonOption.OTHERS)
 
 

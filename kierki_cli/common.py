@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection, Iterable
+
 import click
 
 from referee.bots.seat import TimeControl
@@ -20,3 +23,39 @@ startup_time_option = click.option(
     show_default=True,
     help="Deadline for the answer to hello (ms).",
 )
+
+
+def parse_pairs(
+    pairs: Iterable[str],
+    option_name: str,
+    example: str,
+    *,
+    metavar: str = "KEY=VALUE",
+    keys: Collection[str] | re.Pattern[str] | None = None,
+    values: Collection[str] | None = None,
+    strip: bool = False,
+) -> list[tuple[str, str]]:
+    """Split the ``KEY=VALUE`` texts of a repeatable option, in the order given: the one parser for them all.
+
+    ``keys`` (the names allowed, or a pattern a name must match) and ``values`` (the values allowed) narrow what is
+    accepted; ``strip`` drops spaces around the key and the value. A bad pair is a usage error (exit 2) naming the
+    option, the pair, and a correct example.
+    """
+    parsed = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if strip:
+            key, value = key.strip(), value.strip()
+        if not sep or not key:
+            problem = ""
+        elif isinstance(keys, re.Pattern) and not keys.fullmatch(key):
+            problem = f"; {key!r} is not a valid name"
+        elif isinstance(keys, Collection) and key not in keys:
+            problem = f"; the key is one of {', '.join(keys)}"
+        elif values is not None and value not in values:
+            problem = f"; the value is one of {', '.join(values)}"
+        else:
+            parsed.append((key, value))
+            continue
+        raise click.BadParameter(f"{pair!r}: write {metavar}, e.g. {example}{problem}", param_hint=option_name)
+    return parsed

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import click
 
+from kierki_cli.common import parse_pairs
 from referee.bots.sandbox import (
     DEFAULT_CPU_S_PER_GAME,
     DEFAULT_FILE_MB,
@@ -33,16 +34,6 @@ class Isolation:
     sandbox: SandboxKind
     bot_env: tuple[tuple[str, str], ...]
     bot_ro: tuple[Path, ...] = ()
-
-
-def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    parsed = []
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not _ENV_NAME.fullmatch(key):
-            raise click.BadParameter(f"{pair!r}: write NAME=VALUE, e.g. OMP_NUM_THREADS=1", param_hint="--bot-env")
-        parsed.append((key, value))
-    return tuple(parsed)
 
 
 _OPTIONS = (
@@ -144,7 +135,7 @@ def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
                 disk_mb=limit_disk,
             ),
             sandbox=cast(SandboxKind, sandbox),
-            bot_env=_parse_env(bot_env),
+            bot_env=tuple(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE", keys=_ENV_NAME)),
             bot_ro=bot_ro,
         )
         return command(*args, **kwargs)

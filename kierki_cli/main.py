@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from kierki_cli.common import startup_time_option, time_per_move_option
+from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
 from kierki_cli.terminal import printable
 from protocol import schema
@@ -51,24 +51,6 @@ def _stop_like_ctrl_c(signum: int, frame: object) -> None:
     for stop in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(stop, signal.SIG_IGN)
     raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
-
-
-def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{pair!r}: write KEY=VALUE, e.g. target=50", param_hint="--option")
-        options[key.strip()] = value.strip()
-    return options
-
-
-def _options_help() -> str:
-    lines = []
-    for game in Game:
-        names = ", ".join(spec.name for spec in option_specs(game))
-        lines.append(f"{game.value}: {names}")
-    return "; ".join(lines)
 
 
 @cli.command()
@@ -168,7 +150,8 @@ def match(
     Exit status 0 when the match ran, whatever the bots did; 1 with a one-line reason when it could not run.
     """
     try:
-        ruleset = Ruleset.create(game, players, _parse_options(option_pairs))
+        options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
+        ruleset = Ruleset.create(game, players, options)
     except RulesError as error:
         raise click.UsageError(str(error)) from None
     deals: tuple[DealSpec, ...] = ()

@@ -11,12 +11,11 @@ in order; a game that needs more deals than the file has deals the rest from the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
 
-from referee.rules import DealSpec, Ruleset, card_name, parse_card
+from referee.rules import DealSpec, Ruleset, parse_card
 from referee.rules.cards import CardParseError
 from referee.rules.dealing import validate_deals
 from referee.rules.records import DealSpecError
@@ -74,22 +73,3 @@ def check_deal_file(deal_file: DealFile, ruleset: Ruleset) -> None:
     if deal_file.players not in (None, ruleset.players):
         raise DealSpecError(f"the deal file is for {deal_file.players} players, not {ruleset.players}")
     validate_deals(ruleset, deal_file.deals)
-
-
-def dump_deal_file(ruleset: Ruleset, deals: Sequence[DealSpec]) -> bytes:
-    entries = [
-        {
-            "dealer": spec.dealer,
-            "hands": [[card_name(c) for c in hand] for hand in spec.hands],
-            "kitty": [card_name(c) for c in spec.kitty],
-        }
-        for spec in deals
-    ]
-    document = {
-        "format": FORMAT,
-        "version": VERSION,
-        "game": ruleset.game.value,
-        "players": ruleset.players,
-        "deals": entries,
-    }
-    return msgspec.json.format(msgspec.json.encode(document), indent=1) + b"\n"

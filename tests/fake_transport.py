@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from protocol import codec
 from protocol import messages as m
@@ -16,6 +17,7 @@ from referee.bots.process import Closed, Flushed, Line, LineResult, Timeout
 
 # request -> the raw lines to answer with (b"" entries are skipped); raising SystemExit closes the bot
 Script = Callable[[m.Request], list[bytes]]
+_Message = TypeVar("_Message", bound=m.RefereeMessage)
 
 
 def answer_line(message: m.BotMessage) -> bytes:
@@ -77,5 +79,5 @@ class ScriptedBot:
     def terminate(self, grace_s: float = 0.5) -> None:
         self.terminated = True
 
-    def of_type(self, kind: type[m.RefereeMessage]) -> list[m.RefereeMessage]:
+    def of_type(self, kind: type[_Message]) -> list[_Message]:
         return [message for message in self.received if isinstance(message, kind)]

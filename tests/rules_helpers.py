@@ -12,16 +12,23 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import msgspec
 import pytest
 
+from referee import dealfile
 from referee.rules import (
-    CardPlayed,
+    Action,
+    ChooseMoon,
+    ChooseTrump,
     DealEnded,
     DealSpec,
     DealStarted,
     Event,
     GameState,
     IllegalActionError,
+    MoonOption,
+    PassCards,
+    Phase,
     PlayCard,
     Ruleset,
     TrickEnded,
@@ -172,6 +179,17 @@ def play_fallback(state: GameState, count: int) -> list[Event]:
     return events
 
 
+def random_action(state: GameState, rng: random.Random) -> Action:
+    """A legal decision for the seat to act, drawn with ``rng``: the random-play driver of the tests."""
+    if state.phase is Phase.PLAY:
+        return PlayCard(rng.choice(state.legal_plays()))
+    if state.phase is Phase.PASS:
+        return PassCards(tuple(rng.sample(state.hand(state.to_act), 3)))
+    if state.phase is Phase.TRUMP:
+        return ChooseTrump(rng.choice(state.trump_choices()))
+    return ChooseMoon(rng.choice(list(MoonOption)))
+
+
 def play_until(state: GameState, done: Callable[[GameState], bool], limit: int = 5000) -> None:
     for _ in range(limit):
         if done(state):
@@ -211,10 +229,6 @@ def deal_events(state: GameState, number: int) -> list[Event]:
     return state.events[start:end]
 
 
-def played_cards(events: Sequence[Event]) -> list[int]:
-    return [e.card for e in events if isinstance(e, CardPlayed)]
-
-
 def points(collected: Sequence[int]) -> int:
     """Hearts points: 1 a heart, 13 the Q♠."""
     return sum(1 if c & 3 == 2 else 13 if c == 43 else 0 for c in collected)
@@ -243,3 +257,23 @@ def assert_illegal(state: GameState, action: object, rule: str, seat: int | None
     assert caught.value.rule == rule, caught.value.message
     assert snapshot(state) == before
     return caught.value
+
+
+def dump_deal_file(ruleset: Ruleset, deals: Sequence[DealSpec]) -> bytes:
+    """A deal file (referee/dealfile.py, README 'Deal files') that gives these deals."""
+    entries = [
+        {
+            "dealer": spec.dealer,
+            "hands": [[card_name(c) for c in hand] for hand in spec.hands],
+            "kitty": [card_name(c) for c in spec.kitty],
+        }
+        for spec in deals
+    ]
+    document = {
+        "format": dealfile.FORMAT,
+        "version": dealfile.VERSION,
+        "game": ruleset.game.value,
+        "players": ruleset.players,
+        "deals": entries,
+    }
+    return msgspec.json.format(msgspec.json.encode(document), indent=1) + b"\n"

@@ -7,13 +7,13 @@ that every situation is reached whatever the bot chooses, and that every message
 from __future__ import annotations
 
 import random
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bot_helpers import python_bot, script_bot
 from click.testing import CliRunner
+from rules_helpers import random_action
 
 from kierki_cli.main import cli
 from protocol import codec
@@ -32,7 +32,7 @@ from referee.checkbot import (
     scenario,
     walk,
 )
-from referee.rules import Action, ChooseMoon, ChooseTrump, GameState, MoonOption, PassCards, Phase, PlayCard
+from referee.rules import Action, GameState
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"
@@ -40,42 +40,6 @@ BROKEN = Path(__file__).parent / "bots"
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------
-
-
-def python_bot(path: Path, *args: str) -> tuple[str, ...]:
-    return (sys.executable, str(path), *args)
-
-
-def need(program: str) -> str:
-    found = shutil.which(program)
-    if found is None:
-        pytest.skip(f"{program} is not installed; the {program} starter bot cannot run here")
-    return found
-
-
-def build_c_bot(out_dir: Path) -> Path:
-    """Compile sample_bots/c/bot.c with cc as README says; skip when cc or cJSON's headers are missing."""
-    cc = shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler (cc) on this machine; .ci/run installs what CI needs")
-    probe = out_dir / "probe.c"
-    probe.write_text("#include <cjson/cJSON.h>\nint main(void) { return cJSON_Version() == 0; }\n")
-    found = subprocess.run([cc, "-o", str(out_dir / "probe"), str(probe), "-lcjson"], capture_output=True, text=True)
-    if found.returncode != 0:
-        pytest.skip(f"cJSON is not installed (Debian: apt-get install libcjson-dev): {found.stderr.strip()[:200]}")
-    binary = out_dir / "bot"
-    built = subprocess.run(
-        [cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(binary), str(SAMPLES / "c" / "bot.c"), "-lcjson"],
-        capture_output=True,
-        text=True,
-    )
-    assert built.returncode == 0, built.stderr  # cJSON is there, so a failure is the bot's own
-    return binary
-
-
-@pytest.fixture(scope="module")
-def c_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_c_bot(tmp_path_factory.mktemp("c_bot"))
 
 
 def run_check(argv: tuple[str, ...], games: tuple[str, ...] = ALL_GAMES, **options: int) -> CheckReport:
@@ -105,16 +69,6 @@ def assert_all_pass(report: CheckReport) -> None:
 # --- the scenarios, without a process ----------------------------------------------------------------------------
 
 
-def random_choice(rng: random.Random, state: GameState) -> Action:
-    if state.phase is Phase.PLAY:
-        return PlayCard(rng.choice(state.legal_plays()))
-    if state.phase is Phase.PASS:
-        return PassCards(tuple(rng.sample(state.hand(state.to_act), 3)))
-    if state.phase is Phase.TRUMP:
-        return ChooseTrump(rng.choice(state.trump_choices()))
-    return ChooseMoon(rng.choice(list(MoonOption)))
-
-
 def play_randomly(game: str, seed: int) -> tuple[int, list[m.Request], list[m.Request], list[m.RefereeMessage]]:
     """Walk the check's game with random legal choices: (situations missed, requests, checkpoints, events)."""
     scn = scenario(game)
@@ -129,7 +83,7 @@ def play_randomly(game: str, seed: int) -> tuple[int, list[m.Request], list[m.Re
         asked.append(request)
         if is_checkpoint:
             named.append(request)
-        return random_choice(rng, state)
+        return random_action(state, rng)
 
     pending = walk(scn, decide, sent.append)
     return len(pending), asked, named, sent
@@ -201,11 +155,11 @@ def test_python_sample_bots_pass(name: str) -> None:
 
 
 def test_js_bot_passes() -> None:
-    assert_all_pass(run_check((need("node"), str(SAMPLES / "js" / "bot.js"))))
+    assert_all_pass(run_check(script_bot("js")))
 
 
 def test_perl_bot_passes() -> None:
-    assert_all_pass(run_check((need("perl"), str(SAMPLES / "perl" / "bot.pl"))))
+    assert_all_pass(run_check(script_bot("perl")))
 
 
 def test_c_bot_passes(c_bot: Path) -> None:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
+from rules_helpers import dump_deal_file
 
+from kierki_cli.common import parse_pairs
 from kierki_cli.main import cli
-from referee.dealfile import dump_deal_file, parse_deal_file
+from referee.dealfile import parse_deal_file
 from referee.rules import DealSpec, Ruleset
 from referee.rules.dealing import deal_cards
 
@@ -88,6 +92,29 @@ def test_bad_option_value_says_what_is_allowed() -> None:
 def test_unknown_option_lists_the_games_options() -> None:
     code, _, err = run("match", "--game", "hearts", "--option", "rozbojnik=false")
     assert code == 2 and "hearts has no option rozbojnik" in err and "qs_breaks_hearts" in err
+
+
+def test_option_without_equals_sign_is_a_usage_error() -> None:
+    code, _, err = run("match", "--option", "target")
+    assert code == 2 and "--option" in err and "write KEY=VALUE, e.g. target=50" in err
+
+
+def test_parse_pairs_keeps_order_and_checks_keys_and_values() -> None:
+    assert parse_pairs([" a = 1 ", "b=x=y"], "--o", "a=1", strip=True) == [("a", "1"), ("b", "x=y")]
+    assert parse_pairs(["A_1= 2"], "--env", "A=1", keys=re.compile(r"[A-Z_0-9]+")) == [("A_1", " 2")]
+    assert parse_pairs(["timeout=forfeit"], "--on-fault", "t=f", keys=("timeout",), values=("forfeit",)) == [
+        ("timeout", "forfeit")
+    ]
+    for pairs, kwargs, problem in [
+        (["=1"], {}, "'=1': write KEY=VALUE, e.g. a=1"),
+        (["a"], {}, "'a': write KEY=VALUE"),
+        (["a-b=1"], {"keys": re.compile(r"[a-z]+")}, "'a-b' is not a valid name"),
+        (["c=1"], {"keys": ("a", "b")}, "the key is one of a, b"),
+        (["a=3"], {"keys": ("a",), "values": ("1", "2")}, "the value is one of 1, 2"),
+    ]:
+        with pytest.raises(click.BadParameter, match=re.escape(problem)) as caught:
+            parse_pairs(pairs, "--o", "a=1", **kwargs)  # type: ignore[arg-type]
+        assert caught.value.param_hint == "--o"
 
 
 def test_wrong_number_of_bots_is_one_line(tmp_path: Path) -> None:

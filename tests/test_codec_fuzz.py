@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from protocol import codec
 from protocol import messages as m
@@ -177,7 +178,7 @@ def check_referee_line(line: bytes) -> None:
 # --- bot lines --------------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(answers())
 def test_valid_answers_decode_and_round_trip(answer: dict[str, Any]) -> None:
     line = json.dumps(answer).encode() + b"\n"
@@ -186,7 +187,7 @@ def test_valid_answers_decode_and_round_trip(answer: dict[str, Any]) -> None:
     check_bot_line(line)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_mutants(answers()))
 @example(b'{"type": "play", "id": 18446744073709551616, "card": "QS"}')
 @example(b'{"type": "play", "id": -1, "card": "QS"}')
@@ -199,7 +200,7 @@ def test_json_level_mutants_raise_only_protocol_error(line: bytes) -> None:
     check_bot_line(line)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(byte_mutants(json_mutants(answers()) | answers().map(lambda a: json.dumps(a).encode())))
 @example(b'\xef\xbb\xbf{"type": "moon", "id": 3, "choice": "self"}\n')
 @example(b'{"type": "moon", "id": 3, "choice": "self"}\r\n')
@@ -209,13 +210,13 @@ def test_byte_level_mutants_raise_only_protocol_error(line: bytes) -> None:
     check_bot_line(line)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(max_size=200).map(lambda s: s.encode("utf-8", "surrogatepass")))
 def test_any_text_raises_only_protocol_error(line: bytes) -> None:
     check_bot_line(line)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, codec.MAX_BOT_LINE_BYTES + 8), st.sampled_from([b"[", b"{", b'"', b"\\", b"1", b"\xff", b"\n"]))
 def test_lines_of_one_repeated_byte_raise_only_protocol_error(length: int, byte: bytes) -> None:
     check_bot_line(byte * length)
@@ -262,7 +263,7 @@ def test_the_referee_corpus_decodes() -> None:
     assert {"deal", "played", "trick", "deal_end", "game_end", "play", "pass", "trump", "passed"} <= tags
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     byte_mutants(st.sampled_from(REFEREE_LINES).map(lambda line: line.rstrip(b"\n")))
     | json_mutants(st.sampled_from(REFEREE_LINES).map(json.loads))

@@ -210,7 +210,7 @@ def play(
 
 def assert_no_processes_left(match: Match) -> None:
     for seat in match.seats:
-        assert seat.process is not None
+        assert isinstance(seat.process, BotProcess)
         left = settle(functools.partial(session_members, seat.process.pid))
         assert left == [], f"seat {seat.seat} left processes behind"
 
@@ -765,7 +765,8 @@ def organiser(tmp_path: Path) -> Path:
 
 
 def parse_deal_file_from_golden(golden: Path) -> bytes:
-    from referee.dealfile import dump_deal_file
+    from rules_helpers import dump_deal_file
+
     from referee.rules import DealSpec, parse_card
 
     record = json.loads(golden.read_text().splitlines()[1])

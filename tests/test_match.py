@@ -6,9 +6,11 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from referee.bots.process import BotProcess
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
 from referee.rules import Ruleset
@@ -47,7 +49,7 @@ def run(
     seed: int = 1,
     games: int = 1,
     options: dict[str, object] | None = None,
-) -> tuple[Match, dict[str, object]]:
+) -> tuple[Match, dict[str, Any]]:
     ruleset = Ruleset.create(game, players, options)
     config = MatchConfig(
         ruleset=ruleset,
@@ -60,7 +62,7 @@ def run(
     match = Match(config)
     result = match.run()
     for seat in match.seats:
-        assert seat.process is not None
+        assert isinstance(seat.process, BotProcess)
         assert session_members(seat.process.pid) == [], f"seat {seat.seat} left processes behind"
     return match, result.to_json()
 
@@ -104,13 +106,13 @@ def test_several_games_keep_the_bots_and_add_up(tmp_path: Path) -> None:
     assert isinstance(seats, list)
     for s in seats:
         assert len(s["totals"]) == 3 and s["total"] == sum(s["totals"])
-    assert result["games"] == 3 and len(result["replays"]) == 3  # type: ignore[arg-type]
+    assert result["games"] == 3 and len(result["replays"]) == 3
 
 
 def test_same_seed_same_game(tmp_path: Path) -> None:
     _, first = run(tmp_path / "a", "kierki", seed=42)
     _, second = run(tmp_path / "b", "kierki", seed=42)
-    assert [s["totals"] for s in first["seats"]] == [s["totals"] for s in second["seats"]]  # type: ignore[union-attr]
+    assert [s["totals"] for s in first["seats"]] == [s["totals"] for s in second["seats"]]
 
 
 def _with_bad_seat(mode: str, after: int = 3, move_ms: int = 2000) -> tuple[BotSpec, ...]:
@@ -129,52 +131,52 @@ def _fault_records(result: dict[str, object]) -> list[dict[str, object]]:
 )
 def test_bad_answers_get_fallbacks_then_forfeit(tmp_path: Path, mode: str, code: str) -> None:
     _, result = run(tmp_path, "kierki", bots=_with_bad_seat(mode), seed=3)
-    bad = result["seats"][0]  # type: ignore[index]
+    bad = result["seats"][0]
     assert bad["faults"] == {code: 3}
     assert bad["strikes"] == 3 and bad["forfeited_in_game"] == 1
     faults = _fault_records(result)
     assert [f["code"] for f in faults] == [code] * 3
     assert [f["forfeited"] for f in faults] == [False, False, True]
     assert all(f["seat"] == 0 for f in faults)
-    for other in result["seats"][1:]:  # type: ignore[index]
+    for other in result["seats"][1:]:
         assert other["faults"] == {} and other["forfeited_in_game"] is None
-    totals = [s["total"] for s in result["seats"]]  # type: ignore[union-attr]
+    totals = [s["total"] for s in result["seats"]]
     assert sum(totals) == 0  # the match was played to the end
 
 
 def test_timeout_strikes_and_other_seats_unaffected(tmp_path: Path) -> None:
     _, result = run(tmp_path, "hearts", bots=_with_bad_seat("timeout", 2), move_ms=150, seed=5)
-    bad = result["seats"][0]  # type: ignore[index]
+    bad = result["seats"][0]
     assert bad["faults"] == {"timeout": 3} and bad["forfeited_in_game"] == 1
-    for other in result["seats"][1:]:  # type: ignore[index]
+    for other in result["seats"][1:]:
         assert other["faults"] == {}
 
 
 def test_late_answer_is_never_taken_for_the_next_request(tmp_path: Path) -> None:
     match, result = run(tmp_path, "hearts", bots=_with_bad_seat("late", 2), move_ms=150, seed=5)
-    bad = result["seats"][0]  # type: ignore[index]
+    bad = result["seats"][0]
     assert bad["faults"] == {"timeout": 3}
     assert match.seats[0].stats.ignored_lines >= 1  # the late answers arrived and were ignored
 
 
 def test_answer_with_wrong_id_is_ignored_until_the_deadline(tmp_path: Path) -> None:
     match, result = run(tmp_path, "hearts", bots=_with_bad_seat("wrong_id", 2), move_ms=150, seed=5)
-    assert result["seats"][0]["faults"] == {"timeout": 3}  # type: ignore[index]
+    assert result["seats"][0]["faults"] == {"timeout": 3}
     assert match.seats[0].stats.ignored_lines == 3
 
 
 @pytest.mark.parametrize("mode", ["crash", "stuck_child"])
 def test_crash_forfeits_at_once(tmp_path: Path, mode: str) -> None:
     _, result = run(tmp_path, "kierki", bots=_with_bad_seat(mode, 4), move_ms=500)
-    bad = result["seats"][0]  # type: ignore[index]
+    bad = result["seats"][0]
     assert bad["faults"] == {"crash": 1} and bad["forfeited_in_game"] == 1
-    totals = [s["total"] for s in result["seats"]]  # type: ignore[union-attr]
+    totals = [s["total"] for s in result["seats"]]
     assert sum(totals) == 0
 
 
 def test_busy_loop_bot_is_timed_out_and_killed(tmp_path: Path) -> None:
     _, result = run(tmp_path, "hearts", bots=_with_bad_seat("hang_forever", 2), move_ms=150, seed=2)
-    assert result["seats"][0]["faults"] == {"timeout": 3}  # type: ignore[index]
+    assert result["seats"][0]["faults"] == {"timeout": 3}
 
 
 def test_protocol_version_mismatch_stops_the_match(tmp_path: Path) -> None:
@@ -200,4 +202,4 @@ def test_slow_start_fails_the_handshake(tmp_path: Path) -> None:
     with pytest.raises(MatchSetupError, match="handshake"):
         match.run()
     for seat in match.seats:
-        assert seat.process is not None and session_members(seat.process.pid) == []
+        assert isinstance(seat.process, BotProcess) and session_members(seat.process.pid) == []

@@ -36,6 +36,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from protocol import codec
 from protocol import messages as m
@@ -355,7 +356,7 @@ def test_no_seat_learns_more_than_it_may(tmp_path: Path, game: str, players: int
     assert leaks(tmp_path, ruleset, games=2) == []
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from([*GAMES, ("cancellation", 9), ("cancellation", 10)]),
     st.integers(1, 2**31),

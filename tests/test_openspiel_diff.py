@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from bench.openspiel_hearts import OPENSPIEL_HEARTS_PARAMS
 from referee.rules import (
     ChooseMoon,
     DealSpec,
@@ -38,17 +39,7 @@ from referee.rules import (
 
 pyspiel = pytest.importorskip("pyspiel")
 
-OPENSPIEL_PARAMS = {
-    "pass_cards": True,
-    "no_pts_on_first_trick": True,
-    "can_lead_any_club": False,
-    "jd_bonus": False,
-    "avoid_all_tricks_bonus": False,
-    "must_break_hearts": True,
-    "qs_breaks_hearts": False,
-    "can_lead_hearts_instead_of_qs": True,
-}
-OPENSPIEL_GAME = pyspiel.load_game("hearts", OPENSPIEL_PARAMS)
+OPENSPIEL_GAME = pyspiel.load_game("hearts", OPENSPIEL_HEARTS_PARAMS)
 PASS_DIR = {0: 0, 1: 1, 2: 2, 3: 3}  # our pass offset -> OpenSpiel PassDir (kNoPass, kLeft, kAcross, kRight)
 TOTAL_POINTS = 26
 
@@ -304,7 +295,7 @@ VARIANTS = [
 
 @pytest.mark.parametrize(("ours", "theirs"), VARIANTS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v))
 def test_variants_match_openspiel(ours: dict[str, bool], theirs: dict[str, bool]) -> None:
-    game = pyspiel.load_game("hearts", {**OPENSPIEL_PARAMS, **theirs})
+    game = pyspiel.load_game("hearts", {**OPENSPIEL_HEARTS_PARAMS, **theirs})
     ruleset = Ruleset.create("hearts", 4, ours)
     for seed in range(4):
         rng = random.Random(7000 + seed)
@@ -393,16 +384,21 @@ def test_trick_one_void_with_hearts_queen_and_one_safe_card_must_play_the_safe_c
         assert report.steps[1].legal == list(cards("2D"))
 
 
+# Seat 0 ends up on lead holding Q♠ and hearts only, hearts unbroken (two tests below).
+QUEEN_AND_HEARTS_LEAD: Hands = (
+    cards("2C AD QS 2H 3H 4H 5H 6H 7H 8H 9H TH JH"),
+    cards("3C 4C 5C 6C 2D 3D 4D 5D 2S 3S 4S 5S QH"),
+    cards("7C 8C 9C TC 6D 7D 8D 9D 6S 7S 8S 9S KH"),
+    cards("JC QC KC AC TD JD QD KD TS JS KS AS AH"),
+)
+# Trick 1: 2C 3C 7C AC, seat 3 wins; trick 2: seat 3 leads TD, seat 0 must play AD and wins.
+QUEEN_AND_HEARTS_SCRIPT = cards("2C 3C 7C AC TD AD 2D 6D")
+
+
 def test_lead_with_only_hearts_and_queen_while_hearts_unbroken() -> None:
     """A.-H5: the leader holds Q♠ and hearts only and hearts are unbroken: Q♠ or any heart may be led."""
-    hands = (
-        cards("2C AD QS 2H 3H 4H 5H 6H 7H 8H 9H TH JH"),
-        cards("3C 4C 5C 6C 2D 3D 4D 5D 2S 3S 4S 5S QH"),
-        cards("7C 8C 9C TC 6D 7D 8D 9D 6S 7S 8S 9S KH"),
-        cards("JC QC KC AC TD JD QD KD TS JS KS AS AH"),
-    )
-    # Trick 1: 2C 3C 7C AC, seat 3 wins; trick 2: seat 3 leads TD, seat 0 must play AD and wins.
-    script = cards("2C 3C 7C AC TD AD 2D 6D")
+    hands = QUEEN_AND_HEARTS_LEAD
+    script = QUEEN_AND_HEARTS_SCRIPT
     for seed in range(10):
         report = one_hand(hands, ScriptedPolicy(random.Random(seed), script, {}), seed)
         step = report.steps[8]
@@ -412,15 +408,10 @@ def test_lead_with_only_hearts_and_queen_while_hearts_unbroken() -> None:
 
 def test_openspiel_default_would_force_the_lone_queen_lead() -> None:
     """The harness can tell the variants apart: OpenSpiel's default flag allows only Q♠ in the position above."""
-    game = pyspiel.load_game("hearts", {**OPENSPIEL_PARAMS, "can_lead_hearts_instead_of_qs": False})
+    game = pyspiel.load_game("hearts", {**OPENSPIEL_HEARTS_PARAMS, "can_lead_hearts_instead_of_qs": False})
     state = game.new_initial_state()
-    hands = (
-        cards("2C AD QS 2H 3H 4H 5H 6H 7H 8H 9H TH JH"),
-        cards("3C 4C 5C 6C 2D 3D 4D 5D 2S 3S 4S 5S QH"),
-        cards("7C 8C 9C TC 6D 7D 8D 9D 6S 7S 8S 9S KH"),
-        cards("JC QC KC AC TD JD QD KD TS JS KS AS AH"),
-    )
-    for action in [PASS_DIR[0], *openspiel_deal_actions(hands), *cards("2C 3C 7C AC TD AD 2D 6D")]:
+    hands = QUEEN_AND_HEARTS_LEAD
+    for action in [PASS_DIR[0], *openspiel_deal_actions(hands), *QUEEN_AND_HEARTS_SCRIPT]:
         state.apply_action(action)
     assert state.current_player() == 0
     assert state.legal_actions() == [parse_card("QS")]

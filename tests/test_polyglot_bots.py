@@ -6,18 +6,16 @@ each game through the real referee (subprocesses, pipes, deadlines), with no fau
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from bot_helpers import script_bot
 
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, MatchConfig, run_match
 from referee.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_bots"
 
 # game, players, options. Kierki always plays its 12 (11) deals and Hearts to 100 is quick; a lower target keeps
 # Cancellation Hearts (whose long play requests Perl's pure-Perl JSON::PP parses slowly) to a few deals.
@@ -30,39 +28,11 @@ GAMES: list[tuple[str, int | None, dict[str, str]]] = [
 NAMES = {"js": "starter-js", "c": "starter-c", "perl": "starter-perl"}
 
 
-def build_c_bot(out_dir: Path) -> Path:
-    """Compile sample_bots/c/bot.c with cc as README says; skip when cc or cJSON's headers are missing."""
-    cc = shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler (cc) on this machine; .ci/run installs what CI needs")
-    probe = out_dir / "probe.c"
-    probe.write_text("#include <cjson/cJSON.h>\nint main(void) { return cJSON_Version() == 0; }\n")
-    found = subprocess.run([cc, "-o", str(out_dir / "probe"), str(probe), "-lcjson"], capture_output=True, text=True)
-    if found.returncode != 0:
-        pytest.skip(f"cJSON is not installed (Debian: apt-get install libcjson-dev): {found.stderr.strip()[:200]}")
-    binary = out_dir / "bot"
-    built = subprocess.run(
-        [cc, "-O2", "-o", str(binary), str(SAMPLES / "c" / "bot.c"), "-lcjson"], capture_output=True, text=True
-    )
-    assert built.returncode == 0, built.stderr
-    return binary
-
-
-@pytest.fixture(scope="module")
-def c_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_c_bot(tmp_path_factory.mktemp("c_bot"))
-
-
-def command(language: str, c_binary: Path | None) -> tuple[str, ...]:
+def command(language: str, c_bot: Path | None) -> tuple[str, ...]:
     if language == "c":
-        assert c_binary is not None
-        return (str(c_binary),)
-    program = {"js": "node", "perl": "perl"}[language]
-    found = shutil.which(program)
-    if found is None:
-        pytest.skip(f"{program} is not installed; the {language} starter bot cannot run here")
-    script = {"js": SAMPLES / "js" / "bot.js", "perl": SAMPLES / "perl" / "bot.pl"}[language]
-    return (found, str(script))
+        assert c_bot is not None
+        return (str(c_bot),)
+    return script_bot(language)
 
 
 @pytest.mark.parametrize("language", ["js", "c", "perl"])
@@ -75,7 +45,7 @@ def test_full_game_with_starter_bot_in_every_seat(
     tmp_path: Path,
     request: pytest.FixtureRequest,
 ) -> None:
-    binary = request.getfixturevalue("c_binary") if language == "c" else None
+    binary = request.getfixturevalue("c_bot") if language == "c" else None
     argv = command(language, binary)
     ruleset = Ruleset.create(game, players, options)
     config = MatchConfig(

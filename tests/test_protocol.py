@@ -16,6 +16,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from protocol import schema
 from protocol.codec import (
@@ -349,19 +350,19 @@ def decodes_or_explains(line: bytes) -> None:
         assert isinstance(decoded, BOT_CLASSES)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.binary(max_size=300) | st.binary(min_size=4090, max_size=4110))
 def test_random_bytes_raise_only_protocol_error(line: bytes) -> None:
     decodes_or_explains(line)
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_answers())
 def test_near_valid_answers_raise_only_protocol_error(line: bytes) -> None:
     decodes_or_explains(line)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 4000), st.sampled_from([b"[", b'{"a":', b'{"type":"pass","id":1,"cards":[']))
 def test_deep_nesting_raises_only_protocol_error(depth: int, opener: bytes) -> None:
     decodes_or_explains(opener * depth)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 from protocol import messages as m
 from referee.bots.seat import BotSeat, TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
 from referee.rules import Ruleset
-from tests.fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 
 def play(
@@ -92,9 +92,9 @@ def test_silence_is_a_timeout_with_a_fallback_an_error_notice_and_a_strike(tmp_p
     result = match.results[0]
     assert result.faults == {"timeout": 3} and result.forfeited_in_game == 1
     errors = bots[0].of_type(m.ErrorEvent)
-    assert [e.strikes for e in errors] == [1, 2, 3]  # type: ignore[attr-defined]
-    assert [e.forfeited for e in errors] == [False, False, True]  # type: ignore[attr-defined]
-    assert all(e.code == "timeout" and e.fallback is not None for e in errors)  # type: ignore[attr-defined]
+    assert [e.strikes for e in errors] == [1, 2, 3]
+    assert [e.forfeited for e in errors] == [False, False, True]
+    assert all(e.code == "timeout" and e.fallback is not None for e in errors)
     forfeited_bye = [msg for msg in bots[0].received if isinstance(msg, m.ByeEvent)]
     assert [b.reason for b in forfeited_bye] == ["forfeited"]
     for other in bots[1:]:
@@ -135,7 +135,7 @@ def test_garbage_is_malformed(tmp_path: Path, line: bytes, code: str) -> None:
     match, bots = play(tmp_path, [garbage, first_legal, first_legal, first_legal])
     assert match.results[0].faults == {code: 3}
     errors = bots[0].of_type(m.ErrorEvent)
-    assert errors and all(e.code == code for e in errors)  # type: ignore[attr-defined]
+    assert errors and all(e.code == code for e in errors)
 
 
 def test_wrong_answer_type_is_named(tmp_path: Path) -> None:
@@ -171,7 +171,7 @@ def test_version_mismatch_is_refused_with_a_bye(tmp_path: Path) -> None:
     with pytest.raises(MatchSetupError, match="speaks protocol 2"):
         match.run()
     byes = bots[0].of_type(m.ByeEvent)
-    assert [b.reason for b in byes] == ["protocol_mismatch"]  # type: ignore[attr-defined]
+    assert [b.reason for b in byes] == ["protocol_mismatch"]
 
 
 def test_time_bank_overrun_is_taken_from_the_bank_and_increment_added() -> None:
@@ -204,6 +204,6 @@ def test_every_request_states_the_time_allowed(tmp_path: Path) -> None:
         time=TimeControl(move_ms=200, bank_ms=3000, increment_ms=10),
     )
     Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
-    times = [r.time_ms for r in bots[0].of_type(m.PlayRequest)]  # type: ignore[attr-defined]
+    times = [r.time_ms for r in bots[0].of_type(m.PlayRequest)]
     # The scripted bot answers at once, so every decision adds the increment to the bank.
     assert times[0] >= 3200 and times == sorted(times)

@@ -20,6 +20,7 @@ from rules_helpers import (
     deal,
     deal_events,
     deal_result,
+    dump_deal_file,
     kierki_at,
     last_trick,
     lead_and_follow,
@@ -34,7 +35,7 @@ from rules_helpers import (
     tricks_of,
 )
 
-from referee.dealfile import check_deal_file, dump_deal_file, parse_deal_file
+from referee.dealfile import check_deal_file, parse_deal_file
 from referee.rules import (
     CardPlayed,
     ChooseMoon,
@@ -44,15 +45,21 @@ from referee.rules import (
     DealSpec,
     DealSpecError,
     DealStarted,
+    Event,
     GameEnded,
     GameState,
     IllegalActionError,
+    LastCancelled,
+    LotteryMissing2C,
     LotteryPassed,
+    LotteryStart,
+    MoonDefault,
     MoonOption,
     MoonShot,
     Observation,
     PassCards,
     PassesExchanged,
+    Passing,
     Phase,
     PlayCard,
     PlayerOut,
@@ -196,7 +203,7 @@ class TestConventions:
 
     @pytest.mark.parametrize("game", ["kierki", "kierki3", "hearts", "cancellation"])
     def test_same_seed_same_game(self, game: str) -> None:
-        def run(seed: int) -> list[object]:
+        def run(seed: int) -> list[Event]:
             ruleset = Ruleset.create(game, None, {"target": 60} if game in ("hearts", "cancellation") else {})
             return finish(GameState(ruleset, seed=seed)).events
 
@@ -264,12 +271,23 @@ class TestOptions:
         ruleset = Ruleset.create("kierki", None, {"deal6_tricks": "3,8", "rozbojnik": "false", "lottery_start": 7})
         assert ruleset.deal6_tricks == (3, 8)
         assert ruleset.rozbojnik is False
-        assert ruleset.lottery_start == "7"
+        assert ruleset.lottery_start is LotteryStart.SEVEN
         hearts = Ruleset.create("hearts", 4, {"moon_value": "52", "qs_breaks_hearts": "yes", "target": 60})
         assert (hearts.moon_value, hearts.qs_breaks_hearts, hearts.target) == (52, True, 60)
         assert Ruleset.create("kierki3", None, {"trump_trick_value_3p": 25}).trump_trick_value == 25
         assert Ruleset.create("kierki").trump_trick_value == 25
         assert Ruleset.create("kierki3").trump_trick_value == 20
+
+    def test_choice_options_are_enums_that_keep_their_text(self) -> None:
+        hearts = Ruleset.create("hearts", 4, {"passing": "left", "moon_default": "safety"})
+        assert hearts.passing is Passing.LEFT and hearts.moon_default is MoonDefault.SAFETY
+        cancel = Ruleset.create("cancellation", 6, {"last_cancelled": "leader"})
+        assert cancel.passing is Passing.ALTERNATE and cancel.last_cancelled is LastCancelled.LEADER
+        k3 = Ruleset.create("kierki3", None, {"lottery_missing_2c": "forbid_two", "lottery_start": "8"})
+        assert k3.lottery_missing_2c is LotteryMissing2C.FORBID_TWO and k3.lottery_start is LotteryStart.EIGHT
+        # The replay header and the hello message carry the same text as before the enums.
+        assert msgspec.json.encode(hearts.options()).count(b'"passing":"left"') == 1
+        assert "moon_default=safety" in hearts.describe()
 
     @pytest.mark.parametrize(
         ("game", "players", "options", "message"),
@@ -1029,7 +1047,7 @@ class TestHeartsPassing:
     def test_passing_is_simultaneous(self) -> None:
         # §4.1 rule 3: nobody receives before everyone has passed; the passer sees what it passed.
         state = new_state("hearts", HEARTS_SPLIT, dealer=3)
-        assert state.phase is Phase.PASS and state.to_act == 0  # dealer+1 chooses first
+        assert (state.phase, state.to_act) == (Phase.PASS, 0)  # dealer+1 chooses first
         give = cards("KC QC JC")
         assert state.apply(PassCards(give), 0) == []
         assert set(give) <= set(state.hand(0))  # still held until the exchange
@@ -1360,7 +1378,7 @@ class TestCancellationDeal:
         assert state.observation(1).received == cards("AS AS 2H")
         assert state.observation(0).kitty_size == 6  # the kitty holds both copies of A♣ A♦ A♥: nobody has one
         assert not set(cards("AC AD AH")) & {c for s in range(7) for c in state.hand(s)}
-        assert state.phase is Phase.PLAY and state.to_act == 0
+        assert (state.phase, state.to_act) == (Phase.PLAY, 0)
 
 
 class TestCancellationTricks:
@@ -1635,7 +1653,7 @@ REFUSALS = [
     # (situation, action, seat, rule)
     (_kierki_deal1, PlayCard(52), None, "card"),
     (_kierki_deal1, PlayCard(-1), None, "card"),
-    (_kierki_deal1, PlayCard("AC"), None, "card"),
+    (_kierki_deal1, PlayCard("AC"), None, "card"),  # type: ignore[arg-type]
     (_kierki_deal1, PlayCard(card("2H")), None, "own-card"),
     (_kierki_deal1, PlayCard(card("AC")), 1, "turn"),
     (_kierki_deal1, PassCards(cards("AC KC QC")), None, "decision"),

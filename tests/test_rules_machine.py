@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from rules_helpers import points, snapshot
+from hypothesis_profiles import examples
+from rules_helpers import points, random_action, snapshot
 
 from referee.rules import (
     CardPlayed,
@@ -31,10 +32,12 @@ from referee.rules import (
     GameEnded,
     GameState,
     IllegalActionError,
+    LastCancelled,
     MoonOption,
     MoonShot,
     PassCards,
     PassesExchanged,
+    Passing,
     Phase,
     PlayCard,
     PlayerOut,
@@ -84,7 +87,7 @@ PENALTY_SUMS = {
     },
 }
 # The cards whose capture ends deals 2-5 early: tested by card name, independently of the engine's masks.
-LAST_PENALTY = {
+LAST_PENALTY: dict[DealKind, Callable[[str], bool]] = {
     DealKind.NO_HEARTS: lambda name: name[1] == "H",
     DealKind.NO_QUEENS: lambda name: name[0] == "Q",
     DealKind.NO_KINGS_JACKS: lambda name: name[0] in "JK",
@@ -266,10 +269,10 @@ class Checker:
             if self.ruleset.game.value == "cancellation":
                 live = [(c, s) for s, c in trick.plays if c & 3 == led and cards.count(c) == 1]
                 winner = max(live)[1] if live else None
-                if winner is None and trick.number == size and self.ruleset.last_cancelled != "nobody":
+                if winner is None and trick.number == size and self.ruleset.last_cancelled is not LastCancelled.NOBODY:
                     top = max(c for c in cards if c & 3 == led)
                     copies = [s for s, c in trick.plays if c == top]
-                    winner = leader if self.ruleset.last_cancelled == "leader" else copies[-1]
+                    winner = leader if self.ruleset.last_cancelled is LastCancelled.LEADER else copies[-1]
             else:
                 trumps = [(c, s) for s, c in trick.plays if c & 3 == trump]
                 winner = max(trumps or [(c, s) for s, c in trick.plays if c & 3 == led])[1]
@@ -414,13 +417,13 @@ def lottery_legal(state: GameState, hand: set[int], played: list[int]) -> set[in
 
 def expected_pass_offset(ruleset: Ruleset, deal: int) -> int:
     n = ruleset.players
-    if ruleset.game.value in ("kierki", "kierki3") or ruleset.passing == "none":
+    if ruleset.game.value in ("kierki", "kierki3") or ruleset.passing is Passing.NONE:
         return 0
-    if ruleset.passing == "cycle":
+    if ruleset.passing is Passing.CYCLE:
         return {1: 1, 2: 3, 3: 2, 0: 0}[deal % 4]
-    if ruleset.passing == "alternate":
+    if ruleset.passing is Passing.ALTERNATE:
         return 1 if deal % 2 == 1 else n - 1
-    return 1 if ruleset.passing == "left" else n - 1
+    return 1 if ruleset.passing is Passing.LEFT else n - 1
 
 
 def current_deal(state: GameState) -> list[Event]:
@@ -432,16 +435,6 @@ def current_deal(state: GameState) -> list[Event]:
 def deal_slice(events: list[Event], end: int) -> list[Event]:
     start = max(i for i in range(end) if isinstance(events[i], DealStarted))
     return events[start : end + 1]
-
-
-def random_action(state: GameState, rng: random.Random) -> object:
-    if state.phase is Phase.PLAY:
-        return PlayCard(rng.choice(state.legal_plays()))
-    if state.phase is Phase.PASS:
-        return PassCards(tuple(rng.sample(state.hand(state.to_act), 3)))
-    if state.phase is Phase.TRUMP:
-        return ChooseTrump(rng.choice(state.trump_choices()))
-    return ChooseMoon(rng.choice([MoonOption.SELF, MoonOption.OTHERS]))
 
 
 def refuse(state: GameState, action: object, seat: int | None, rules: set[str]) -> None:
@@ -499,7 +492,7 @@ class RefereeMachine(RuleBasedStateMachine):
             action = ChooseTrump(data.draw(st.sampled_from(state.trump_choices())))
         else:
             action = ChooseMoon(data.draw(st.sampled_from([MoonOption.SELF, MoonOption.OTHERS])))
-        state.apply(action, state.to_act)  # type: ignore[arg-type]
+        state.apply(action, state.to_act)
 
     @rule(steps=st.integers(1, 500), seed=st.integers(0, 2**16))
     def fast_forward(self, steps: int, seed: int) -> None:
@@ -508,7 +501,7 @@ class RefereeMachine(RuleBasedStateMachine):
         for _ in range(steps):
             if self.state.is_over:
                 break
-            self.state.apply(random_action(self.state, rng))  # type: ignore[arg-type]
+            self.state.apply(random_action(self.state, rng))
             self.checker.check()
 
     @rule(data=st.data())
@@ -522,10 +515,10 @@ class RefereeMachine(RuleBasedStateMachine):
             wrong = data.draw(st.sampled_from([c for c in range(52) if c not in legal]))
             refuse(state, PlayCard(wrong), state.to_act, PLAY_RULES if wrong in hand else {"own-card"})
         elif state.phase is Phase.PASS:
-            hand = state.hand(state.to_act)
-            refuse(state, PassCards(tuple(hand[:2])), None, {"pass-count"})
-            missing = next(c for c in range(52) if c not in hand)
-            refuse(state, PassCards((*hand[:2], missing)), None, {"pass-own-cards"})
+            held = state.hand(state.to_act)
+            refuse(state, PassCards(tuple(held[:2])), None, {"pass-count"})
+            missing = next(c for c in range(52) if c not in held)
+            refuse(state, PassCards((*held[:2], missing)), None, {"pass-own-cards"})
         elif state.phase is Phase.TRUMP:
             if not state.ruleset.allow_no_trump:
                 refuse(state, ChooseTrump(None), None, {"trump-suit"})
@@ -562,11 +555,11 @@ class RefereeMachine(RuleBasedStateMachine):
                 break
             action = random_action(twin, rng)
             replay.append(action)
-            twin.apply(action)  # type: ignore[arg-type]
+            twin.apply(action)
         assert snapshot(self.state) == before
         # The original, given the same choices, arrives at the same place (including the next deals' cards).
         for action in replay:
-            self.state.apply(action)  # type: ignore[arg-type]
+            self.state.apply(action)
             self.checker.check()
         assert snapshot(self.state) == snapshot(twin)
         assert self.state.events == twin.events
@@ -579,7 +572,7 @@ class RefereeMachine(RuleBasedStateMachine):
 
 
 RefereeMachine.TestCase.settings = settings(
-    max_examples=45,
+    max_examples=examples(45),
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -588,7 +581,7 @@ TestRefereeMachine = RefereeMachine.TestCase
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}{c[1] or ''}-{len(c[2])}opts")
-@settings(max_examples=2, deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_whole_games_to_the_end(config: Config, seed: int) -> None:
     """Every configuration at least twice to its end, with random legal play, checked after every step."""
@@ -598,7 +591,7 @@ def test_whole_games_to_the_end(config: Config, seed: int) -> None:
     rng = random.Random(seed)
     checker.check()
     while not state.is_over:
-        state.apply(random_action(state, rng))  # type: ignore[arg-type]
+        state.apply(random_action(state, rng))
         checker.check()
     assert isinstance(state.events[-1], GameEnded)
 

@@ -5,13 +5,20 @@ right id, that events and unknown message types get none, that the bots exit 0 o
 that the heuristic bot makes the few decisions its docstring promises.
 """
 
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+Message = dict[str, Any]
+Session = list[tuple[Message, Any]]  # (message, what the heuristic bot should answer, or None)
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 RANDOM_BOT = BOTS_DIR / "random_bot.py"
@@ -24,12 +31,12 @@ TIME = {"move_ms": 1000, "startup_ms": 5000, "bank_ms": 10000, "increment_ms": 1
 # ---------------------------------------------------------------- message builders
 
 
-def cards(text):
+def cards(text: str) -> list[str]:
     """cards("QS 2H") -> ["QS", "2H"]: keeps the scripted hands readable."""
     return text.split()
 
 
-def hello(id_, game, players, seat, **options):
+def hello(id_: int, game: str, players: int, seat: int, **options: object) -> Message:
     return {
         "type": "hello",
         "id": id_,
@@ -43,14 +50,25 @@ def hello(id_, game, players, seat, **options):
     }
 
 
-def trick(leader, cards, players, number=None, winner=None):
+def trick(leader: int, cards: list[str], players: int, number: int | None = None, winner: int | None = None) -> Message:
     entries = [{"seat": (leader + i) % players, "card": c} for i, c in enumerate(cards)]
     if number is None:
         return {"leader": leader, "cards": entries}
     return {"number": number, "leader": leader, "cards": entries, "winner": winner}
 
 
-def play(id_, kind, hand, legal=None, current=None, tricks=(), trump=None, lottery=None, players=4, deal=1):
+def play(
+    id_: int,
+    kind: str,
+    hand: list[str],
+    legal: list[str] | None = None,
+    current: Message | None = None,
+    tricks: Sequence[Message] = (),
+    trump: str | None = None,
+    lottery: Message | None = None,
+    players: int = 4,
+    deal: int = 1,
+) -> Message:
     return {
         "type": "play",
         "id": id_,
@@ -68,7 +86,7 @@ def play(id_, kind, hand, legal=None, current=None, tricks=(), trump=None, lotte
     }
 
 
-def pass_request(id_, hand, direction="left", to=1):
+def pass_request(id_: int, hand: list[str], direction: str = "left", to: int = 1) -> Message:
     return {
         "type": "pass",
         "id": id_,
@@ -82,7 +100,7 @@ def pass_request(id_, hand, direction="left", to=1):
     }
 
 
-def moon(id_, self_totals, others_totals):
+def moon(id_: int, self_totals: list[int], others_totals: list[int]) -> Message:
     return {
         "type": "moon",
         "id": id_,
@@ -101,7 +119,7 @@ BYE = {"type": "bye", "reason": "match_over"}
 # Each session is a list of (message, what the heuristic bot should answer or None).
 
 KIERKI_HAND = cards("2C 9C KC 3D AD 5H 7H 4S QS JS TS 8S 6S")
-KIERKI = [  # 4-player Kierki, we are seat 1, dealer 0
+KIERKI: Session = [  # 4-player Kierki, we are seat 1, dealer 0
     (hello(1, "kierki", 4, 1), None),
     ({"type": "game_start", "game_number": 1, "players": 4, "seat": 1, "dealer": 0}, None),
     (
@@ -195,7 +213,7 @@ KIERKI = [  # 4-player Kierki, we are seat 1, dealer 0
     ({"type": "lottery_pass", "game_number": 1, "deal": 12, "seat": 2}, None),
 ]
 
-HEARTS = [  # American Hearts, we are seat 2
+HEARTS: Session = [  # American Hearts, we are seat 2
     (hello(1, "hearts", 4, 2), None),
     # Q♠ K♠ A♠ with only one low spade: pass them
     (pass_request(2, cards("QS KS AS 2S AH KH 3C 4C 5C 6D 7D 8D 9D")), cards("AS KS QS")),
@@ -262,7 +280,7 @@ HEARTS = [  # American Hearts, we are seat 2
     ),
 ]
 
-CANCELLATION = [  # Cancellation Hearts, 6 players, we are seat 3
+CANCELLATION: Session = [  # Cancellation Hearts, 6 players, we are seat 3
     (hello(1, "cancellation", 6, 3), None),
     # two decks: both Q♠ go, then the A♠
     (pass_request(2, cards("QS QS AS 2S 3C 4C 5C 6D 7D 8D 9D 2H 3H 4H 5H 6H 7H")), cards("QS QS AS")),
@@ -281,22 +299,27 @@ CANCELLATION = [  # Cancellation Hearts, 6 players, we are seat 3
     (UNKNOWN, None),
 ]
 
-SESSIONS = {"kierki": KIERKI, "hearts": HEARTS, "cancellation": CANCELLATION}
+SESSIONS: dict[str, Session] = {"kierki": KIERKI, "hearts": HEARTS, "cancellation": CANCELLATION}
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def run_bot(bot, messages, args=()):
-    """Feed the lines to the bot, close its stdin, wait; return (answers, returncode, stderr)."""
-    text = "".join(json.dumps(m) + "\n" for m in messages)
-    with subprocess.Popen(
+def start_bot(bot: Path, args: Sequence[str] = ()) -> subprocess.Popen[str]:
+    """The bot as a subprocess with text pipes on all three streams."""
+    return subprocess.Popen(
         [sys.executable, str(bot), *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    ) as proc:
+    )
+
+
+def run_bot(bot: Path, messages: Sequence[Message], args: Sequence[str] = ()) -> tuple[list[Any], int, str]:
+    """Feed the lines to the bot, close its stdin, wait; return (answers, returncode, stderr)."""
+    text = "".join(json.dumps(m) + "\n" for m in messages)
+    with start_bot(bot, args) as proc:
         out, err = proc.communicate(text, timeout=TIMEOUT)
     answers = [json.loads(line) for line in out.splitlines()]
     for line, answer in zip(out.splitlines(), answers, strict=True):
@@ -304,7 +327,7 @@ def run_bot(bot, messages, args=()):
     return answers, proc.returncode, err
 
 
-def check_legal(request, reply):
+def check_legal(request: Message, reply: Any) -> None:
     """The checks a referee would make: right type and id, no extra fields, a legal choice."""
     assert isinstance(reply, dict)
     assert reply["type"] == request["type"]
@@ -328,7 +351,9 @@ def check_legal(request, reply):
         assert reply["choice"] in ("self", "others")
 
 
-def run_session(bot, session, args=()):
+def run_session(
+    bot: Path, session: Session, args: Sequence[str] = ()
+) -> tuple[list[tuple[Message, Any]], list[Any], str]:
     messages = [m for m, _ in session] + [BYE]
     answers, code, err = run_bot(bot, messages, args)
     requests = [(m, expected) for m, expected in session if m["type"] in REQUEST_TYPES]
@@ -340,7 +365,7 @@ def run_session(bot, session, args=()):
     return requests, answers, err
 
 
-def describe(request):
+def describe(request: Message) -> Message:
     return {k: v for k, v in request.items() if k not in ("scores", "time_ms", "game_number")}
 
 
@@ -349,12 +374,12 @@ def describe(request):
 
 @pytest.mark.parametrize("bot", BOTS, ids=lambda p: p.stem)
 @pytest.mark.parametrize("game", SESSIONS)
-def test_every_request_gets_one_legal_answer(bot, game):
+def test_every_request_gets_one_legal_answer(bot: Path, game: str) -> None:
     run_session(bot, SESSIONS[game])
 
 
 @pytest.mark.parametrize("game", SESSIONS)
-def test_heuristic_bot_decisions(game):
+def test_heuristic_bot_decisions(game: str) -> None:
     requests, answers, _ = run_session(HEURISTIC_BOT, SESSIONS[game])
     for (request, expected), reply in zip(requests, answers, strict=True):
         if expected is None:
@@ -367,16 +392,10 @@ def test_heuristic_bot_decisions(game):
 
 
 @pytest.mark.parametrize("bot", BOTS, ids=lambda p: p.stem)
-def test_exit_zero_on_bye_while_stdin_stays_open(bot):
+def test_exit_zero_on_bye_while_stdin_stays_open(bot: Path) -> None:
     """bye alone must end the bot: stdin is left open and a request after bye is never answered."""
     lines = [hello(1, "hearts", 4, 0), BYE, play(2, "hearts", ["2C"])]
-    with subprocess.Popen(
-        [sys.executable, str(bot)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
+    with start_bot(bot) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("".join(json.dumps(m) + "\n" for m in lines))
         proc.stdin.flush()
@@ -388,29 +407,23 @@ def test_exit_zero_on_bye_while_stdin_stays_open(bot):
 
 
 @pytest.mark.parametrize("bot", BOTS, ids=lambda p: p.stem)
-def test_exit_zero_on_end_of_input(bot):
+def test_exit_zero_on_end_of_input(bot: Path) -> None:
     answers, code, _ = run_bot(bot, [hello(1, "kierki3", 3, 2), play(2, "no_tricks", ["AS", "2D"])])
     assert code == 0
     assert [a["id"] for a in answers] == [1, 2]
 
 
 @pytest.mark.parametrize("bot", BOTS, ids=lambda p: p.stem)
-def test_garbage_and_blank_lines_are_skipped(bot):
+def test_garbage_and_blank_lines_are_skipped(bot: Path) -> None:
     text = "\nnot json\n[1, 2]\n" + json.dumps(hello(1, "kierki", 4, 0)) + "\n"
-    with subprocess.Popen(
-        [sys.executable, str(bot)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
+    with start_bot(bot) as proc:
         out, err = proc.communicate(text, timeout=TIMEOUT)
     assert proc.returncode == 0
     assert [json.loads(line)["id"] for line in out.splitlines()] == [1]
     assert "not json" in err  # the complaint goes to stderr, never stdout
 
 
-def test_random_bot_is_reproducible_and_seeded():
+def test_random_bot_is_reproducible_and_seeded() -> None:
     hand = ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC"]
     requests = [hello(1, "kierki", 4, 1)] + [play(i, "no_tricks", hand) for i in range(2, 22)]
     first, _, _ = run_bot(RANDOM_BOT, requests)
@@ -423,7 +436,7 @@ def test_random_bot_is_reproducible_and_seeded():
 
 
 @pytest.mark.parametrize("bot", BOTS, ids=lambda p: p.stem)
-def test_bot_files_are_standalone_scripts(bot):
+def test_bot_files_are_standalone_scripts(bot: Path) -> None:
     source = bot.read_text()
     assert source.startswith("#!/usr/bin/env python3\n")
     assert bot.stat().st_mode & 0o111, "executable bit"

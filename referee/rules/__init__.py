@@ -27,7 +27,16 @@ from referee.rules.records import (
     TrickEnded,
     TrumpChosen,
 )
-from referee.rules.ruleset import Game, Ruleset, RulesetError
+from referee.rules.ruleset import (
+    Game,
+    LastCancelled,
+    LotteryMissing2C,
+    LotteryStart,
+    MoonDefault,
+    Passing,
+    Ruleset,
+    RulesetError,
+)
 from referee.rules.state import GameState
 
 __all__ = [
@@ -46,12 +55,17 @@ __all__ = [
     "GameEnded",
     "GameState",
     "IllegalActionError",
+    "LastCancelled",
+    "LotteryMissing2C",
     "LotteryPassed",
+    "LotteryStart",
+    "MoonDefault",
     "MoonOption",
     "MoonShot",
     "Observation",
     "PassCards",
     "PassesExchanged",
+    "Passing",
     "Phase",
     "PlayCard",
     "PlayerOut",

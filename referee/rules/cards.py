@@ -11,7 +11,7 @@ empty ``double``. Legality only ever depends on *which* cards are held, so it is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 Card = int
 Suit = int
@@ -22,30 +22,19 @@ SUIT_SYMBOLS = "♣♦♥♠"
 RANK_LETTERS = "23456789TJQKA"
 
 TWO = 0
-TEN = 8
 JACK = 9
 QUEEN = 10
 KING = 11
-ACE = 12
 
 
 def make_card(rank: int, suit: Suit) -> Card:
     return rank * 4 + suit
 
 
-def card_suit(card: Card) -> Suit:
-    return card & 3
-
-
-def card_rank(card: Card) -> int:
-    return card >> 2
-
-
 TWO_OF_CLUBS = make_card(TWO, CLUBS)
 QUEEN_OF_SPADES = make_card(QUEEN, SPADES)
 KING_OF_HEARTS = make_card(KING, HEARTS)
 
-FULL_DECK = (1 << 52) - 1
 SUIT_MASKS = tuple(sum(1 << make_card(r, s) for r in range(13)) for s in range(4))
 HEARTS_MASK = SUIT_MASKS[HEARTS]
 QUEENS_MASK = sum(1 << make_card(QUEEN, s) for s in range(4))
@@ -80,24 +69,11 @@ def card_name(card: Card) -> str:
     return RANK_LETTERS[card >> 2] + SUIT_LETTERS[card & 3]
 
 
-def card_symbol(card: Card) -> str:
-    rank = RANK_LETTERS[card >> 2]
-    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card & 3]
-
-
 def mask_of(cards: Iterable[Card]) -> int:
     mask = 0
     for card in cards:
         mask |= 1 << card
     return mask
-
-
-def cards_in(mask: int) -> Iterator[Card]:
-    """The cards of a mask, lowest id first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def card_list(mask: int) -> list[Card]:
@@ -113,10 +89,6 @@ def card_list(mask: int) -> list[Card]:
 def sort_for_display(cards: Iterable[Card]) -> list[Card]:
     """Grouped by suit (♣ ♦ ♥ ♠), low to high within a suit."""
     return sorted(cards, key=lambda c: (c & 3, c >> 2))
-
-
-def highest_in(mask: int) -> Card:
-    return mask.bit_length() - 1
 
 
 def lowest_in(mask: int) -> Card:

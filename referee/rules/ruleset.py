@@ -32,6 +32,47 @@ PLAYER_COUNTS: Mapping[Game, tuple[int, ...]] = {
 }
 
 
+class Passing(enum.StrEnum):
+    """Pass direction per hand (hearts family)."""
+
+    CYCLE = "cycle"  # left, right, across, none (hearts)
+    ALTERNATE = "alternate"  # left, right (cancellation)
+    LEFT = "left"
+    RIGHT = "right"
+    NONE = "none"
+
+
+class LotteryStart(enum.StrEnum):
+    """Where the loteryjka starts: the dealer's card, or a fixed rank."""
+
+    DEALER = "dealer"
+    SEVEN = "7"
+    EIGHT = "8"
+
+
+class LotteryMissing2C(enum.StrEnum):
+    """3-player loteryjka started at rank 2, when 2♣ is not in the deck."""
+
+    VIRTUAL = "virtual"
+    FORBID_TWO = "forbid_two"
+
+
+class MoonDefault(enum.StrEnum):
+    """The moon choice played for a bot that does not answer."""
+
+    OTHERS = "others"
+    SELF = "self"
+    SAFETY = "safety"
+
+
+class LastCancelled(enum.StrEnum):
+    """Who collects a cancellation last trick that nobody won."""
+
+    NOBODY = "nobody"
+    LEADER = "leader"
+    SECOND_HIGHEST = "second_highest"
+
+
 class RulesetError(RulesError):
     """A game, player count or rule option that does not exist or has a value it cannot take."""
 
@@ -55,6 +96,10 @@ class OptionSpec:
                 if isinstance(raw, bool) or not isinstance(raw, int | str):
                     raise ValueError
                 value = int(raw)
+            elif issubclass(kind, enum.StrEnum):
+                if not isinstance(raw, str | int) or isinstance(raw, bool):
+                    raise ValueError
+                value = kind(str(raw))
             elif kind is tuple:
                 items = raw.split(",") if isinstance(raw, str) else raw
                 if not isinstance(items, list | tuple):
@@ -65,6 +110,8 @@ class OptionSpec:
                     raise ValueError
                 value = str(raw)
         except ValueError:
+            if self.choices:
+                raise RulesetError(f"option {self.name}: {raw!r} is not allowed" + self._choices_hint()) from None
             what = {bool: "true or false", int: "a whole number", tuple: "a list of numbers like 7,13"}.get(
                 kind, "text"
             )
@@ -154,16 +201,16 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         _KIERKI,
         "loteryjka start rank: 'dealer' (the dealer plays any card and its rank opens every suit), or a "
         "fixed rank '7' or '8' (Fan-Tan style; the player left of the dealer moves first) [A-K11]",
-        choices=("dealer", "7", "8"),
-        default=_const("dealer"),
+        choices=tuple(LotteryStart),
+        default=_const(LotteryStart.DEALER),
     ),
     OptionSpec(
         "lottery_missing_2c",
         frozenset({Game.KIERKI3}),
         "3 players, loteryjka started at rank 2: 'virtual' (clubs count as opened at a virtual 2♣) or "
         "'forbid_two' (the dealer may not open with a 2) [A-K3-7]",
-        choices=("virtual", "forbid_two"),
-        default=_const("virtual"),
+        choices=tuple(LotteryMissing2C),
+        default=_const(LotteryMissing2C.VIRTUAL),
     ),
     # Hearts and Cancellation Hearts (RULES.md §1, §4).
     OptionSpec(
@@ -202,31 +249,30 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         "moon choice played for a bot that does not answer: 'others' (+N to everyone else), 'self' (-N "
         "to the shooter) or 'safety' (self when 'others' would end the game without the shooter "
         "winning) [A-H6, A-CH14]",
-        choices=("others", "self", "safety"),
-        default=_const("others"),
+        choices=tuple(MoonDefault),
+        default=_const(MoonDefault.OTHERS),
     ),
     OptionSpec(
         "passing",
         _HEARTS_FAMILY,
         "pass direction per hand: hearts 'cycle' (left, right, across, none) or 'left' or 'none'; "
         "cancellation 'alternate' (left, right) or 'right' or 'none' [§4.1.3, A-CH3]",
-        choices=("cycle", "alternate", "left", "right", "none"),
-        default=_by_game(hearts="cycle", cancellation="alternate"),
+        choices=tuple(Passing),
+        default=_by_game(hearts=Passing.CYCLE, cancellation=Passing.ALTERNATE),
     ),
     OptionSpec(
         "last_cancelled",
         frozenset({Game.CANCELLATION}),
         "a last trick with no winner: 'nobody' collects it (seed), the 'leader' takes it (WP-CH), or the "
         "'second_highest' (the later copy of the highest led-suit card, GRACE) [A-CH11]",
-        choices=("nobody", "leader", "second_highest"),
-        default=_const("nobody"),
+        choices=tuple(LastCancelled),
+        default=_const(LastCancelled.NOBODY),
     ),
 )
 
-SPECS_BY_NAME: Mapping[str, OptionSpec] = {spec.name: spec for spec in OPTION_SPECS}
 _PASSING_BY_GAME = {
-    Game.HEARTS: ("cycle", "left", "none"),
-    Game.CANCELLATION: ("alternate", "left", "right", "none"),
+    Game.HEARTS: (Passing.CYCLE, Passing.LEFT, Passing.NONE),
+    Game.CANCELLATION: (Passing.ALTERNATE, Passing.LEFT, Passing.RIGHT, Passing.NONE),
 }
 
 
@@ -249,16 +295,16 @@ class Ruleset:
     allow_no_trump: bool = False
     rozbojnik: bool = True
     trump_trick_value: int = 25
-    lottery_start: str = "dealer"
-    lottery_missing_2c: str = "virtual"
+    lottery_start: LotteryStart = LotteryStart.DEALER
+    lottery_missing_2c: LotteryMissing2C = LotteryMissing2C.VIRTUAL
     qs_breaks_hearts: bool = False
     first_trick_no_points: bool = True
     first_trick_prefer_heart_over_qs: bool = False
     target: int = 100
     moon_value: int = 26
-    moon_default: str = "others"
-    passing: str = "cycle"
-    last_cancelled: str = "nobody"
+    moon_default: MoonDefault = MoonDefault.OTHERS
+    passing: Passing = Passing.CYCLE
+    last_cancelled: LastCancelled = LastCancelled.NOBODY
 
     @classmethod
     def create(

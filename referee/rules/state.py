@@ -59,7 +59,7 @@ from referee.rules.records import (
     TrumpChosen,
 )
 from referee.rules.results import places
-from referee.rules.ruleset import Game, Ruleset
+from referee.rules.ruleset import Game, LastCancelled, LotteryMissing2C, LotteryStart, MoonDefault, Passing, Ruleset
 
 PASS_COUNT = 3
 _QS_BIT = 1 << QUEEN_OF_SPADES
@@ -291,11 +291,11 @@ class GameState:
             return 0
         n = self.players
         passing = self.ruleset.passing
-        if passing == "cycle":
+        if passing is Passing.CYCLE:
             return (1, n - 1, 2, 0)[(deal - 1) % 4]
-        if passing == "alternate":
+        if passing is Passing.ALTERNATE:
             return 1 if deal % 2 else n - 1
-        return {"left": 1, "right": n - 1, "none": 0}[passing]
+        return {Passing.LEFT: 1, Passing.RIGHT: n - 1, Passing.NONE: 0}[passing]
 
     def _start_play(self) -> None:
         self.phase = Phase.PLAY
@@ -446,7 +446,7 @@ class GameState:
     def _lottery_legal(self, seat: int) -> int:
         hand = self.hands[seat]
         if self._start_rank is None:
-            if self.ruleset.lottery_missing_2c == "forbid_two" and self.ruleset.game is Game.KIERKI3:
+            if self.ruleset.lottery_missing_2c is LotteryMissing2C.FORBID_TWO and self.ruleset.game is Game.KIERKI3:
                 twos = mask_of(make_card(TWO, s) for s in range(4))
                 return (hand & ~twos) or hand
             return hand
@@ -569,9 +569,9 @@ class GameState:
 
     def _last_cancelled_winner(self) -> int | None:
         rule = self.ruleset.last_cancelled
-        if rule == "leader":
+        if rule is LastCancelled.LEADER:
             return self._leader
-        if rule == "second_highest":
+        if rule is LastCancelled.SECOND_HIGHEST:
             led = self._plays[0][1] & 3
             top = max(card for _, card in self._plays if card & 3 == led)
             return [seat for seat, card in self._plays if card == top][-1]
@@ -619,9 +619,9 @@ class GameState:
 
     def _default_moon(self) -> MoonOption:
         rule = self.ruleset.moon_default
-        if rule == "self":
+        if rule is MoonDefault.SELF:
             return MoonOption.SELF
-        if rule == "safety":
+        if rule is MoonDefault.SAFETY:
             others = self.moon_projection()[MoonOption.OTHERS]
             ends = max(others) >= self.ruleset.target
             if ends and others[self._shooter] > min(others):
@@ -632,7 +632,7 @@ class GameState:
 
     def _start_lottery(self) -> None:
         self.phase = Phase.PLAY
-        if self.ruleset.lottery_start == "dealer":
+        if self.ruleset.lottery_start is LotteryStart.DEALER:
             self.to_act = self.dealer
             return
         self._open_lottery(int(self.ruleset.lottery_start) - 2)
@@ -642,7 +642,8 @@ class GameState:
     def _open_lottery(self, rank: int) -> None:
         self._start_rank = rank
         self._playable = mask_of(make_card(rank, s) for s in range(4))
-        if rank == TWO and self.ruleset.game is Game.KIERKI3 and self.ruleset.lottery_missing_2c == "virtual":
+        virtual_two = self.ruleset.lottery_missing_2c is LotteryMissing2C.VIRTUAL
+        if rank == TWO and self.ruleset.game is Game.KIERKI3 and virtual_two:
             self._extend_column(CLUBS, TWO)
 
     def _extend_column(self, suit: Suit, rank: int) -> None:
