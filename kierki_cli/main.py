@@ -17,13 +17,13 @@ from kierki_cli.terminal import printable
 from protocol import schema
 from referee.bots.seat import TimeControl
 from referee.dealfile import check_deal_file, parse_deal_file
+from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import (
     MatchConfig,
     MatchResult,
     MatchSetupError,
     default_bots,
     parse_bot_commands,
-    parse_consequences,
     run_match,
 )
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
@@ -51,6 +51,23 @@ def _stop_like_ctrl_c(signum: int, frame: object) -> None:
     for stop in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(stop, signal.SIG_IGN)
     raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+
+def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
+    """``--max-strikes`` and the ``--on-fault CODE=fallback|forfeit`` pairs, over the defaults."""
+    choosable = [code.value for code in FaultCode if code is not FaultCode.CRASH]
+    consequences = {
+        FaultCode(code): Consequence(consequence)
+        for code, consequence in parse_pairs(
+            pairs,
+            "--on-fault",
+            "timeout=forfeit (a crash always forfeits)",
+            metavar="CODE=fallback|forfeit",
+            keys=choosable,
+            values=[c.value for c in Consequence],
+        )
+    }
+    return FaultPolicy(max_strikes, consequences)
 
 
 @cli.command()
@@ -174,9 +191,9 @@ def match(
         raise click.UsageError("--at N needs --from FILE")
     try:
         bots = parse_bot_commands(bot_commands) if bot_commands else default_bots(ruleset.players)
-        consequences = parse_consequences(on_fault)
     except MatchSetupError as error:
         raise click.UsageError(str(error)) from None
+    faults = parse_fault_policy(max_strikes, on_fault)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
     if out_dir is None:
@@ -191,8 +208,7 @@ def match(
         deals_source=str(deals_path or from_path) if deals_path or from_path else None,
         prefix=resume.prefix if resume else (),
         time=TimeControl(time_per_move, startup_time, time_bank, increment),
-        max_strikes=max_strikes,
-        consequences=consequences,
+        faults=faults,
         transcript=transcript,
         limits=isolation.limits,
         sandbox=isolation.sandbox,

@@ -2,8 +2,9 @@
 
 Data flows one way: bot line -> protocol decoder -> ``to_action`` -> ``GameState.apply`` -> events -> per-seat
 messages -> each bot. Whatever a bot does (time out, answer illegally or in garbage, crash) the referee plays a
-deterministic fallback for it, tells it why, counts a strike, and goes on; other seats never notice. After a crash
-or ``max_strikes`` strikes the seat is played by the fallback to the end and marked forfeited.
+deterministic fallback for it, tells it why, counts a strike, and goes on; other seats never notice. When the fault
+policy (``referee.faults.FaultPolicy``: a crash, a fault it makes forfeit, ``max_strikes`` strikes) says so, the
+seat is played by the fallback to the end and marked forfeited.
 """
 
 from __future__ import annotations
@@ -15,27 +16,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from protocol import codec
 from protocol import messages as m
-from referee import faults, wire
+from referee import wire
 from referee.bots import reaper
 from referee.bots.process import BotProcess, BotStartError, ResourceLimits
 from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
-from referee.bots.seat import BotSeat, Fault, FaultCode, TimeControl, Transport
+from referee.bots.seat import BotSeat, TimeControl, Transport
+from referee.faults import Fault, FaultCode, FaultPolicy
+from referee.game_loop import SeatMessages, play_out
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriter, decision_record, event_record
-from referee.rules import Action, DealSpec, GameEnded, GameState, IllegalActionError, Phase, Ruleset
-
-Consequence = Literal["fallback", "forfeit"]
-DEFAULT_CONSEQUENCES: dict[FaultCode, Consequence] = {
-    "timeout": "fallback",
-    "illegal": "fallback",
-    "malformed": "fallback",
-    "wrong_type": "fallback",
-    "crash": "forfeit",
-}
+from referee.rules import Action, DealSpec, Event, GameEnded, GameState, IllegalActionError, Ruleset
 
 
 class MatchSetupError(RuntimeError):
@@ -80,8 +74,7 @@ class MatchConfig:
     deals: tuple[DealSpec, ...] = ()
     deals_source: str | None = None
     time: TimeControl = field(default_factory=TimeControl)
-    max_strikes: int = 3
-    consequences: dict[FaultCode, Consequence] = field(default_factory=lambda: dict(DEFAULT_CONSEQUENCES))
+    faults: FaultPolicy = field(default_factory=FaultPolicy)
     # Per-bot isolation (referee/bots/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxKind = "none"
@@ -164,13 +157,6 @@ class MatchResult:
 
 
 Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended
-
-_EXPECTED: dict[Phase, type[m.BotMessage]] = {
-    Phase.PLAY: m.PlayAnswer,
-    Phase.PASS: m.PassAnswer,
-    Phase.TRUMP: m.TrumpAnswer,
-    Phase.MOON: m.MoonAnswer,
-}
 
 
 SAMPLE_BOTS = ("heuristic", "random")
@@ -310,7 +296,7 @@ class Match:
                 time=config.time.to_wire(),
                 games=config.games,
             )
-            answer, _ = seat.ask(hello, m.HelloAnswer, timeout_s=config.time.startup_ms / 1000)
+            answer, _ = seat.ask(hello, timeout_s=config.time.startup_ms / 1000)
             command = config.bots[seat.seat].command
             if isinstance(answer, Fault):
                 raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
@@ -329,24 +315,25 @@ class Match:
     def _play_game(self, game_number: int) -> None:
         config = self.config
         state = GameState(config.ruleset, seed=config.seed + game_number - 1, deals=config.deals)
-        translator = wire.EventTranslator(config.ruleset.players, game_number)
+        messages = SeatMessages(config.ruleset.players, game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
             seat.queue(
                 m.GameStartEvent(game_number=game_number, players=state.players, seat=seat.seat, dealer=state.dealer)
             )
-        done = 0
+        prefix = list(config.prefix) if game_number == 1 else []
+
+        def decide(state: GameState) -> Sequence[Event]:
+            if not prefix:
+                return self._decide(state, game_number, writer)
+            seat_index, action = prefix.pop(0)
+            events = state.apply(action, seat_index)
+            writer.write(decision_record(seat_index, action, None, False, replayed=True))
+            return events
+
         try:
-            done = self._dispatch(state, translator, writer, done)  # the first deal, before any decision
-            if game_number == 1:
-                for seat_index, action in config.prefix:
-                    state.apply(action, seat_index)
-                    writer.write(decision_record(seat_index, action, None, False, replayed=True))
-                    done = self._dispatch(state, translator, writer, done)
-            while not state.is_over:
-                self._decide(state, game_number, writer)
-                done = self._dispatch(state, translator, writer, done)
+            play_out(state, decide, lambda events: self._dispatch(events, messages, writer))
         except BaseException as error:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
             writer.finish(status, f"{type(error).__name__}: {error}")
@@ -378,8 +365,8 @@ class Match:
             seed=state.seed,
             game_number=game_number,
             deals_file=config.deals_source,
-            max_strikes=config.max_strikes,
-            consequences={faults.FaultCode(c): faults.Consequence(v) for c, v in config.consequences.items()},
+            max_strikes=config.faults.max_strikes,
+            consequences=dict(config.faults.consequences),
             given_deals=len(config.deals),
             bots=[
                 BotRecord(seat=s.seat, name=s.name, version=s.version, command=config.bots[s.seat].command)
@@ -393,60 +380,59 @@ class Match:
             ),
         )
 
-    def _dispatch(self, state: GameState, translator: wire.EventTranslator, writer: ReplayWriter, done: int) -> int:
-        """Record and send every core event not yet handled; return the new count handled."""
-        events = state.events
-        for event in events[done:]:
+    def _dispatch(self, events: Sequence[Event], messages: SeatMessages, writer: ReplayWriter) -> None:
+        """Record ``events`` and queue each seat's messages of them (a message shared by seats is encoded once)."""
+        for event in events:
             record = event_record(event)
             if record is not None:
                 writer.write(record)
             encoded: dict[int, bytes] = {}
-            for seat, messages in zip(self.seats, translator.messages(event), strict=True):
-                for message in messages:
+            for seat, seat_messages in zip(self.seats, messages.of(event), strict=True):
+                for message in seat_messages:
                     line = encoded.get(id(message))
                     if line is None:
                         line = encoded[id(message)] = codec.encode(message)
                     seat.queue_encoded(line)
-        return len(events)
 
-    def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> None:
+    def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> list[Event]:
+        """Make the decision of the seat to act (its bot's answer, or the fallback); return the events it caused."""
         index = state.to_act
         seat = self.seats[index]
         if seat.forfeited:
             action = state.fallback_action()
-            state.apply(action)
+            events = state.apply(action)
             writer.write(decision_record(index, action, None, True))
-            return
+            return events
         request_id = seat.new_id()
         request = wire.request_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
-        answer, spent = seat.ask(request, _EXPECTED[state.phase])
+        answer, spent = seat.ask(request)
         fault: Fault
         if isinstance(answer, Fault):
             fault = answer
         else:
             try:
                 action = wire.to_action(answer)
-                state.apply(action, index)
+                events = state.apply(action, index)
             except wire.AnswerError as error:
-                fault = Fault("malformed", str(error))
+                fault = Fault(FaultCode.MALFORMED, str(error))
             except IllegalActionError as error:
-                fault = Fault("illegal", f"{error.message} [rule: {error.rule}]")
+                fault = Fault(FaultCode.ILLEGAL, f"{error.message} [rule: {error.rule}]")
             else:
                 writer.write(decision_record(index, action, spent * 1000, False))
-                return
-        self._fault(state, seat, request_id, fault, writer, spent)
+                return events
+        return self._fault(state, seat, request_id, fault, writer, spent)
 
     def _fault(
         self, state: GameState, seat: BotSeat, request_id: int, fault: Fault, writer: ReplayWriter, spent: float
-    ) -> None:
-        config = self.config
+    ) -> list[Event]:
+        """Tell the bot what it did wrong, play the fallback for it, and forfeit the seat when the policy says so."""
         seat.record_fault(fault)
         action: Action = state.fallback_action()
-        forfeit = config.consequences.get(fault.code) == "forfeit" or seat.strikes >= config.max_strikes
+        forfeit = self.config.faults.forfeits(fault.code, seat.strikes)
         writer.write(
             FaultRecord(
                 seat=seat.seat,
-                code=faults.FaultCode(fault.code),
+                code=fault.code,
                 message=fault.message,
                 strikes=seat.strikes,
                 forfeited=forfeit,
@@ -455,7 +441,7 @@ class Match:
         seat.queue(
             m.ErrorEvent(
                 id=request_id,
-                code=fault.code,
+                code=fault.code.value,
                 message=fault.message + ("; the seat is forfeited" if forfeit else "; a fallback was played"),
                 fallback=wire.to_answer(action, request_id),
                 strikes=seat.strikes,
@@ -468,8 +454,9 @@ class Match:
             result = self.results[seat.seat]
             if result.forfeited_in_game is None:
                 result.forfeited_in_game = len(result.totals) + 1
-        state.apply(action)
+        events = state.apply(action)
         writer.write(decision_record(seat.seat, action, spent * 1000, True))
+        return events
 
     def _close_all(self, reason: m.ByeReason) -> None:
         for seat in self.seats:
@@ -501,20 +488,6 @@ class Match:
             out_dir=os.fspath(self.config.out_dir),
             status=status,
         )
-
-
-def parse_consequences(pairs: Sequence[str]) -> dict[FaultCode, Consequence]:
-    """``CODE=fallback|forfeit`` pairs over the defaults; a crash always forfeits (nothing is left to ask)."""
-    consequences = dict(DEFAULT_CONSEQUENCES)
-    for pair in pairs:
-        code, _, consequence = pair.partition("=")
-        if code not in ("timeout", "illegal", "malformed", "wrong_type") or consequence not in ("fallback", "forfeit"):
-            raise MatchSetupError(
-                f"--on-fault {pair!r}: write CODE=fallback or CODE=forfeit, CODE one of timeout, illegal, "
-                "malformed, wrong_type (a crash always forfeits)"
-            )
-        consequences[code] = consequence  # type: ignore[index,assignment]
-    return consequences
 
 
 def default_bots(players: int) -> tuple[BotSpec, ...]:

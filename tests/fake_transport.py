@@ -2,7 +2,10 @@
 
 `ScriptedBot` decodes every line the referee sends, records it, and answers requests through a Python function
 (the "script"). ``read_line`` never waits: it returns a queued answer, or `Timeout` at once when the script gave
-none, which makes timeouts deterministic.
+none, which makes timeouts deterministic. Like a well-behaved bot it exits on ``bye`` and at end of input.
+Knobs for check-bot's tests: ``flushes=False`` holds every answer back until end of input (a bot that never
+flushes stdout), ``ignores_bye`` keeps it running after ``bye``, ``tolerant`` makes it ignore lines it cannot
+decode (an unknown message type) instead of failing the test, and ``stderr`` is what its stderr says.
 """
 
 from __future__ import annotations
@@ -41,9 +44,16 @@ def first_legal(request: m.Request) -> list[bytes]:
 @dataclass
 class ScriptedBot:
     script: Script = first_legal
+    flushes: bool = True
+    ignores_bye: bool = False
+    tolerant: bool = False
+    stderr: bytes = b""
     received: list[m.RefereeMessage] = field(default_factory=list)
     writes: list[bytes] = field(default_factory=list)  # one entry per send(): what arrived in one write
+    undecodable: list[bytes] = field(default_factory=list)  # lines ignored by a tolerant bot
+    input_closed: bool = False
     _answers: list[bytes] = field(default_factory=list)
+    _held: list[bytes] = field(default_factory=list)  # answers "in the stdout buffer" of a bot that never flushes
     _closed: bool = False
     terminated: bool = False
 
@@ -60,13 +70,24 @@ class ScriptedBot:
             return
         self.writes.append(data)
         for line in data.splitlines():
-            message = codec.decode_referee_line(line)
+            try:
+                message = codec.decode_referee_line(line)
+            except codec.ProtocolError:
+                if not self.tolerant:
+                    raise
+                self.undecodable.append(line)
+                continue
             self.received.append(message)
             if isinstance(message, m.HelloRequest | m.PassRequest | m.TrumpRequest | m.PlayRequest | m.MoonRequest):
                 try:
-                    self._answers.extend(a for a in self.script(message) if a)
+                    answers = [a for a in self.script(message) if a]
                 except SystemExit:
                     self._closed = True
+                    return
+                (self._answers if self.flushes else self._held).extend(answers)
+            elif isinstance(message, m.ByeEvent) and not self.ignores_bye:
+                self._exit()
+                return
 
     def flush(self, deadline: float) -> Flushed:
         return Flushed()
@@ -76,8 +97,24 @@ class ScriptedBot:
             return Line(self._answers.pop(0), 0.0)
         return Closed() if self._closed else Timeout()
 
+    def close_input(self) -> None:
+        self.input_closed = True
+        self._exit()
+
+    def wait_exit(self, deadline: float) -> int | None:
+        return self.returncode
+
+    def stderr_tail(self) -> bytes:
+        return self.stderr
+
     def terminate(self, grace_s: float = 0.5) -> None:
         self.terminated = True
+
+    def _exit(self) -> None:
+        """Exit as a bot does at end of its main loop: what it held in its stdout buffer comes out first."""
+        self._answers.extend(self._held)
+        self._held.clear()
+        self._closed = True
 
     def of_type(self, kind: type[_Message]) -> list[_Message]:
         return [message for message in self.received if isinstance(message, kind)]

@@ -79,6 +79,7 @@ __all__ = [
 
 _READ_CHUNK = 65536
 _STDERR_DRAIN_ROUNDS = 16  # bounds drain_stderr() against a bot that writes as fast as we read
+_STDERR_TAIL_BYTES = 4096  # the end of the bot's stderr kept in memory: its last words explain a failure
 _POLL_CAP_MS = 60_000  # poll() takes a C int; longer deadlines just loop
 _NO_PIDFD_POLL_MS = 50  # how often we check for exit when the kernel has no pidfd
 _TERM_WAIT_S = 0.2  # between SIGTERM and SIGKILL
@@ -183,6 +184,7 @@ class BotProcess:
         self._stderr_logged = 0
         self._stderr_truncated = False
         self.stderr_log_error: str | None = None  # why the stderr log stopped (a full disk), if it did
+        self._stderr_tail = bytearray()
         self._stdin_broken = False
         self._overflow: Overflow | None = None
         self._exited = False
@@ -352,6 +354,30 @@ class BotProcess:
         if not self._terminated:
             self._drain_stderr()
 
+    def stderr_tail(self) -> bytes:
+        """The last bytes the bot wrote to stderr (a few KiB, past the log's cap too), after draining what is ready."""
+        self.drain_stderr()
+        return bytes(self._stderr_tail)
+
+    def close_input(self) -> None:
+        """Close the bot's stdin, dropping bytes not yet written; its stdout stays readable.
+
+        A bot reads end of input and should exit; one whose answers sit in an unflushed buffer writes them on the
+        way out, which is how check-bot tells a missing flush from a missing answer. ``terminate`` would discard them.
+        """
+        if self._terminated:
+            return
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
+        self._stdin_broken = True
+        self._pending = bytearray()
+
+    def wait_exit(self, deadline: float) -> int | None:
+        """Wait until the bot exits by itself or ``deadline`` passes, reading its pipes; its exit status or None."""
+        if not self._terminated:
+            self._wait_exit(deadline)
+        return self.returncode
+
     def _drain_stderr(self) -> None:
         for _ in range(_STDERR_DRAIN_ROUNDS):
             if self._stderr_eof or not self._read_stderr():
@@ -455,6 +481,8 @@ class BotProcess:
         if not chunk:
             self._stderr_eof = True
             return True
+        self._stderr_tail += chunk[-_STDERR_TAIL_BYTES:]
+        del self._stderr_tail[:-_STDERR_TAIL_BYTES]
         room = self._stderr_cap - self._stderr_logged
         try:
             if room > 0:

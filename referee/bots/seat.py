@@ -1,13 +1,17 @@
 """One seat's bot as the referee sees it: a process, a request counter, a clock, strikes.
 
-``ask`` is the whole request cycle: queue the request behind any pending events, flush them together (one write),
-wait for the answer under the decision's deadline, ignore answers to older requests, decode strictly. It never
-raises for anything the bot does; it returns a `Fault` instead, and the match decides the consequence.
+This is the one conversation with a bot; a match and check-bot both talk through it. ``converse`` is the whole
+request cycle: queue the request behind any pending events, flush them together (one write), wait for the answer
+under the decision's deadline, ignore answers to older requests, decode strictly. It never raises for anything the
+bot does; it returns a `Reply` whose outcome is the answer or a `referee.faults.Fault`, with every line it read on
+the way, and the caller decides the consequence (``ask`` is the match's short form). The seat also keeps the last
+lines exchanged and hands out the end of the bot's stderr, for reports.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -16,8 +20,7 @@ from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
 from referee.bots.sandbox import describe_exit
-
-FaultCode = Literal["timeout", "illegal", "malformed", "wrong_type", "crash"]
+from referee.faults import Fault, FaultCode
 
 
 @dataclass(frozen=True)
@@ -42,12 +45,6 @@ class TimeControl:
         )
 
 
-@dataclass(frozen=True)
-class Fault:
-    code: FaultCode
-    message: str  # what the bot did wrong and what to do about it
-
-
 @dataclass
 class SeatStats:
     decisions: int = 0
@@ -57,6 +54,10 @@ class SeatStats:
     ignored_lines: int = 0
 
 
+Direction = Literal["->", "<-", "-|"]  # sent to the bot, received from it, its stdin closed
+SENT: Direction = "->"
+RECEIVED: Direction = "<-"
+INPUT_CLOSED: Direction = "-|"
 Transcript = Callable[[int, str, bytes], None]  # seat, "->" or "<-", the raw line
 
 
@@ -75,7 +76,47 @@ class Transport(Protocol):
 
     def read_line(self, deadline: float) -> LineResult: ...
 
+    def close_input(self) -> None:
+        """Close the bot's stdin; its stdout stays readable (``terminate`` would discard what it still writes)."""
+
+    def wait_exit(self, deadline: float) -> int | None:
+        """Wait for the bot to exit by itself until ``deadline``; its exit status, or None while it runs."""
+
+    def stderr_tail(self) -> bytes:
+        """The last few KiB the bot wrote to stderr."""
+
     def terminate(self, grace_s: float = 0.5) -> None: ...
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One line the bot wrote while a request waited, and what it decoded to (both None: the line was too long)."""
+
+    line: bytes  # without its newline; only the start of a line that was too long
+    at_s: float  # seconds after the request was sent
+    message: m.BotMessage | None = None
+    error: codec.ProtocolError | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one request brought back.
+
+    ``outcome`` is the answer (the request's id and type) or the fault that ended the wait. ``heard`` holds every
+    line read for the request, in order, the answer's own line last when there is one: answers to older requests
+    (ignored) and, when the caller asked to read on, broken lines. ``ended`` is what ended a wait without an
+    answer on the transport's side; ``late`` a line that came in the grace after a missed deadline.
+    """
+
+    outcome: m.BotMessage | Fault
+    elapsed_s: float
+    heard: tuple[Heard, ...] = ()
+    ended: Timeout | Closed | Overflow | None = None
+    late: Heard | None = None
+
+    @property
+    def answer(self) -> m.BotMessage | None:
+        return None if isinstance(self.outcome, Fault) else self.outcome
 
 
 _EXIT_WAIT_S = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
@@ -98,12 +139,16 @@ def _crash_message(process: Transport, result: Closed | Overflow) -> str:
 
 
 class BotSeat:
+    """One seat's conversation with its bot; ``keep_lines`` is how many lines exchanged ``recent`` remembers."""
+
     def __init__(
         self,
         seat: int,
         process: Transport | None,
         time_control: TimeControl,
         transcript: Transcript | None = None,
+        *,
+        keep_lines: int = 0,
     ) -> None:
         self.seat = seat
         self.process = process
@@ -114,6 +159,7 @@ class BotSeat:
         self.strikes = 0
         self.forfeited = process is None
         self.stats = SeatStats()
+        self.recent: deque[tuple[Direction, bytes]] = deque(maxlen=keep_lines)
         self._next_id = 0
         self._queue: list[bytes] = []
         self._transcript = transcript
@@ -123,7 +169,7 @@ class BotSeat:
             self._queue.append(codec.encode(message))
 
     def queue_encoded(self, line: bytes) -> None:
-        """Queue an already encoded line (an event shared by every seat is encoded once)."""
+        """Queue an already encoded line, newline included (an event shared by every seat is encoded once)."""
         if not self.forfeited:
             self._queue.append(line)
 
@@ -134,52 +180,88 @@ class BotSeat:
         self._next_id += 1
         return self._next_id
 
-    def ask(
-        self, request: m.Request, expected: type[m.BotMessage], *, timeout_s: float | None = None
-    ) -> tuple[m.BotMessage | Fault, float]:
+    def ask(self, request: m.Request, *, timeout_s: float | None = None) -> tuple[m.BotMessage | Fault, float]:
         """Send queued events and ``request``; return the decoded answer (or a Fault) and the time taken."""
+        reply = self.converse(request, timeout_s=timeout_s)
+        return reply.outcome, reply.elapsed_s
+
+    def converse(
+        self,
+        request: m.Request,
+        *,
+        timeout_s: float | None = None,
+        line: bytes | None = None,
+        read_on: bool = False,
+        grace_s: float = 0.0,
+    ) -> Reply:
+        """Send queued events and ``request``, and wait for its answer.
+
+        ``timeout_s`` replaces the decision's deadline (the handshake's start-up time; such a wait is not charged
+        to the clock). ``line`` is the request as sent when it is not ``codec.encode(request)`` (check-bot adds an
+        unknown field). A match stops at the first broken line (a fault); ``read_on`` reads on past broken lines
+        to the answer or the deadline, so that a check can report each one and still judge the answer. After a
+        deadline passed with no line at all, ``grace_s`` more is given for one: a slow bot's answer (``late``).
+        """
         process = self.process
         assert process is not None and not self.forfeited
-        self.queue(request)
+        expected = m.ANSWER_TYPES[type(request)]
+        self._queue.append(codec.encode(request) if line is None else line)
+        charged = timeout_s is None
         allowed = self.deadline_s() if timeout_s is None else timeout_s
         started = time.monotonic()
         deadline = started + allowed
         self._send_queue(process)
+        heard: list[Heard] = []
         while True:
-            result = process.read_line(deadline)
+            result = self._read(process, deadline)
+            at_s = time.monotonic() - started
             if isinstance(result, Line):
-                if self._transcript:
-                    self._transcript(self.seat, "<-", result.data)
-                answer = self._read_answer(result.data, request.id, expected)
-                if answer is None:
-                    self.stats.ignored_lines += 1
+                outcome = self._read_answer(result.data, request.id, expected, heard, at_s)
+                if outcome is None or (read_on and isinstance(outcome, Fault) and heard[-1].message is None):
                     continue
-                return answer, self._charge(time.monotonic() - started, timeout_s is None)
-            spent = self._charge(time.monotonic() - started, timeout_s is None)
-            if isinstance(result, Timeout):
-                return Fault("timeout", self._timeout_message(allowed)), spent
+                return Reply(outcome, self._charge(at_s, charged), tuple(heard))
             if isinstance(result, LineTooLong):
-                return Fault(
-                    "malformed",
+                heard.append(Heard(result.prefix, at_s))
+                if read_on:
+                    continue
+                fault = Fault(
+                    FaultCode.MALFORMED,
                     f"your answer line is longer than {codec.MAX_BOT_LINE_BYTES} bytes "
                     f"(it starts {result.prefix[:60]!r}); answer with one short JSON object per line",
-                ), spent
-            if isinstance(result, Closed | Overflow):
-                return Fault("crash", _crash_message(process, result)), spent
+                )
+                return Reply(fault, self._charge(at_s, charged), tuple(heard))
+            spent = self._charge(at_s, charged)
+            if isinstance(result, Timeout):
+                timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(allowed))
+                if heard or grace_s <= 0:
+                    return Reply(timeout, spent, tuple(heard), result)
+                late = self._read(process, time.monotonic() + grace_s)
+                if isinstance(late, Line | LineTooLong):
+                    data = late.data if isinstance(late, Line) else late.prefix
+                    return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started))
+                if isinstance(late, Timeout):
+                    return Reply(timeout, spent, (), result)
+                result = late
+            return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result)
 
-    def _read_answer(self, data: bytes, request_id: int, expected: type[m.BotMessage]) -> m.BotMessage | Fault | None:
+    def _read_answer(
+        self, data: bytes, request_id: int, expected: type[m.BotMessage], heard: list[Heard], at_s: float
+    ) -> m.BotMessage | Fault | None:
         """The answer to this request, a Fault, or None for a line to ignore (an answer to an old request)."""
         try:
             answer = codec.decode_bot_line(data)
         except codec.ProtocolError as error:
-            return Fault("malformed", str(error))
+            heard.append(Heard(data, at_s, error=error))
+            return Fault(FaultCode.MALFORMED, str(error))
+        heard.append(Heard(data, at_s, message=answer))
         if answer.id != request_id:
+            self.stats.ignored_lines += 1
             return None
         if not isinstance(answer, expected):
             tag = expected.__struct_config__.tag
             got = type(answer).__struct_config__.tag
             return Fault(
-                "wrong_type",
+                FaultCode.WRONG_TYPE,
                 f'request {request_id} asked for a "{tag}" answer, you sent "{got}"',
             )
         return answer
@@ -202,7 +284,37 @@ class BotSeat:
 
     def record_fault(self, fault: Fault) -> None:
         self.strikes += 1
-        self.stats.faults[fault.code] = self.stats.faults.get(fault.code, 0) + 1
+        self.stats.faults[fault.code.value] = self.stats.faults.get(fault.code.value, 0) + 1
+
+    # --- below the request cycle: what check-bot needs besides it -----------------------------------------------
+
+    def read_line(self, deadline: float) -> LineResult:
+        """The bot's next line outside a request (one it writes after the game, or at end of input), recorded."""
+        assert self.process is not None
+        return self._read(self.process, deadline)
+
+    def close_input(self, timeout_s: float) -> None:
+        """Send what is queued (for up to ``timeout_s``), then close the bot's stdin: it reads end of input."""
+        assert self.process is not None
+        if self._queue:
+            self._send_queue(self.process)
+            self.process.flush(time.monotonic() + timeout_s)
+        self.process.close_input()
+        self._record(INPUT_CLOSED, b"")
+
+    def wait_exit(self, deadline: float) -> int | None:
+        """Wait for the bot to exit by itself until ``deadline``: its exit status, or None while it still runs."""
+        assert self.process is not None
+        return self.process.wait_exit(deadline)
+
+    @property
+    def exit_status(self) -> int | None:
+        return None if self.process is None else self.process.returncode
+
+    def stderr_tail(self) -> bytes:
+        return b"" if self.process is None else self.process.stderr_tail()
+
+    # --- end of game and match -----------------------------------------------------------------------------------
 
     def flush(self, timeout_s: float = 1.0) -> None:
         """Write queued events now (end of game/match); a bot that does not read them only loses them."""
@@ -226,7 +338,21 @@ class BotSeat:
         """One write for all queued lines: events cost almost nothing when they ride with the next request."""
         payload = b"".join(self._queue)
         self._queue.clear()
-        if self._transcript:
+        if self._transcript or self.recent.maxlen:
             for line in payload.splitlines():
-                self._transcript(self.seat, "->", line)
+                self._record(SENT, line)
         process.send(payload)
+
+    def _read(self, process: Transport, deadline: float) -> LineResult:
+        result = process.read_line(deadline)
+        if isinstance(result, Line):
+            self._record(RECEIVED, result.data)
+        elif isinstance(result, LineTooLong) and self.recent.maxlen:
+            self.recent.append((RECEIVED, result.prefix + b"..."))
+        return result
+
+    def _record(self, direction: Direction, line: bytes) -> None:
+        if self.recent.maxlen:
+            self.recent.append((direction, line))
+        if self._transcript and direction != INPUT_CLOSED:
+            self._transcript(self.seat, direction, line)
