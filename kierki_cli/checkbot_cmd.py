@@ -1,4 +1,7 @@
-"""``kierki check-bot -- COMMAND ...``: run the conformance check of ``referee.checkbot`` and print its report."""
+"""``kierki check-bot -- COMMAND ...``: run the conformance check of ``referee.checkbot`` and print its report.
+
+Every piece of text the bot supplied (its lines, its name, its stderr) is printed with control characters escaped.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,36 @@ import sys
 import click
 
 from kierki_cli.common import startup_time_option, time_per_move_option
+from kierki_cli.safe_text import printable
 from referee import checkbot
-from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, format_result
+from referee.bots.seat import TimeControl
+from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult
+
+_CLIP = 160  # characters of one shown stderr line
+
+
+def _clip(text: str) -> str:
+    text = text.rstrip("\r\n")
+    return text if len(text) <= _CLIP else text[: _CLIP - 3] + "..."
+
+
+def format_result(result: CheckResult) -> str:
+    """The report line of one check, with the failure's details indented below it."""
+    head = f"{result.status}  {result.name}"
+    if result.detail and result.status != "FAIL":
+        head += f": {printable(result.detail)}"
+    if result.status != "FAIL":
+        return head
+    lines = [head, f"      problem: {printable(result.detail)}"]
+    if result.hint:
+        lines.append(f"      hint: {printable(result.hint)}")
+    if result.exchange:
+        lines.append("      last lines exchanged (-> to the bot, <- from the bot):")
+        lines += [f"        {printable(line)}" for line in result.exchange]
+    if result.stderr:
+        lines.append("      the bot's stderr (last lines):")
+        lines += [f"        {printable(_clip(line))}" for line in result.stderr]
+    return "\n".join(lines)
 
 
 def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -65,8 +96,7 @@ def check_bot(
     options = CheckOptions(
         argv=argv,
         games=games,
-        move_ms=time_per_move,
-        startup_ms=startup_time,
+        time=TimeControl(move_ms=time_per_move, startup_ms=startup_time),
         exit_ms=exit_time,
     )
     click.echo(f"checking {shlex.join(argv)}")

@@ -15,24 +15,26 @@ from bot_helpers import python_bot, script_bot
 from click.testing import CliRunner
 from rules_helpers import random_action
 
+from kierki_cli.checkbot_cmd import format_result
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
+from referee.bots.seat import TimeControl
 from referee.checkbot import (
     ALL_GAMES,
+    GAME_NUMBER,
     HINT_BYE,
     HINT_DEBUG,
     HINT_FLUSH,
     CheckOptions,
     CheckReport,
     CheckResult,
-    build_request,
     check_bot,
-    format_result,
     scenario,
     walk,
 )
 from referee.rules import Action, GameState
+from referee.wire import request_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"
@@ -42,8 +44,11 @@ BROKEN = Path(__file__).parent / "bots"
 # --- helpers -------------------------------------------------------------------------------------------------------
 
 
-def run_check(argv: tuple[str, ...], games: tuple[str, ...] = ALL_GAMES, **options: int) -> CheckReport:
-    return check_bot(CheckOptions(argv=argv, games=games, cwd=ROOT, **options))
+def run_check(
+    argv: tuple[str, ...], games: tuple[str, ...] = ALL_GAMES, startup_ms: int = 5000, exit_ms: int = 1000
+) -> CheckReport:
+    options = CheckOptions(argv, games, TimeControl(startup_ms=startup_ms), exit_ms=exit_ms, cwd=ROOT)
+    return check_bot(options)
 
 
 def by_name(report: CheckReport, *words: str) -> list[CheckResult]:
@@ -79,7 +84,7 @@ def play_randomly(game: str, seed: int) -> tuple[int, list[m.Request], list[m.Re
 
     def decide(state: GameState, is_checkpoint: bool) -> Action:
         assert state.to_act == scn.seat
-        request = build_request(state, len(asked) + 1, 1000)
+        request = request_for(state, len(asked) + 1, GAME_NUMBER, 1000)
         asked.append(request)
         if is_checkpoint:
             named.append(request)
@@ -109,7 +114,7 @@ def checkpoint_requests(game: str) -> list[m.Request]:
 
     def decide(state: GameState, is_checkpoint: bool) -> Action | None:
         if is_checkpoint:
-            named.append(build_request(state, len(named) + 1, 1000))
+            named.append(request_for(state, len(named) + 1, GAME_NUMBER, 1000))
         return None
 
     walk(scn, decide, lambda message: None)

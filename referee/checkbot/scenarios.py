@@ -1,0 +1,235 @@
+"""The game check-bot's bot plays in each check: ruleset, seat, deals, and the situations worth asking it about.
+
+The game is a real ``GameState`` (a fixed seed, and for Hearts fixed deals that force a moon), played with the
+loop a match uses (``referee.game_loop``), and every message the bot gets is built by ``referee.wire`` exactly as
+in a match, so the situations can never drift from the protocol. The bot is asked in the situations worth checking
+(the *checkpoints*: a lead and a follow in a penalty deal, naming trump from the first 5 cards, a trump deal, a
+loteryjka turn, passing, a first trick, a moon) and on its other turns in the same deals, so its view of each deal
+it plays stays consistent; its turns in the other deals are played by the referee's fallback, exactly as after a
+timeout in a match.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from protocol import messages as m
+from referee import wire
+from referee.game_loop import SeatMessages, play_out
+from referee.rules import (
+    Action,
+    Card,
+    DealKind,
+    DealSpec,
+    Event,
+    Game,
+    GameState,
+    Phase,
+    Ruleset,
+    kierki_scoring,
+)
+from referee.rules.cards import CLUBS, SUIT_LETTERS, make_card
+from referee.rules.dealing import deal_cards, shuffle
+from referee.rules.kierki_scoring import deal_kinds
+
+__all__ = ["ALL_GAMES", "GAME_NUMBER", "Checkpoint", "Scenario", "describe", "scenario", "walk"]
+
+ALL_GAMES: Final = ("kierki", "kierki3", "hearts", "cancellation")
+GAME_NUMBER: Final = 1  # the check plays one game
+_SEED: Final = 1  # the deals of every check; the tests pin that every checkpoint is reached with it
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A situation to ask the bot about. ``deal`` says in which deals the bot is asked on every turn (so its view
+    of that deal stays its own) until this checkpoint is met; ``matches`` recognises the situation itself."""
+
+    deal: Callable[[GameState, int], bool]
+    matches: Callable[[GameState], bool]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    game: str
+    ruleset: Ruleset
+    seat: int
+    deals: tuple[DealSpec, ...]
+    checkpoints: tuple[Checkpoint, ...]
+
+    def new_state(self) -> GameState:
+        return GameState(self.ruleset, seed=_SEED, deals=self.deals)
+
+
+_PENALTY_KINDS: Final = frozenset((*kierki_scoring.PENALTY_KINDS, DealKind.ROBBER))
+
+
+def _penalty_deal(state: GameState, seat: int) -> bool:
+    return state.kind in _PENALTY_KINDS
+
+
+def _own_trump_deal(state: GameState, seat: int) -> bool:
+    return state.kind is DealKind.TRUMP and state.dealer == seat
+
+
+def _lottery_deal(state: GameState, seat: int) -> bool:
+    return state.kind is DealKind.LOTTERY
+
+
+def _first_deal(state: GameState, seat: int) -> bool:
+    return state.deal_number == 1
+
+
+def _playing(state: GameState) -> bool:
+    return state.phase is Phase.PLAY
+
+
+def _leading(state: GameState) -> bool:
+    return _playing(state) and not state.observation(state.to_act).trick
+
+
+def _following(state: GameState) -> bool:
+    return _playing(state) and bool(state.observation(state.to_act).trick)
+
+
+def _lottery_opened(state: GameState) -> bool:
+    return _playing(state) and state.observation(state.to_act).lottery_start_rank is not None
+
+
+def _first_trick(state: GameState) -> bool:
+    return _playing(state) and not state.observation(state.to_act).tricks
+
+
+def _phase(phase: Phase) -> Callable[[GameState], bool]:
+    return lambda state: state.phase is phase
+
+
+_MOON_DEAL: Final = 4  # Hearts: the first deal without passing, so the moon hand below stays intact
+
+
+def scenario(game: str) -> Scenario:
+    """The game the bot plays in the check of ``game``: ruleset (default options), seat, deals and checkpoints."""
+    ruleset = Ruleset.create(game)
+    players = ruleset.players
+    if ruleset.game in (Game.KIERKI, Game.KIERKI3):
+        first_dealer = GameState(ruleset, seed=_SEED).dealer
+        lottery_dealer = (first_dealer + len(deal_kinds(ruleset)) - 1) % players
+        # The first seat to lead, unless it deals the loteryjka: its first turn there must come after the opening
+        # card, so that everything before it is the fallback's and the turn is sure to come with the pinned seed.
+        seat = (first_dealer + 1) % players
+        if seat == lottery_dealer:
+            seat = (seat + 1) % players
+        checkpoints = (
+            Checkpoint(_penalty_deal, _leading),
+            Checkpoint(_penalty_deal, _following),
+            Checkpoint(_own_trump_deal, _phase(Phase.TRUMP)),
+            Checkpoint(_own_trump_deal, _playing),
+            Checkpoint(_lottery_deal, _lottery_opened),
+        )
+        return Scenario(game, ruleset, seat, (), checkpoints)
+    if ruleset.game is Game.HEARTS:
+        seat = 1
+        return Scenario(
+            game,
+            ruleset,
+            seat,
+            _moon_deals(ruleset, seat),
+            (
+                Checkpoint(_first_deal, _phase(Phase.PASS)),
+                Checkpoint(_first_deal, _first_trick),
+                Checkpoint(lambda state, s: state.deal_number == _MOON_DEAL, _phase(Phase.MOON)),
+            ),
+        )
+    return Scenario(
+        game,
+        ruleset,
+        1,
+        (),
+        (Checkpoint(_first_deal, _phase(Phase.PASS)), Checkpoint(_first_deal, _first_trick)),
+    )
+
+
+def _moon_deals(ruleset: Ruleset, seat: int) -> tuple[DealSpec, ...]:
+    """Hearts deals 1-3 shuffled from the seed, then a deal in which ``seat`` holds all 13 clubs.
+
+    Holding every club, the seat leads the 2♣ and wins every trick (nobody else can follow clubs), so it takes
+    every heart and the Q♠ whatever anyone plays: it is asked the moon question. Deal 4 has no passing, so the
+    hand reaches the play intact.
+    """
+    rng = random.Random(_SEED)
+    players = ruleset.players
+    deals = [deal_cards(ruleset, dealer % players, rng) for dealer in range(_MOON_DEAL - 1)]
+    clubs = [make_card(rank, CLUBS) for rank in range(13)]
+    rest = [card for card in range(52) if card not in clubs]
+    shuffle(rest, rng)
+    hands: list[tuple[Card, ...]] = []
+    for s in range(players):
+        if s == seat:
+            hands.append(tuple(clubs))
+        else:
+            hands.append(tuple(rest[:13]))
+            rest = rest[13:]
+    deals.append(DealSpec(tuple(hands), (), (_MOON_DEAL - 1) % players))
+    return tuple(deals)
+
+
+def describe(state: GameState) -> str:
+    """A check's name for the decision ``state`` asks of its seat to act, e.g. "play, deal 1 (no_tricks), ..."."""
+    obs = state.observation(state.to_act)
+    where = f"deal {state.deal_number} ({'loteryjka' if state.kind is DealKind.LOTTERY else state.kind.value})"
+    if state.phase is Phase.TRUMP:
+        return f"trump, deal {state.deal_number}, named from the first {len(obs.hand)} cards"
+    if state.phase is Phase.PASS:
+        direction = wire.pass_direction(obs.pass_offset, obs.players)
+        return f"pass, {where}, 3 cards {direction}"
+    if state.phase is Phase.MOON:
+        return f"moon, {where}, after taking every point"
+    if state.kind is DealKind.LOTTERY:
+        laid = sum(1 for column in obs.lottery_columns if column is not None)
+        return f"play, {where}, {laid} suit(s) open, trick null"
+    trick = len(obs.tricks) + 1
+    if state.kind is DealKind.TRUMP:
+        trump = "no trump" if obs.trump is None else f"{SUIT_LETTERS[obs.trump]} trumps"
+        where = f"deal {state.deal_number} (trump, {trump})"
+    if obs.trick:
+        return f"play, {where}, trick {trick}, following {len(obs.trick)} card(s)"
+    return f"play, {where}, leading trick {trick}"
+
+
+def walk(
+    scn: Scenario,
+    decide: Callable[[GameState, bool], Action | None],
+    send: Callable[[m.RefereeMessage], None],
+) -> list[Checkpoint]:
+    """Play the scenario's game to its end; return the checkpoints never reached (none, with the pinned deals).
+
+    ``send`` gets every message for the bot's seat (game_start and every event, as a match would send them).
+    ``decide(state, named)`` is called on each turn the bot is asked, ``named`` when the turn is a checkpoint,
+    and returns the bot's action (legal) or None for the fallback. The bot is asked on every turn of a deal in
+    which a checkpoint is still pending; the fallback plays its other turns and every other seat.
+    """
+    seat = scn.seat
+    state = scn.new_state()
+    messages = SeatMessages(state.players, GAME_NUMBER)
+    send(m.GameStartEvent(game_number=GAME_NUMBER, players=state.players, seat=seat, dealer=state.dealer))
+    pending = list(scn.checkpoints)
+
+    def deliver(events: Sequence[Event]) -> None:
+        for event in events:
+            for message in messages.of(event)[seat]:
+                send(message)
+
+    def choose(state: GameState) -> Sequence[Event]:
+        action: Action | None = None
+        if state.to_act == seat:
+            hit = next((c for c in pending if c.deal(state, seat) and c.matches(state)), None)
+            if hit is not None or any(c.deal(state, seat) for c in pending):
+                if hit is not None:
+                    pending.remove(hit)
+                action = decide(state, hit is not None)
+        return state.apply(state.fallback_action() if action is None else action)
+
+    play_out(state, choose, deliver)
+    return pending
