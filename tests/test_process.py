@@ -327,3 +327,50 @@ def test_memory_limit_applied_with_prlimit_when_threads_exist(spawn: Spawn, monk
     assert "268435456" in Path(f"/proc/{bot.pid}/limits").read_text()
     bot.send(b"go\n")
     assert isinstance(bot.read_line(deadline()), Closed)
+
+
+# -- what check-bot needs: end of input without terminating, waiting for exit, the end of stderr ------------------
+
+UNFLUSHED_ECHO = (
+    "import sys\n"
+    "out = open(1, 'w', buffering=1 << 16, closefd=False)\n"
+    "for line in sys.stdin:\n"
+    "    out.write(line)\n"  # never flushed: Python writes the buffer out only at exit
+)
+
+
+def test_close_input_lets_an_unflushed_answer_out(tmp_path: Path) -> None:
+    bot = BotProcess.start(
+        [sys.executable, "-c", UNFLUSHED_ECHO], cwd=tmp_path, env=None, stderr_log=tmp_path / "e.log"
+    )
+    try:
+        bot.send(b"held\n")
+        assert isinstance(bot.flush(deadline()), Flushed)
+        assert isinstance(bot.read_line(deadline(0.2)), Timeout)  # it sits in the bot's buffer
+        bot.close_input()
+        assert expect_line(bot) == b"held"  # end of input: the bot exits and its buffer comes out
+        assert isinstance(bot.read_line(deadline()), Closed)
+        assert bot.wait_exit(deadline()) == 0
+        bot.send(b"ignored after close\n")  # never raises, never blocks
+    finally:
+        bot.terminate(0)
+
+
+def test_wait_exit_is_none_while_the_bot_runs(spawn: Spawn) -> None:
+    bot = spawn("echo")
+    assert bot.wait_exit(deadline(0.05)) is None
+    assert bot.alive
+    bot.close_input()
+    assert bot.wait_exit(deadline()) == 0
+
+
+def test_stderr_tail_keeps_the_last_bytes_even_past_the_log_cap(spawn: Spawn, tmp_path: Path) -> None:
+    bot = spawn("echo")
+    bot.send(b"ping\n")
+    assert expect_line(bot) == b"ping"
+    assert bot.stderr_tail() == b"echo: ping\n"  # written before the answer, so in the pipe by now
+    flood = spawn("stderr_flood", stderr_log=tmp_path / "flood.log", stderr_cap_bytes=1000)
+    assert expect_line(flood) == b"done"
+    flood.terminate()
+    tail = flood.stderr_tail()
+    assert 0 < len(tail) <= 4096 and set(tail) == {ord("e")}

@@ -9,7 +9,7 @@ keep answering. After ``game_end`` the bot gets ``bye`` and must exit; a second 
 and then end of input, and must exit too. The report (``report``) is data; ``kierki_cli.checkbot_cmd`` prints it.
 """
 
-from referee.checkbot.judge import StartBot, check_bot
+from referee.checkbot.check import StartBot, check_bot
 from referee.checkbot.report import (
     HINT_BYE,
     HINT_CRASH,

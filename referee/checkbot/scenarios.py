@@ -35,11 +35,28 @@ from referee.rules.cards import CLUBS, SUIT_LETTERS, make_card
 from referee.rules.dealing import deal_cards, shuffle
 from referee.rules.kierki_scoring import deal_kinds
 
-__all__ = ["ALL_GAMES", "GAME_NUMBER", "Checkpoint", "Scenario", "describe", "scenario", "walk"]
+__all__ = [
+    "ALL_GAMES",
+    "GAME_NUMBER",
+    "UNKNOWN_FIELD",
+    "UNKNOWN_MESSAGE",
+    "Checkpoint",
+    "Scenario",
+    "describe",
+    "scenario",
+    "walk",
+]
 
 ALL_GAMES: Final = ("kierki", "kierki3", "hearts", "cancellation")
 GAME_NUMBER: Final = 1  # the check plays one game
 _SEED: Final = 1  # the deals of every check; the tests pin that every checkpoint is reached with it
+# Sent before the bot's second request, which carries the unknown field: a bot must ignore both.
+UNKNOWN_MESSAGE: Final = {
+    "type": "x_check_future_event",
+    "note": "a message type from a later protocol version: bots must ignore it",
+    "data": {"list": [1, "two", None, True], "nested": {"deep": []}},
+}
+UNKNOWN_FIELD: Final = {"x_check_future_field": {"added": "in a later protocol version", "values": [1, 2]}}
 
 
 @dataclass(frozen=True)

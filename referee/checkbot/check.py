@@ -1,0 +1,327 @@
+"""Checking one bot: start it once per game, play the scenario with it in its seat, report one result per check.
+
+The bot is started through ``start`` (a real process, or a scripted fake in protocol-level tests) and talked to
+through the match's `BotSeat` (``judge.Run``). An unknown message type and an unknown field are sent before its
+second request; after the game it gets ``bye`` and must exit, and a second run checks that it exits at end of input.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from protocol import codec
+from protocol import messages as m
+from referee import wire
+from referee.bots.process import BotProcess, BotStartError
+from referee.bots.seat import Transport
+from referee.checkbot.judge import Judged, Run, clip
+from referee.checkbot.report import (
+    HINT_BYE,
+    HINT_EOF,
+    HINT_EVENTS,
+    HINT_ILLEGAL,
+    HINT_PROTOCOL,
+    HINT_STATUS,
+    HINT_UNKNOWN,
+    CheckOptions,
+    CheckReport,
+    CheckResult,
+)
+from referee.checkbot.scenarios import GAME_NUMBER, UNKNOWN_FIELD, UNKNOWN_MESSAGE, describe, scenario, walk
+from referee.rules import Action, GameState, IllegalActionError
+
+__all__ = ["StartBot", "check_bot"]
+
+StartBot = Callable[[str], Transport]  # the name of a run (for its stderr log) -> the started bot; BotStartError
+
+
+def _show_answer(answer: m.BotMessage | None) -> str:
+    if isinstance(answer, m.PlayAnswer):
+        return answer.card
+    if isinstance(answer, m.PassAnswer):
+        return " ".join(answer.cards)
+    if isinstance(answer, m.TrumpAnswer):
+        return answer.suit
+    if isinstance(answer, m.MoonAnswer):
+        return answer.choice
+    return ""
+
+
+class _GameCheck:
+    """Play the scenario of one game with the bot in its seat, reporting one result per check."""
+
+    def __init__(self, options: CheckOptions, game: str, start: StartBot, emit: Callable[[CheckResult], None]) -> None:
+        self.options = options
+        self.game = game
+        self.start = start
+        self.emit = emit
+        self.scenario = scenario(game)
+        self.asked = 0
+        self.last_answered = False  # whether the previous request got a usable answer
+        self.unknown_sent = False
+        self.other_decisions = 0
+        self.other_failures = 0
+        self.slowest_ms = 0.0
+
+    def name(self, what: str) -> str:
+        return f"{self.game}: {what}"
+
+    def result(self, what: str, judged: Judged, run: Run, note: str = "") -> bool:
+        """Emit PASS, or FAIL with the first problem; True when it passed."""
+        if not judged.problems:
+            self.emit(CheckResult(self.name(what), "PASS", note))
+            return True
+        problem, hint = judged.problems[0]
+        more = len(judged.problems) - 1
+        if more:
+            problem += f" (and {more} more problem{'s' if more > 1 else ''})"
+        self.emit(CheckResult(self.name(what), "FAIL", problem, hint, judged.exchange, run.stderr_tail()))
+        return False
+
+    def hello(self, run: Run) -> m.HelloRequest:
+        ruleset = self.scenario.ruleset
+        return m.HelloRequest(
+            id=run.seat.new_id(),
+            protocol=codec.PROTOCOL_VERSION,
+            game=ruleset.game.value,
+            players=ruleset.players,
+            seat=self.scenario.seat,
+            options=ruleset.options(),
+            time=self.options.time.to_wire(),
+            games=1,
+        )
+
+    def handshake(self, run: Run) -> bool:
+        """hello -> hello; True when the bot can go on."""
+        judged = run.ask(self.hello(run), startup=True)
+        note = ""
+        hello = judged.answer
+        if hello is not None:
+            assert isinstance(hello, m.HelloAnswer)
+            if hello.protocol != codec.PROTOCOL_VERSION:
+                judged.problems.append(
+                    (
+                        f"your bot speaks protocol {hello.protocol}; this referee speaks {codec.PROTOCOL_VERSION}",
+                        HINT_PROTOCOL,
+                    )
+                )
+            note = f'"{hello.name}" version "{hello.version}", protocol {hello.protocol} ({judged.elapsed_ms:.0f} ms)'
+        passed = self.result("handshake (hello)", judged, run, note)
+        return passed or hello is not None
+
+    def _start(self, label: str, check: str, hint: str = "") -> Run | None:
+        try:
+            return Run(self.start(label), self.options)
+        except BotStartError as error:
+            self.emit(CheckResult(check, "FAIL", str(error), hint))
+            return None
+
+    def run(self) -> bool:
+        """Check this game; False when the bot failed its handshake (no point checking other games then)."""
+        run = self._start(self.game, self.name("start the bot"), "check the command after --")
+        if run is None:
+            return False
+        try:
+            if not self.handshake(run):
+                self.skip_rest(len(self.scenario.checkpoints))
+                return False
+            self.play(run)
+            return True
+        finally:
+            run.stop()
+
+    def skip_rest(self, situations: int) -> None:
+        why = "not run: the bot stopped answering earlier"
+        if situations:
+            self.emit(CheckResult(self.name(f"{situations} more situation(s)"), "SKIP", why))
+        if not self.unknown_sent:
+            self.emit(CheckResult(self.name("unknown message type and fields ignored"), "SKIP", why))
+        self.emit(CheckResult(self.name("results (trick, deal_end, game_end) need no answer"), "SKIP", why))
+        self.emit(CheckResult(self.name("exits on bye"), "SKIP", why))
+
+    def play(self, run: Run) -> None:
+        skipped = 0
+
+        def decide(state: GameState, named: bool) -> Action | None:
+            nonlocal skipped
+            if run.dead:
+                skipped += named
+                return None
+            return self.decide(run, state, named=named)
+
+        pending = walk(self.scenario, decide, run.seat.queue)
+        if run.dead:
+            self.skip_rest(skipped + len(pending))
+            return
+        if pending:  # cannot happen with the pinned deals (the tests prove it); say so rather than pass silently
+            self.emit(CheckResult(self.name(f"{len(pending)} situation(s) not reached"), "SKIP", "a bug in check-bot"))
+        if self.other_decisions and not self.other_failures:
+            self.emit(
+                CheckResult(
+                    self.name(f"{self.other_decisions} more decision(s) in the same deals"),
+                    "PASS",
+                    f"well-formed, legal, in time (slowest {self.slowest_ms:.1f} ms)",
+                )
+            )
+        self.finish(run)
+
+    def decide(self, run: Run, state: GameState, *, named: bool) -> Action | None:
+        """Ask the bot for the decision of ``state``; return its action when legal, else None (the fallback)."""
+        request = wire.request_for(state, run.seat.new_id(), GAME_NUMBER, self.options.time.move_ms)
+        line: bytes | None = None
+        unknown = self.asked == 1 and not self.unknown_sent
+        if unknown:  # the second request: after an unknown message type, and with an unknown field
+            self.unknown_sent = True
+            run.seat.queue_encoded(json.dumps(UNKNOWN_MESSAGE, separators=(",", ":")).encode() + b"\n")
+            fields = json.loads(codec.encode(request))
+            fields.update(UNKNOWN_FIELD)
+            line = json.dumps(fields, separators=(",", ":")).encode() + b"\n"
+        what = describe(state)
+        self.asked += 1
+        judged = run.ask(request, line=line)
+        action: Action | None = None
+        if judged.answer is not None:
+            try:
+                chosen = wire.to_action(judged.answer)
+                state.copy().apply(chosen, self.scenario.seat)
+            except wire.AnswerError as error:
+                judged.problems.append((f"your bot's answer cannot be read: {error}", HINT_ILLEGAL[type(request)]))
+            except IllegalActionError as error:
+                shown = codec.encode_answer(judged.answer).decode().strip()
+                judged.problems.append(
+                    (f"illegal answer {shown}: {error.message} [rule: {error.rule}]", HINT_ILLEGAL[type(request)])
+                )
+            else:
+                action = chosen
+        if unknown:
+            self.unknown_result(run, judged)
+        self.last_answered = judged.answer is not None
+        note = f"{_show_answer(judged.answer)} ({judged.elapsed_ms:.1f} ms)" if judged.answer is not None else ""
+        if named:
+            self.result(what, judged, run, note)
+        else:
+            self.other_decisions += 1
+            self.slowest_ms = max(self.slowest_ms, judged.elapsed_ms)
+            if judged.problems:
+                self.other_failures += 1
+                self.result(what, judged, run)
+        return action
+
+    def unknown_result(self, run: Run, judged: Judged) -> None:
+        """Judge the unknown message and field by the answer to the request after them.
+
+        Only what they caused counts: a bot whose answers all come with a debug line fails that request's check,
+        not this one. When the request before was not answered either, this check cannot tell anything.
+        """
+        name = self.name("unknown message type and fields ignored")
+        tag = str(UNKNOWN_MESSAGE["type"]).encode()
+        answered_it = [line for line in judged.stray if tag in line]
+        if answered_it:
+            shown = clip(answered_it[0].decode("utf-8", "replace"))
+            problem = f"your bot answered a message of a type it does not know: {shown}"
+        elif judged.answer is None and self.last_answered:
+            reason = judged.problems[0][0] if judged.problems else "no answer"
+            problem = (
+                f"the request right after a message of an unknown type (itself with an unknown field) failed: {reason}"
+            )
+        elif judged.answer is None:
+            self.emit(CheckResult(name, "SKIP", "cannot tell: the request before was not answered either"))
+            return
+        else:
+            self.emit(CheckResult(name, "PASS"))
+            return
+        self.emit(CheckResult(name, "FAIL", problem, HINT_UNKNOWN, judged.exchange, run.stderr_tail()))
+
+    def finish(self, run: Run) -> None:
+        """The game is over: the results are queued; then bye, and the bot must exit."""
+        run.seat.queue(m.ByeEvent(reason="match_over"))
+        extra, status = run.finish()
+        results = self.name("results (trick, deal_end, game_end) need no answer")
+        if extra:
+            self.emit(
+                CheckResult(
+                    results,
+                    "FAIL",
+                    f"after the last events and bye, your bot wrote {len(extra)} line(s), first: {clip(extra[0])}",
+                    HINT_EVENTS,
+                    run.exchange(),
+                    run.stderr_tail(),
+                )
+            )
+        else:
+            self.emit(CheckResult(results, "PASS"))
+        self.exit_result(run, self.name("exits on bye"), status, HINT_BYE, "bye")
+
+    def exit_result(self, run: Run, name: str, status: int | None, hint: str, after: str) -> None:
+        if status is None:
+            problem = f"still running {self.options.exit_ms} ms after {after}"
+            self.emit(CheckResult(name, "FAIL", problem, hint, run.exchange(), run.stderr_tail()))
+        elif status != 0:
+            problem = f"exited with status {status}"
+            self.emit(CheckResult(name, "FAIL", problem, HINT_STATUS, run.exchange(), run.stderr_tail()))
+        else:
+            self.emit(CheckResult(name, "PASS", "exit status 0"))
+
+    def end_of_input(self) -> None:
+        """A second run of the bot: hello, then stdin closes; the bot must exit."""
+        name = "end of input: exits when stdin closes"
+        run = self._start(f"{self.game}.eof", name)
+        if run is None:
+            return
+        try:
+            if run.ask(self.hello(run), startup=True).answer is None:
+                self.emit(CheckResult(name, "SKIP", "not run: no answer to hello"))
+                return
+            run.seat.close_input(self.options.exit_ms / 1000)
+            _extra, status = run.finish()
+            self.exit_result(run, name, status, HINT_EOF, "its stdin was closed")
+        finally:
+            run.stop()
+
+
+def _process_starter(options: CheckOptions, log_dir: Path) -> StartBot:
+    def start(label: str) -> Transport:
+        return BotProcess.start(
+            options.argv,
+            cwd=options.cwd,
+            env=None,
+            stderr_log=log_dir / f"{label}.stderr.log",
+            max_line_bytes=codec.MAX_BOT_LINE_BYTES,
+        )
+
+    return start
+
+
+def check_bot(
+    options: CheckOptions,
+    emit: Callable[[CheckResult], None] | None = None,
+    start: StartBot | None = None,
+) -> CheckReport:
+    """Run every check on the bot ``options.argv``; ``emit`` gets each result as soon as it is known.
+
+    ``start`` replaces starting the bot as a process (protocol-level tests give a scripted fake transport).
+    """
+    report = CheckReport(options.argv, options.games)
+
+    def record(result: CheckResult) -> None:
+        report.results.append(result)
+        if emit is not None:
+            emit(result)
+
+    with tempfile.TemporaryDirectory(prefix="kierki-check-") as tmp:
+        starter = start if start is not None else _process_starter(options, Path(tmp))
+        handshake_ok = True
+        for index, game in enumerate(options.games):
+            if not _GameCheck(options, game, starter, record).run():
+                handshake_ok = False
+                for rest in options.games[index + 1 :]:
+                    record(CheckResult(f"{rest}: all checks", "SKIP", "not run: the bot failed the handshake"))
+                break
+        if handshake_ok:
+            _GameCheck(options, options.games[0], starter, record).end_of_input()
+        else:
+            record(CheckResult("end of input: exits when stdin closes", "SKIP", "not run: the handshake failed"))
+    return report

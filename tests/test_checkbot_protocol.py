@@ -1,0 +1,178 @@
+"""check-bot driven through scripted fake bots: no process, no clock, the same seat and loop as a match.
+
+Each test scripts one mistake and checks that the check names it, with its hint; `tests/test_checkbot.py` runs the
+same checks against real processes (the starter bots and the broken ones in tests/bots/).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from kierki_cli.checkbot_cmd import format_result
+from protocol import messages as m
+from referee.checkbot import (
+    ALL_GAMES,
+    HINT_CRASH,
+    HINT_DEBUG,
+    HINT_FLUSH,
+    HINT_ID,
+    HINT_TYPE,
+    CheckOptions,
+    CheckReport,
+    CheckResult,
+    check_bot,
+    scenario,
+)
+from referee.checkbot.scenarios import UNKNOWN_MESSAGE
+from tests.fake_transport import Script, ScriptedBot, answer_line, first_legal
+
+
+def run_scripted(
+    script: Script = first_legal, games: tuple[str, ...] = ALL_GAMES, **knobs: Any
+) -> tuple[CheckReport, list[ScriptedBot]]:
+    """Run the whole check on a fresh scripted bot per start (one per game, one for end of input)."""
+    bots: list[ScriptedBot] = []
+
+    def start(label: str) -> ScriptedBot:
+        bots.append(ScriptedBot(script, tolerant=True, **knobs))
+        return bots[-1]
+
+    return check_bot(CheckOptions(("scripted-bot",), games), start=start), bots
+
+
+def failed(report: CheckReport) -> list[CheckResult]:
+    return [r for r in report.results if r.status == "FAIL"]
+
+
+def on_play(change: Callable[[m.PlayRequest], list[bytes]]) -> Script:
+    """A bot that answers everything well except play requests."""
+
+    def script(request: m.Request) -> list[bytes]:
+        return change(request) if isinstance(request, m.PlayRequest) else first_legal(request)
+
+    return script
+
+
+def test_a_correct_bot_passes_every_check_of_every_game() -> None:
+    report, bots = run_scripted()
+    assert report.ok and not failed(report), "\n".join(format_result(r) for r in failed(report))
+    assert {r.status for r in report.results} == {"PASS"}
+    for game in ALL_GAMES:
+        names = [r.name for r in report.results if r.name.startswith(f"{game}:")]
+        assert f"{game}: handshake (hello)" in names
+        assert f"{game}: unknown message type and fields ignored" in names
+        assert f"{game}: results (trick, deal_end, game_end) need no answer" in names
+        assert f"{game}: exits on bye" in names
+        checkpoints = len(scenario(game).checkpoints)
+        asked = [n for n in names if n.split(": ", 1)[1].startswith(("play", "pass", "trump", "moon"))]
+        assert len(asked) == checkpoints
+    assert report.results[-1].name == "end of input: exits when stdin closes"
+    assert len(bots) == len(ALL_GAMES) + 1  # one start per game, one for end of input
+    for bot in bots[:-1]:  # every game: the unknown message arrived (and was ignored), the game ended, then bye
+        assert [line for line in bot.undecodable if str(UNKNOWN_MESSAGE["type"]).encode() in line]
+        assert bot.of_type(m.GameEndEvent) and isinstance(bot.received[-1], m.ByeEvent)
+        assert bot.returncode == 0 and not bot.input_closed
+    assert bots[-1].input_closed and [type(r) for r in bots[-1].received] == [m.HelloRequest]
+
+
+def test_an_answer_with_a_wrong_id_fails_with_the_ids_named() -> None:
+    report, _ = run_scripted(
+        on_play(lambda r: [answer_line(m.PlayAnswer(id=r.id + 100, card=r.legal[0]))]), ("hearts",)
+    )
+    plays = [r for r in failed(report) if r.name.startswith("hearts: play")]
+    assert plays
+    for result in plays:
+        assert result.detail.startswith('your bot answered with "id": ')
+        assert ", the request's id is " in result.detail and "(and 1 more problem)" in result.detail
+        assert result.hint == HINT_ID
+        assert result.exchange[-1].startswith('<- {"type":"play","id":')
+    assert 'hint: copy the request\'s "id" into your answer' in format_result(plays[0])
+
+
+def test_a_debug_line_before_the_answer_fails_but_the_answer_still_counts() -> None:
+    report, _ = run_scripted(
+        on_play(lambda r: [b"thinking about " + r.legal[0].encode(), *first_legal(r)]), ("kierki",)
+    )
+    plays = [r for r in report.results if r.name.startswith("kierki: play")]
+    assert plays and all(r.status == "FAIL" for r in plays)
+    for result in plays:
+        assert "not valid JSON" in result.detail and "thinking about" in result.detail
+        assert result.hint == HINT_DEBUG
+        assert any(line.startswith("<- thinking about") for line in result.exchange)
+    by_name = {r.name: r for r in report.results}
+    assert by_name["kierki: handshake (hello)"].status == "PASS"
+    assert by_name["kierki: unknown message type and fields ignored"].status == "PASS"  # its answer came after all
+    assert by_name["kierki: exits on bye"].status == "PASS"
+
+
+def test_an_illegal_card_fails_with_the_rule_named() -> None:
+    def outside_legal(request: m.PlayRequest) -> list[bytes]:
+        outside = sorted(set(request.hand) - set(request.legal))
+        card = outside[0] if outside else request.legal[0]
+        return [answer_line(m.PlayAnswer(id=request.id, card=card))]
+
+    report, _ = run_scripted(on_play(outside_legal), ("kierki",))
+    following = next(r for r in report.results if r.name.startswith("kierki: play") and "following" in r.name)
+    assert following.status == "FAIL"
+    assert following.detail.startswith('illegal answer {"type":"play"') and "[rule: follow-suit]" in following.detail
+    assert "legal" in following.hint
+
+
+def test_a_wrong_answer_type_is_named() -> None:
+    report, _ = run_scripted(on_play(lambda r: [answer_line(m.MoonAnswer(id=r.id, choice="self"))]), ("cancellation",))
+    (play,) = [r for r in failed(report) if r.name.startswith("cancellation: play")]
+    assert re.fullmatch(r'request \d+ asked for a "play" answer, your bot sent "moon"', play.detail)
+    assert play.hint == HINT_TYPE
+
+
+def test_an_unflushed_bot_is_told_to_flush() -> None:
+    report, bots = run_scripted(games=("hearts",), flushes=False)
+    handshake = report.results[0]
+    assert handshake.name == "hearts: handshake (hello)" and handshake.status == "FAIL"
+    assert handshake.detail.endswith(
+        "your answer arrived only when input closed: you are not flushing stdout after each line"
+    )
+    assert handshake.hint == HINT_FLUSH
+    assert handshake.exchange[-2:][0] == "-> (end of input: the check closed the bot's stdin)"
+    assert handshake.exchange[-1].startswith('<- {"type":"hello"')
+    assert bots[0].input_closed
+    assert [r.status for r in report.results[1:]] == ["SKIP"] * (len(report.results) - 1)
+
+
+def test_a_bot_that_exits_mid_game_is_a_crash_and_the_rest_is_skipped() -> None:
+    def exits_at_the_moon(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.MoonRequest):
+            raise SystemExit
+        return first_legal(request)
+
+    report, _ = run_scripted(exits_at_the_moon, ("hearts",))
+    (crash,) = failed(report)
+    assert crash.name.startswith("hearts: moon")
+    assert crash.detail == "the bot exited (exit status 0) instead of answering"
+    assert crash.hint == HINT_CRASH
+    skipped = {r.name for r in report.results if r.status == "SKIP"}
+    assert {"hearts: exits on bye", "hearts: results (trick, deal_end, game_end) need no answer"} <= skipped
+
+
+def test_a_bot_that_ignores_bye_fails_that_check_only() -> None:
+    report, _ = run_scripted(games=("kierki3",), ignores_bye=True)
+    assert [(r.name, r.detail) for r in failed(report)] == [
+        ("kierki3: exits on bye", "still running 1000 ms after bye")
+    ]
+    assert failed(report)[0].exchange[-1].startswith('-> {"type":"bye"')
+
+
+def test_bot_text_is_printed_with_control_characters_escaped() -> None:
+    def hostile_name(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.HelloRequest):
+            return [answer_line(m.HelloAnswer(id=request.id, name="\x1b[2J\x1b]0;owned\x07", version="1", protocol=1))]
+        return [b"\x1b[31mred\x1b[0m \xe2\x80\xae debug"]  # a debug line with ANSI codes and a bidi override
+
+    report, _ = run_scripted(hostile_name, ("hearts",), stderr=b"trace \x1b[5m blink\n")
+    printed = "\n".join(format_result(r) for r in report.results)
+    assert "\x1b" not in printed and "\x07" not in printed and "\u202e" not in printed
+    assert '"\\x1b[2J\\x1b]0;owned\\x07" version "1"' in printed
+    assert "<- \\x1b[31mred\\x1b[0m \\u202e debug" in printed
+    assert "trace \\x1b[5m blink" in printed
