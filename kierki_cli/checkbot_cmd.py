@@ -12,7 +12,7 @@ import sys
 import click
 
 from kierki_cli.common import startup_time_option, time_per_move_option
-from kierki_cli.safe_text import printable
+from kierki_cli.terminal import printable
 from referee import checkbot
 from referee.bots.seat import TimeControl
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult
