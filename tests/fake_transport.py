@@ -4,7 +4,8 @@
 (the "script"). ``read_line`` never waits: it returns a queued answer, or `Timeout` at once when the script gave
 none, which makes timeouts deterministic. Like a well-behaved bot it exits on ``bye`` and at end of input.
 Knobs for check-bot's tests: ``flushes=False`` holds every answer back until end of input (a bot that never
-flushes stdout), ``ignores_bye`` keeps it running after ``bye``, ``tolerant`` makes it ignore lines it cannot
+flushes stdout), ``answers_late`` lets each request's deadline pass before its answer can be read (a slow bot),
+``ignores_bye`` keeps it running after ``bye``, ``tolerant`` makes it ignore lines it cannot
 decode (an unknown message type) instead of failing the test, and ``stderr`` is what its stderr says.
 """
 
@@ -45,6 +46,7 @@ def first_legal(request: m.Request) -> list[bytes]:
 class ScriptedBot:
     script: Script = first_legal
     flushes: bool = True
+    answers_late: bool = False
     ignores_bye: bool = False
     tolerant: bool = False
     stderr: bytes = b""
@@ -55,6 +57,7 @@ class ScriptedBot:
     _answers: list[bytes] = field(default_factory=list)
     _held: list[bytes] = field(default_factory=list)  # answers "in the stdout buffer" of a bot that never flushes
     _closed: bool = False
+    _on_time: bool = True  # answers_late: the first read after a request has not timed out yet
     terminated: bool = False
 
     @property
@@ -85,6 +88,7 @@ class ScriptedBot:
                     self._closed = True
                     return
                 (self._answers if self.flushes else self._held).extend(answers)
+                self._on_time = True
             elif isinstance(message, m.ByeEvent) and not self.ignores_bye:
                 self._exit()
                 return
@@ -93,6 +97,9 @@ class ScriptedBot:
         return Flushed()
 
     def read_line(self, deadline: float) -> LineResult:
+        if self.answers_late and self._on_time:
+            self._on_time = False
+            return Timeout()
         if self._answers:
             return Line(self._answers.pop(0), 0.0)
         return Closed() if self._closed else Timeout()

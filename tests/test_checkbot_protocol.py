@@ -18,6 +18,7 @@ from referee.checkbot import (
     HINT_DEBUG,
     HINT_FLUSH,
     HINT_ID,
+    HINT_SLOW,
     HINT_TYPE,
     CheckOptions,
     CheckReport,
@@ -139,6 +140,15 @@ def test_an_unflushed_bot_is_told_to_flush() -> None:
     assert handshake.exchange[-1].startswith('<- {"type":"hello"')
     assert bots[0].input_closed
     assert [r.status for r in report.results[1:]] == ["SKIP"] * (len(report.results) - 1)
+
+
+def test_a_slow_answer_is_reported_as_slow() -> None:
+    report, bots = run_scripted(games=("kierki",), answers_late=True)
+    handshake = report.results[0]
+    assert handshake.status == "FAIL"
+    assert re.fullmatch(r"the answer came after \d+ ms; the limit is 5000 ms", handshake.detail)
+    assert handshake.hint == HINT_SLOW
+    assert not bots[0].input_closed  # a slow bot is not taken for one that never flushes
 
 
 def test_a_bot_that_exits_mid_game_is_a_crash_and_the_rest_is_skipped() -> None:

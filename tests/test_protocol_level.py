@@ -84,6 +84,14 @@ def test_answer_to_an_older_request_is_ignored(tmp_path: Path) -> None:
     assert match.seats[0].stats.ignored_lines == match.seats[0].stats.decisions  # one stale line each
 
 
+def test_an_answer_after_the_deadline_is_a_timeout_without_grace(tmp_path: Path) -> None:
+    late = ScriptedBot(first_legal, answers_late=True)
+    bots = [late, *(ScriptedBot() for _ in range(3))]
+    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed=4)
+    with pytest.raises(MatchSetupError, match="failed the handshake: no answer within 5000 ms"):
+        Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
+
+
 def test_silence_is_a_timeout_with_a_fallback_an_error_notice_and_a_strike(tmp_path: Path) -> None:
     def silent_after_hello(request: m.Request) -> list[bytes]:
         return first_legal(request) if isinstance(request, m.HelloRequest) else []
