@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from fake_transport import Script, ScriptedBot, answer_line, first_legal
+
 from kierki_cli.checkbot_cmd import format_result
 from protocol import messages as m
 from referee.checkbot import (
@@ -27,7 +29,6 @@ from referee.checkbot import (
     scenario,
 )
 from referee.checkbot.scenarios import UNKNOWN_MESSAGE
-from tests.fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 
 def run_scripted(
