@@ -1,0 +1,283 @@
+"""Tournament statistics: pure functions from set records to a :class:`Standings`.
+
+The independent unit is the duplicate set, not the game: the games of a set share their deals, so their scores are
+correlated. Every interval here therefore treats one set as one observation (its mean score per game) and uses
+Student's t with ``sets − 1`` degrees of freedom. With fewer than two sets there is no interval: the half-width is
+``math.inf``, so "is every interval narrower than W" is simply false until there is evidence.
+
+"Better" always follows the records' ``higher_is_better`` (Kierki: high totals win; Hearts and Cancellation: low
+totals win): the standings order, the ranks fed to the ratings and the sign of every comparison agree on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from competition.model import SetRecord
+from competition.ratings import Rating, RatingParams, rate
+
+__all__ = [
+    "BotStats",
+    "HeadToHead",
+    "Interval",
+    "SeatStats",
+    "Standings",
+    "StatsError",
+    "mean_interval",
+    "standings",
+    "t_quantile",
+]
+
+CONFIDENCE = 0.95
+
+
+class StatsError(ValueError):
+    """The records cannot be summarised together (no sets, or sets of different games)."""
+
+
+def t_quantile(probability: float, dof: int) -> float:
+    """Student's t quantile; scipy is imported here, not at module load, so ``kierki --help`` stays fast."""
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(probability, dof))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean of ``n`` independent observations and the half-width of its two-sided confidence interval."""
+
+    mean: float
+    half_width: float  # math.inf when n < 2: one observation says nothing about the spread
+    n: int
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half_width
+
+    @property
+    def defined(self) -> bool:
+        return math.isfinite(self.half_width)
+
+
+def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """Mean and Student-t confidence half-width ``t(1 − (1 − c)/2, n − 1) · s / √n`` of independent values."""
+    n = len(values)
+    if n == 0:
+        return Interval(mean=math.nan, half_width=math.inf, n=0)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Interval(mean=mean, half_width=math.inf, n=n)
+    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1) * math.sqrt(variance / n)
+    return Interval(mean=mean, half_width=half, n=n)
+
+
+@dataclass(frozen=True)
+class BotStats:
+    """One bot's summary over a tournament."""
+
+    bot: str
+    rank: int  # 1-based position in the standings
+    rating: Rating
+    sets: int
+    games: int
+    score: Interval  # mean score per game over sets (one observation per set), in the game's raw points
+    mean_place: float
+    first_places: int  # games the bot finished first in (alone or tied)
+    faults: dict[str, int] = field(default_factory=dict)  # fault code -> count, summed over games and seats
+    start_failures: int = 0  # seats the bot could not start or failed its handshake in
+    forfeits: int = 0  # seats forfeited during a game
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Over the games where both ``bot`` and ``other`` sat, how often ``bot`` finished ahead of ``other`` by place."""
+
+    bot: str
+    other: str
+    ahead: int
+    behind: int
+    tied: int
+
+    @property
+    def games(self) -> int:
+        return self.ahead + self.behind + self.tied
+
+    @property
+    def score(self) -> float:
+        """Share of those games won, a tie counting half (nan without games)."""
+        return (self.ahead + 0.5 * self.tied) / self.games if self.games else math.nan
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    """The mean score of one seat over all games, with an interval over sets (the seat's bias, not any bot's)."""
+
+    seat: int
+    games: int
+    score: Interval
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Everything a report shows; ``bots`` is ordered best first."""
+
+    game: str
+    players: int
+    higher_is_better: bool
+    sets: int
+    games: int
+    bots: tuple[BotStats, ...]
+    head_to_head: tuple[HeadToHead, ...]  # every ordered pair of bots that met, in standings order
+    seats: tuple[SeatStats, ...]
+    confidence: float = CONFIDENCE
+
+    def bot(self, name: str) -> BotStats:
+        for stats in self.bots:
+            if stats.bot == name:
+                return stats
+        raise KeyError(name)
+
+    def pair(self, bot: str, other: str) -> HeadToHead | None:
+        for h2h in self.head_to_head:
+            if h2h.bot == bot and h2h.other == other:
+                return h2h
+        return None
+
+
+def _check_same_game(records: Sequence[SetRecord]) -> None:
+    if not records:
+        raise StatsError("no finished sets to summarise: play at least one set")
+    kinds = {(r.game, r.players, r.higher_is_better) for r in records}
+    if len(kinds) > 1:
+        shown = ", ".join(sorted(f"{game} with {players} players" for game, players, _ in kinds))
+        raise StatsError(f"the results mix different games ({shown}): summarise each game separately")
+
+
+def _names(record: SetRecord) -> list[str]:
+    names = dict.fromkeys(record.bots)
+    for game in record.games:
+        names.update(dict.fromkeys(game.seats))
+    return list(names)
+
+
+def standings(
+    records: Iterable[SetRecord], params: RatingParams | None = None, confidence: float = CONFIDENCE
+) -> Standings:
+    """Summarise finished sets: per-bot scores with intervals, ratings, head-to-head and seat bias.
+
+    Order: rating μ − 3σ (best first), then mean score per game (in the game's own direction), then name.
+    """
+    sets = list(records)
+    _check_same_game(sets)
+    first = sets[0]
+    higher = first.higher_is_better
+    sign = 1.0 if higher else -1.0
+
+    per_set_means: dict[str, list[float]] = {}
+    games_of: dict[str, int] = {}
+    place_sum: dict[str, float] = {}
+    firsts: dict[str, int] = {}
+    faults: dict[str, dict[str, int]] = {}
+    start_failures: dict[str, int] = {}
+    forfeits: dict[str, int] = {}
+    meetings: dict[tuple[str, str], list[int]] = {}  # (a, b) with a < b -> [a ahead, b ahead, tied]
+    seat_totals: dict[int, list[float]] = {}
+    seat_set_means: dict[int, list[float]] = {}
+    total_games = 0
+
+    for record in sets:
+        names = _names(record)
+        for bot in names:
+            played = [game for game in record.games if bot in game.seats]
+            if not played:
+                continue
+            per_set_means.setdefault(bot, []).append(math.fsum(game.score_of(bot) for game in played) / len(played))
+        seat_in_set: dict[int, list[float]] = {}
+        for game in record.games:
+            total_games += 1
+            present = list(dict.fromkeys(game.seats))
+            for bot in present:
+                place = game.place_of(bot)
+                games_of[bot] = games_of.get(bot, 0) + 1
+                place_sum[bot] = place_sum.get(bot, 0.0) + place
+                if place == 1:
+                    firsts[bot] = firsts.get(bot, 0) + 1
+            for seat, bot in enumerate(game.seats):
+                if seat < len(game.faults):
+                    kinds = faults.setdefault(bot, {})
+                    for code, count in game.faults[seat].items():
+                        kinds[code] = kinds.get(code, 0) + count
+                if seat < len(game.start_failed) and game.start_failed[seat]:
+                    start_failures[bot] = start_failures.get(bot, 0) + 1
+                if seat < len(game.forfeited) and game.forfeited[seat]:
+                    forfeits[bot] = forfeits.get(bot, 0) + 1
+            for seat, total in enumerate(game.totals):
+                seat_totals.setdefault(seat, []).append(total)
+                seat_in_set.setdefault(seat, []).append(total)
+            for i, a in enumerate(present):
+                for b in present[i + 1 :]:
+                    key, pa, pb = ((a, b), game.place_of(a), game.place_of(b))
+                    if b < a:
+                        key, pa, pb = (b, a), pb, pa
+                    counts = meetings.setdefault(key, [0, 0, 0])
+                    counts[0 if pa < pb else 1 if pb < pa else 2] += 1
+        for seat, values in seat_in_set.items():
+            seat_set_means.setdefault(seat, []).append(math.fsum(values) / len(values))
+
+    ratings = rate(sets, params)
+    default = params or RatingParams()
+    unrated = Rating(mu=default.mu, sigma=default.sigma, sets=0)
+    scores = {bot: mean_interval(values, confidence) for bot, values in per_set_means.items()}
+
+    def order(bot: str) -> tuple[float, float, str]:
+        return (-ratings.get(bot, unrated).conservative, -sign * scores[bot].mean, bot)
+
+    ranked = sorted(per_set_means, key=order)
+    bots = tuple(
+        BotStats(
+            bot=bot,
+            rank=rank,
+            rating=ratings.get(bot, unrated),
+            sets=len(per_set_means[bot]),
+            games=games_of[bot],
+            score=scores[bot],
+            mean_place=place_sum[bot] / games_of[bot],
+            first_places=firsts.get(bot, 0),
+            faults=dict(sorted(faults.get(bot, {}).items())),
+            start_failures=start_failures.get(bot, 0),
+            forfeits=forfeits.get(bot, 0),
+        )
+        for rank, bot in enumerate(ranked, start=1)
+    )
+
+    head_to_head: list[HeadToHead] = []
+    for a in ranked:
+        for b in ranked:
+            met = meetings.get((a, b)) or meetings.get((b, a))
+            if a == b or met is None:
+                continue
+            a_ahead, b_ahead, tied = met if a < b else (met[1], met[0], met[2])
+            head_to_head.append(HeadToHead(bot=a, other=b, ahead=a_ahead, behind=b_ahead, tied=tied))
+
+    seats = tuple(
+        SeatStats(seat=seat, games=len(seat_totals[seat]), score=mean_interval(seat_set_means[seat], confidence))
+        for seat in sorted(seat_totals)
+    )
+    return Standings(
+        game=first.game,
+        players=first.players,
+        higher_is_better=higher,
+        sets=len(sets),
+        games=total_games,
+        bots=bots,
+        head_to_head=tuple(head_to_head),
+        seats=seats,
+        confidence=confidence,
+    )
