@@ -14,20 +14,24 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 from competition.model import SetRecord
 from competition.ratings import Rating, RatingParams, rate
 
 __all__ = [
     "BotStats",
+    "DuplicateEfficiency",
     "HeadToHead",
     "Interval",
     "SeatStats",
     "Standings",
     "StatsError",
+    "duplicate_efficiency",
     "mean_interval",
     "standings",
     "t_quantile",
+    "units_needed",
 ]
 
 CONFIDENCE = 0.95
@@ -279,5 +283,100 @@ def standings(
         bots=bots,
         head_to_head=tuple(head_to_head),
         seats=seats,
+        confidence=confidence,
+    )
+
+
+# --- how much duplicate play saves -----------------------------------------------------------------------------
+
+
+def units_needed(spread: float, difference: float, confidence: float = CONFIDENCE) -> float:
+    """The fewest independent units ``n`` (at least 2) whose Student-t interval ``t · spread / √n`` is narrower than
+    ``|difference|``, i.e. that tell the two bots apart at ``confidence``; ``math.inf`` when ``difference`` is 0."""
+    if difference == 0.0 or not math.isfinite(spread):
+        return math.inf
+    if spread == 0.0:
+        return 2.0
+    quantile = 1.0 - (1.0 - confidence) / 2.0
+    # Start from the normal approximation and walk up: the t quantile only shrinks towards it as n grows.
+    z = NormalDist().inv_cdf(quantile)
+    n = max(2, math.ceil((z * spread / abs(difference)) ** 2))
+    while t_quantile(quantile, n - 1) * spread / math.sqrt(n) > abs(difference):
+        n += 1
+    return float(n)
+
+
+@dataclass(frozen=True)
+class DuplicateEfficiency:
+    """Games needed to separate two bots at ``confidence`` with random deals against with duplicate sets."""
+
+    difference: float  # the common estimate of a − b per game used for both (precision-weighted)
+    random_spread: float  # standard deviation of a − b over single random-deal games
+    set_spread: float  # standard deviation of a − b (per game) over duplicate sets
+    games_per_set: float
+    random_games: float  # games of random deals needed
+    duplicate_sets: float  # duplicate sets needed
+    confidence: float = CONFIDENCE
+
+    @property
+    def duplicate_games(self) -> float:
+        return self.duplicate_sets * self.games_per_set
+
+    @property
+    def ratio(self) -> float:
+        """How many times fewer games duplicate play needs (> 1 means duplicate sets are worth it)."""
+        return self.random_games / self.duplicate_games if self.duplicate_games else math.nan
+
+
+def _mean_and_spread(values: Sequence[float]) -> tuple[float, float]:
+    mean = math.fsum(values) / len(values)
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def duplicate_efficiency(
+    random_games: Iterable[SetRecord],
+    duplicate_sets: Iterable[SetRecord],
+    a: str,
+    b: str,
+    confidence: float = CONFIDENCE,
+) -> DuplicateEfficiency:
+    """Compare the cost of telling ``a`` from ``b`` with games of random deals and with duplicate sets.
+
+    ``random_games``: records whose every game had its own deals (each game is one independent unit; a record may
+    hold one or several such games). ``duplicate_sets``: duplicate sets (each set is one unit). Both need ``a`` and
+    ``b`` at the table. The same difference (the precision-weighted mean of both samples' estimates) is used for
+    both, so the ratio reflects the spreads — the luck each design leaves in — and not two noisy means:
+    ratio ≈ random-game variance / (games per set × per-set variance).
+    """
+    singles = [
+        game.score_of(a) - game.score_of(b)
+        for record in random_games
+        for game in record.games
+        if a in game.seats and b in game.seats
+    ]
+    sets = [record for record in duplicate_sets if a in record.bots and b in record.bots]
+    per_set = [record.mean_per_game(a) - record.mean_per_game(b) for record in sets]
+    if len(singles) < 2 or len(per_set) < 2:
+        raise StatsError(
+            f"need at least 2 random-deal games and 2 duplicate sets with both {a!r} and {b!r}; "
+            f"got {len(singles)} and {len(per_set)}"
+        )
+    random_mean, random_spread = _mean_and_spread(singles)
+    set_mean, set_spread = _mean_and_spread(per_set)
+    if set_spread == 0.0:
+        difference = set_mean
+    elif random_spread == 0.0:
+        difference = random_mean
+    else:
+        random_weight, set_weight = len(singles) / random_spread**2, len(per_set) / set_spread**2
+        difference = (random_weight * random_mean + set_weight * set_mean) / (random_weight + set_weight)
+    games_per_set = math.fsum(len(record.games) for record in sets) / len(sets)
+    return DuplicateEfficiency(
+        difference=difference,
+        random_spread=random_spread,
+        set_spread=set_spread,
+        games_per_set=games_per_set,
+        random_games=units_needed(random_spread, difference, confidence),
+        duplicate_sets=units_needed(set_spread, difference, confidence),
         confidence=confidence,
     )

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from competition.model import GameRecord, SetRecord
-from competition.stats import StatsError, mean_interval, standings, t_quantile
+from competition.stats import StatsError, duplicate_efficiency, mean_interval, standings, t_quantile, units_needed
 from tests.competition_helpers import make_set
 
 # Student's t, 97.5% quantile, 2 degrees of freedom (tables: 4.303). With 2 degrees of freedom the quantile has a
@@ -176,3 +176,32 @@ def test_refuses_empty_and_mixed_results() -> None:
     mixed = [make_set(0, {"A": [1], "B": [2]}), make_set(1, {"A": [1], "B": [2]}, game="hearts")]
     with pytest.raises(StatsError, match="mix different games"):
         standings(mixed)
+
+
+def test_units_needed_against_the_t_table() -> None:
+    # Spread 10, difference 5: n = 17 gives t(16) · 10 / √17 = 2.120 · 2.425 = 5.14 > 5; n = 18 gives
+    # t(17) · 10 / √18 = 2.110 · 2.357 = 4.97 ≤ 5.
+    assert units_needed(10.0, 5.0) == 18
+    assert units_needed(10.0, -5.0) == 18
+    # Spread 0.8165, difference 2: n = 3 gives 4.303 · 0.471 = 2.03 > 2; n = 4 gives 3.182 · 0.408 = 1.30.
+    assert units_needed(math.sqrt(2.0 / 3.0), 2.0) == 4
+    assert units_needed(3.0, 0.0) == math.inf
+    assert units_needed(0.0, 1.0) == 2
+
+
+def test_duplicate_efficiency_on_hand_made_results() -> None:
+    # Random deals: a − b per game = 10, −6, 8, −4: mean 2, s² = (64 + 64 + 36 + 36) / 3 = 200 / 3.
+    singles = [make_set(i, {"a": [x], "b": [0]}) for i, x in enumerate([10, -6, 8, -4])]
+    # Duplicate sets of two games: a − b per game = 1, 3, 2, 2: mean 2, s² = 2 / 3.
+    sets = [make_set(i, {"a": [d, d], "b": [0, 0]}) for i, d in enumerate([1, 3, 2, 2])]
+    result = duplicate_efficiency(singles, sets, "a", "b")
+    assert result.difference == pytest.approx(2.0)
+    assert result.random_spread == pytest.approx(math.sqrt(200.0 / 3.0))
+    assert result.set_spread == pytest.approx(math.sqrt(2.0 / 3.0))
+    assert result.games_per_set == 2
+    assert result.duplicate_sets == 4
+    # (1.96 · 8.165 / 2)² = 64.03; walking up with t: n = 66 gives 1.9971 · 8.165 / 8.124 = 2.007 > 2, n = 67 fits.
+    assert result.random_games == 67
+    assert result.ratio == pytest.approx(67 / 8)
+    with pytest.raises(StatsError, match="at least 2 random-deal games"):
+        duplicate_efficiency(singles[:1], sets, "a", "b")
