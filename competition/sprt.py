@@ -113,6 +113,16 @@ class SPRT:
         """None while running; "H0" (not better by d1) or "H1" (better by more than d0) once decided, for good."""
         return self._decision
 
+    def describe(self) -> str:
+        """One progress line, e.g. ``pairs 12  mean +0.83  LLR 1.41 in (-2.94, 2.94)``, then the decision."""
+        mean = f"{self.mean:+.2f}" if self.n else "n/a"
+        line = f"pairs {self.n}  mean {mean}  LLR {self.llr:.2f} in ({self.lower:.2f}, {self.upper:.2f})"
+        if self._decision == "H1":
+            return f"{line}: H1 accepted, the new version is better by more than {self.d0:g} a game"
+        if self._decision == "H0":
+            return f"{line}: H0 accepted, the new version is not better by {self.d1:g} a game"
+        return line
+
     def add(self, difference: float) -> Decision | None:
         """Take one paired difference (new − old per game, positive = new is better); return the decision so far.
 

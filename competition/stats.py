@@ -65,6 +65,11 @@ class Interval:
         return self.mean + self.half_width
 
     @property
+    def width(self) -> float:
+        """high − low: what ``--until-ci WIDTH`` compares (inf with fewer than two sets)."""
+        return 2.0 * self.half_width
+
+    @property
     def defined(self) -> bool:
         return math.isfinite(self.half_width)
 

@@ -60,6 +60,7 @@ def test_one_set_has_no_interval() -> None:
     assert a.score.mean == pytest.approx(10.0)
     assert a.score.half_width == math.inf
     assert not a.score.defined
+    assert a.score.width == math.inf  # so "stop when every interval is narrower than W" keeps playing
     assert mean_interval([]).n == 0
 
 

@@ -32,6 +32,7 @@ def test_llr_arithmetic_on_two_pairs() -> None:
     # fishtest's first-order form: n (d1 − d0)(2m − d0 − d1) / (2v) = 2 · 1 · 3 / 2.
     assert test.llr_approx == pytest.approx(3.0)
     assert test.decision is None
+    assert test.describe() == "pairs 2  mean +2.00  LLR 0.92 in (-2.94, 2.94)"
 
 
 def test_decision_waits_for_min_pairs() -> None:
@@ -63,6 +64,7 @@ def test_identical_bots_are_not_a_deadlock() -> None:
     decisions = [test.add(0.0) for _ in range(8)]
     assert decisions == [None] * 7 + ["H0"]
     assert test.llr == -math.inf
+    assert test.describe().endswith("H0 accepted, the new version is not better by 1 a game")
 
 
 def test_a_decided_test_refuses_more_pairs_and_bad_input() -> None:
