@@ -16,6 +16,7 @@ import json
 import math
 import unicodedata
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,22 +37,22 @@ __all__ = [
 
 REPORT_FORMAT = 1  # standings.json's "format"; bumped when a field changes meaning or goes away
 
-_UNPRINTABLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, bidi and other format characters, unassigned
+# The same rule as kierki_cli.terminal.printable (which this layer may not import): controls, format characters
+# (bidi overrides, zero-width), line and paragraph separators; plus lone surrogates, which cannot even be encoded.
+_UNPRINTABLE = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 
 
 def printable(text: str) -> str:
-    r"""``text`` safe for a terminal: control and format characters (ESC, bidi overrides…) become ``\x1b``-style
-    escapes, and a backslash becomes ``\\`` so an escape can never be mistaken for a name that spells one."""
-    out = []
-    for char in text:
-        if char == "\\":
-            out.append("\\\\")
-        elif unicodedata.category(char) in _UNPRINTABLE:
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    r"""``text`` safe for a terminal: control and invisible formatting characters (ESC, bidi overrides, zero-width
+    spaces) are written as escapes like ``\x1b``, so a bot's name is shown, never obeyed."""
+    return "".join(_escape(char) if unicodedata.category(char) in _UNPRINTABLE else char for char in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def display_width(text: str) -> int:
@@ -191,14 +192,14 @@ def _plus_minus(interval: Interval) -> str:
     return f"{interval.mean:.1f} ± {width}"
 
 
-def format_table(standings: Standings) -> str:
-    """The standings as a plain-text table, one row per bot, best first; names passed through :func:`printable`."""
+def format_table(standings: Standings, escape: Callable[[str], str] = printable) -> str:
+    """The standings as a plain-text table, one row per bot, best first; names passed through ``escape``."""
     direction = "higher" if standings.higher_is_better else "lower"
     header = ("#", "bot", "μ−3σ", "mean/game", "sets", "games", "place", "wins", "faults")
     rows = [
         (
             str(stats.rank),
-            printable(stats.bot),
+            escape(stats.bot),
             f"{stats.rating.conservative:.2f}",
             _plus_minus(stats.score),
             str(stats.sets),

@@ -213,9 +213,17 @@ def test_printable_escapes_control_and_format_characters() -> None:
     assert printable("red\x1b[31m") == "red\\x1b[31m"
     assert printable("a\nb\tc\x7f") == "a\\x0ab\\x09c\\x7f"
     assert printable("evil\u202etxt") == "evil\\u202etxt"  # right-to-left override
-    assert printable("back\\x1b") == "back\\\\x1b"  # a name spelling an escape stays distinguishable
+    assert printable("zero\u200bwidth") == "zero\\u200bwidth"
+    assert printable("lone \udc80") == "lone \\udc80"  # from surrogateescape: printing it would raise
     assert printable("zażółć 漢字") == "zażółć 漢字"
     assert all(ch.isprintable() for ch in printable("".join(map(chr, range(0x00, 0xA0)))))
+
+
+def test_printable_agrees_with_the_clis() -> None:
+    from kierki_cli.terminal import printable as cli_printable
+
+    sample = "".join(map(chr, range(0x00, 0x3000))) + "\u202e\u2066\u200b\ufeff\U000e0001 ok"
+    assert printable(sample) == cli_printable(sample)
 
 
 def test_terminal_table() -> None:
