@@ -12,6 +12,7 @@ totals win): the standings order, the ranks fed to the ratings and the sign of e
 from __future__ import annotations
 
 import math
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -176,6 +177,79 @@ def _names(record: SetRecord) -> list[str]:
     return list(names)
 
 
+@dataclass
+class _Tally:
+    """One bot's running counts while the records are read."""
+
+    set_means: list[float] = field(default_factory=list)  # one observation per set: its mean score per game
+    games: int = 0
+    place_sum: float = 0.0
+    first_places: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    start_failures: int = 0
+    forfeits: int = 0
+
+
+def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
+    tallies: dict[str, _Tally] = defaultdict(_Tally)
+    for record in sets:
+        for bot in _names(record):
+            played = [game for game in record.games if bot in game.seats]
+            if played:
+                tallies[bot].set_means.append(math.fsum(game.score_of(bot) for game in played) / len(played))
+        for game in record.games:
+            for bot in dict.fromkeys(game.seats):  # a bot in several seats counts once a game
+                tally = tallies[bot]
+                place = game.place_of(bot)
+                tally.games += 1
+                tally.place_sum += place
+                tally.first_places += int(place == 1)
+            for seat, bot in enumerate(game.seats):  # faults and failures belong to seats: summed over them
+                tally = tallies[bot]
+                if seat < len(game.faults):
+                    tally.faults.update(game.faults[seat])
+                tally.start_failures += int(seat < len(game.start_failed) and game.start_failed[seat])
+                tally.forfeits += int(seat < len(game.forfeited) and game.forfeited[seat])
+    return tallies
+
+
+def _head_to_head(sets: Sequence[SetRecord], order: Sequence[str]) -> tuple[HeadToHead, ...]:
+    """Every ordered pair that met, in standings order; compared by place in each game where both sat."""
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for record in sets:
+        for game in record.games:
+            present = list(dict.fromkeys(game.seats))
+            for a in present:
+                for b in present:
+                    if a != b:
+                        pa, pb = game.place_of(a), game.place_of(b)
+                        counts[a, b]["ahead" if pa < pb else "behind" if pb < pa else "tied"] += 1
+    return tuple(
+        HeadToHead(bot=a, other=b, ahead=met["ahead"], behind=met["behind"], tied=met["tied"])
+        for a in order
+        for b in order
+        if (met := counts.get((a, b))) is not None
+    )
+
+
+def _seat_bias(sets: Sequence[SetRecord], confidence: float) -> tuple[SeatStats, ...]:
+    """Each seat's mean score per game whoever sat there; the interval again treats one set as one observation."""
+    games: Counter[int] = Counter()
+    set_means: dict[int, list[float]] = defaultdict(list)
+    for record in sets:
+        in_set: dict[int, list[float]] = defaultdict(list)
+        for game in record.games:
+            for seat, total in enumerate(game.totals):
+                in_set[seat].append(total)
+                games[seat] += 1
+        for seat, totals in in_set.items():
+            set_means[seat].append(math.fsum(totals) / len(totals))
+    return tuple(
+        SeatStats(seat=seat, games=games[seat], score=mean_interval(set_means[seat], confidence))
+        for seat in sorted(games)
+    )
+
+
 def standings(
     records: Iterable[SetRecord], params: RatingParams | None = None, confidence: float = CONFIDENCE
 ) -> Standings:
@@ -186,108 +260,39 @@ def standings(
     sets = list(records)
     _check_same_game(sets)
     first = sets[0]
-    higher = first.higher_is_better
-    sign = 1.0 if higher else -1.0
+    sign = 1.0 if first.higher_is_better else -1.0
 
-    per_set_means: dict[str, list[float]] = {}
-    games_of: dict[str, int] = {}
-    place_sum: dict[str, float] = {}
-    firsts: dict[str, int] = {}
-    faults: dict[str, dict[str, int]] = {}
-    start_failures: dict[str, int] = {}
-    forfeits: dict[str, int] = {}
-    meetings: dict[tuple[str, str], list[int]] = {}  # (a, b) with a < b -> [a ahead, b ahead, tied]
-    seat_totals: dict[int, list[float]] = {}
-    seat_set_means: dict[int, list[float]] = {}
-    total_games = 0
-
-    for record in sets:
-        names = _names(record)
-        for bot in names:
-            played = [game for game in record.games if bot in game.seats]
-            if not played:
-                continue
-            per_set_means.setdefault(bot, []).append(math.fsum(game.score_of(bot) for game in played) / len(played))
-        seat_in_set: dict[int, list[float]] = {}
-        for game in record.games:
-            total_games += 1
-            present = list(dict.fromkeys(game.seats))
-            for bot in present:
-                place = game.place_of(bot)
-                games_of[bot] = games_of.get(bot, 0) + 1
-                place_sum[bot] = place_sum.get(bot, 0.0) + place
-                if place == 1:
-                    firsts[bot] = firsts.get(bot, 0) + 1
-            for seat, bot in enumerate(game.seats):
-                if seat < len(game.faults):
-                    kinds = faults.setdefault(bot, {})
-                    for code, count in game.faults[seat].items():
-                        kinds[code] = kinds.get(code, 0) + count
-                if seat < len(game.start_failed) and game.start_failed[seat]:
-                    start_failures[bot] = start_failures.get(bot, 0) + 1
-                if seat < len(game.forfeited) and game.forfeited[seat]:
-                    forfeits[bot] = forfeits.get(bot, 0) + 1
-            for seat, total in enumerate(game.totals):
-                seat_totals.setdefault(seat, []).append(total)
-                seat_in_set.setdefault(seat, []).append(total)
-            for i, a in enumerate(present):
-                for b in present[i + 1 :]:
-                    key, pa, pb = ((a, b), game.place_of(a), game.place_of(b))
-                    if b < a:
-                        key, pa, pb = (b, a), pb, pa
-                    counts = meetings.setdefault(key, [0, 0, 0])
-                    counts[0 if pa < pb else 1 if pb < pa else 2] += 1
-        for seat, values in seat_in_set.items():
-            seat_set_means.setdefault(seat, []).append(math.fsum(values) / len(values))
-
+    tallies = _tally_bots(sets)
     ratings = rate(sets, params)
-    default = params or RatingParams()
-    unrated = Rating(mu=default.mu, sigma=default.sigma, sets=0)
-    scores = {bot: mean_interval(values, confidence) for bot, values in per_set_means.items()}
-
-    def order(bot: str) -> tuple[float, float, str]:
-        return (-ratings.get(bot, unrated).conservative, -sign * scores[bot].mean, bot)
-
-    ranked = sorted(per_set_means, key=order)
+    prior = params or RatingParams()
+    unrated = Rating(mu=prior.mu, sigma=prior.sigma, sets=0)  # a bot that only ever sat alone
+    scores = {bot: mean_interval(tally.set_means, confidence) for bot, tally in tallies.items()}
+    ranked = sorted(tallies, key=lambda bot: (-ratings.get(bot, unrated).conservative, -sign * scores[bot].mean, bot))
     bots = tuple(
         BotStats(
             bot=bot,
             rank=rank,
             rating=ratings.get(bot, unrated),
-            sets=len(per_set_means[bot]),
-            games=games_of[bot],
+            sets=len(tallies[bot].set_means),
+            games=tallies[bot].games,
             score=scores[bot],
-            mean_place=place_sum[bot] / games_of[bot],
-            first_places=firsts.get(bot, 0),
-            faults=dict(sorted(faults.get(bot, {}).items())),
-            start_failures=start_failures.get(bot, 0),
-            forfeits=forfeits.get(bot, 0),
+            mean_place=tallies[bot].place_sum / tallies[bot].games,
+            first_places=tallies[bot].first_places,
+            faults=dict(sorted(tallies[bot].faults.items())),
+            start_failures=tallies[bot].start_failures,
+            forfeits=tallies[bot].forfeits,
         )
         for rank, bot in enumerate(ranked, start=1)
-    )
-
-    head_to_head: list[HeadToHead] = []
-    for a in ranked:
-        for b in ranked:
-            met = meetings.get((a, b)) or meetings.get((b, a))
-            if a == b or met is None:
-                continue
-            a_ahead, b_ahead, tied = met if a < b else (met[1], met[0], met[2])
-            head_to_head.append(HeadToHead(bot=a, other=b, ahead=a_ahead, behind=b_ahead, tied=tied))
-
-    seats = tuple(
-        SeatStats(seat=seat, games=len(seat_totals[seat]), score=mean_interval(seat_set_means[seat], confidence))
-        for seat in sorted(seat_totals)
     )
     return Standings(
         game=first.game,
         players=first.players,
-        higher_is_better=higher,
+        higher_is_better=first.higher_is_better,
         sets=len(sets),
-        games=total_games,
+        games=sum(len(record.games) for record in sets),
         bots=bots,
-        head_to_head=tuple(head_to_head),
-        seats=seats,
+        head_to_head=_head_to_head(sets, ranked),
+        seats=_seat_bias(sets, confidence),
         confidence=confidence,
     )
 
