@@ -22,10 +22,11 @@ def make_set(
     seed: str | None = None,
     faults: Mapping[tuple[int, str], dict[str, int]] | None = None,
     start_failed: Sequence[tuple[int, str]] = (),
+    forfeited: Sequence[tuple[int, str]] = (),
 ) -> SetRecord:
     """A cyclic duplicate set: game i seats the bots rotated by i; ``scores[bot][i]`` is the bot's total in game i.
 
-    ``faults[(i, bot)]`` and ``start_failed`` entries ``(i, bot)`` attach per-seat extras to game i.
+    ``faults[(i, bot)]`` and ``start_failed`` / ``forfeited`` entries ``(i, bot)`` attach per-seat extras to game i.
     """
     bots = tuple(scores)
     n_games = len(next(iter(scores.values())))
@@ -41,7 +42,7 @@ def make_set(
                 places=places_of(totals, higher_is_better),
                 faults=tuple((faults or {}).get((i, bot), {}) for bot in seats),
                 start_failed=tuple((i, bot) in start_failed for bot in seats),
-                forfeited=tuple(False for _ in seats),
+                forfeited=tuple((i, bot) in forfeited for bot in seats),
             )
         )
     return SetRecord(

@@ -152,11 +152,13 @@ def test_faults_and_start_failures_are_summed() -> None:
         {"A": [1, 2], "B": [2, 1]},
         faults={(0, "A"): {"timeout": 2}, (1, "A"): {"timeout": 1, "illegal_play": 1}, (1, "B"): {"bad_json": 3}},
         start_failed=[(1, "B")],
+        forfeited=[(0, "A"), (1, "A")],
     )
     result = standings([record, make_set(1, {"A": [1, 2], "B": [2, 1]}, faults={(0, "A"): {"timeout": 4}})])
     assert result.bot("A").faults == {"illegal_play": 1, "timeout": 7}
     assert result.bot("B").faults == {"bad_json": 3}
     assert (result.bot("A").start_failures, result.bot("B").start_failures) == (0, 1)
+    assert (result.bot("A").forfeits, result.bot("B").forfeits) == (2, 0)
 
 
 def test_a_bot_in_two_seats_counts_once_per_game() -> None:
