@@ -1,0 +1,76 @@
+"""Ratings: openskill's Plackett–Luce model, one update per duplicate set, recomputed from the results.
+
+Results are the truth and ratings a cache: :func:`rate` is a pure function of the set records, so a ladder can store
+its output and recompute it (``rerate``) from the results file at any time. Each set is one multiplayer "match"
+ranked by the bots' set totals (equal totals share a rank), which uses every rotation of the deals at once, so the
+cards' luck cancels before the rating sees the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+from competition.model import SetRecord
+
+__all__ = ["Rating", "RatingParams", "rate", "set_ranks"]
+
+
+@dataclass(frozen=True)
+class RatingParams:
+    """The model's parameters (openskill's defaults); stored beside a ladder's ratings so a rerate can match them."""
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    kappa: float = 0.0001
+    tau: float = 25.0 / 300.0
+
+    def model(self) -> PlackettLuce:
+        return PlackettLuce(mu=self.mu, sigma=self.sigma, beta=self.beta, kappa=self.kappa, tau=self.tau)
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A bot's skill estimate: mean ``mu`` and uncertainty ``sigma`` after ``sets`` rated sets."""
+
+    mu: float
+    sigma: float
+    sets: int = 0
+
+    @property
+    def conservative(self) -> float:
+        """μ − 3σ: the leaderboard key, which a bot raises only by playing enough to be sure of."""
+        return self.mu - 3.0 * self.sigma
+
+
+def set_ranks(record: SetRecord) -> dict[str, int]:
+    """Each bot's rank in the set by its set total: 1 is best, equal totals share a rank (1, 1, 3)."""
+    totals = {bot: record.total(bot) for bot in dict.fromkeys(record.bots)}
+    sign = -1.0 if record.higher_is_better else 1.0
+    keys = {bot: sign * total for bot, total in totals.items()}
+    return {bot: 1 + sum(1 for other in keys.values() if other < key) for bot, key in keys.items()}
+
+
+def rate(sets: Iterable[SetRecord], params: RatingParams | None = None) -> dict[str, Rating]:
+    """Every bot's rating after all ``sets``, updated one set at a time in ``set_id`` order.
+
+    Plackett–Luce updates depend on their order; sorting by ``set_id`` makes a parallel run (whose sets finish in
+    any order) rate exactly like a serial one. A set with a single distinct bot carries no ranking and is skipped.
+    """
+    model = (params or RatingParams()).model()
+    current: dict[str, PlackettLuceRating] = {}
+    counts: dict[str, int] = {}
+    for record in sorted(sets, key=lambda r: r.set_id):
+        ranks = set_ranks(record)
+        if len(ranks) < 2:
+            continue
+        bots = list(ranks)
+        teams = [[current.get(bot) or model.rating(name=bot)] for bot in bots]
+        updated = model.rate(teams, ranks=[float(ranks[bot]) for bot in bots])
+        for bot, (rating,) in zip(bots, updated, strict=True):
+            current[bot] = rating
+            counts[bot] = counts.get(bot, 0) + 1
+    return {bot: Rating(mu=r.mu, sigma=r.sigma, sets=counts[bot]) for bot, r in current.items()}

@@ -1,0 +1,56 @@
+"""Set records made by hand for the statistics, ratings, SPRT and report tests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from competition.model import GameRecord, SetRecord
+
+
+def places_of(totals: Sequence[int], higher_is_better: bool) -> tuple[int, ...]:
+    """1 + the number of seats strictly better: equal totals share a place (1, 1, 3)."""
+    sign = -1 if higher_is_better else 1
+    return tuple(1 + sum(1 for other in totals if sign * other < sign * total) for total in totals)
+
+
+def make_set(
+    set_id: int,
+    scores: Mapping[str, Sequence[int]],
+    *,
+    higher_is_better: bool = True,
+    game: str = "kierki",
+    seed: str | None = None,
+    faults: Mapping[tuple[int, str], dict[str, int]] | None = None,
+    start_failed: Sequence[tuple[int, str]] = (),
+    forfeited: Sequence[tuple[int, str]] = (),
+) -> SetRecord:
+    """A cyclic duplicate set: game i seats the bots rotated by i; ``scores[bot][i]`` is the bot's total in game i.
+
+    ``faults[(i, bot)]`` and ``start_failed`` / ``forfeited`` entries ``(i, bot)`` attach per-seat extras to game i.
+    """
+    bots = tuple(scores)
+    n_games = len(next(iter(scores.values())))
+    games = []
+    for i in range(n_games):
+        seats = bots[i % len(bots) :] + bots[: i % len(bots)]
+        totals = tuple(scores[bot][i] for bot in seats)
+        games.append(
+            GameRecord(
+                index=i,
+                seats=seats,
+                totals=totals,
+                places=places_of(totals, higher_is_better),
+                faults=tuple((faults or {}).get((i, bot), {}) for bot in seats),
+                start_failed=tuple((i, bot) in start_failed for bot in seats),
+                forfeited=tuple((i, bot) in forfeited for bot in seats),
+            )
+        )
+    return SetRecord(
+        set_id=set_id,
+        seed=seed if seed is not None else str(1000 + set_id),
+        game=game,
+        players=len(bots),
+        higher_is_better=higher_is_better,
+        bots=bots,
+        games=tuple(games),
+    )
