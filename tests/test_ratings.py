@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from competition_helpers import make_set
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.model import GameRecord, SetRecord
 from competition.ratings import Rating, RatingParams, rate, set_ranks
-from tests.competition_helpers import make_set
 
 
 def random_sets(seed: int, count: int, higher_is_better: bool) -> list[SetRecord]:

@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from competition_helpers import make_set
 
 from competition.report import (
     ReportFiles,
@@ -21,7 +22,6 @@ from competition.report import (
     write_report,
 )
 from competition.stats import Standings, standings
-from tests.competition_helpers import make_set
 
 EVIL = "<script>alert(1)</script>"
 MATH = "$\\frac{1}{0}$ bot"  # mathtext would choke on this if matplotlib were allowed to parse it

@@ -6,9 +6,9 @@ import math
 import random
 
 import pytest
+from competition_helpers import make_set
 
 from competition.sprt import SPRT, SprtError, paired_difference
-from tests.competition_helpers import make_set
 
 RUNS = 2000
 
