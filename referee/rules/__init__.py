@@ -3,6 +3,7 @@
 from referee.rules.cards import Card, card_name, parse_card
 from referee.rules.dealing import DealSpec
 from referee.rules.observation import Observation, TrickView
+from referee.rules.playout import PlayPolicy, SampleError, playout, sample_state
 from referee.rules.records import (
     Action,
     CardPlayed,
@@ -68,13 +69,17 @@ __all__ = [
     "Passing",
     "Phase",
     "PlayCard",
+    "PlayPolicy",
     "PlayerOut",
     "RulesError",
     "Ruleset",
     "RulesetError",
+    "SampleError",
     "TrickEnded",
     "TrickView",
     "TrumpChosen",
     "card_name",
     "parse_card",
+    "playout",
+    "sample_state",
 ]

@@ -76,14 +76,26 @@ def mask_of(cards: Iterable[Card]) -> int:
     return mask
 
 
+# The cards of each byte of a mask, by byte position: `card_list` reads a mask a byte at a time.
+_BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(tuple(8 * k + b for b in range(8) if value >> b & 1) for value in range(256)) for k in range(7)
+)
+_B0, _B1, _B2, _B3, _B4, _B5, _B6 = _BYTE_CARDS
+
+
 def card_list(mask: int) -> list[Card]:
-    """The cards of a mask as a list, lowest id first (a hot path: no generator)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """The cards of a mask as a list, lowest id first (a hot path: seven table look-ups, no loop)."""
+    if not mask & (mask - 1):  # none or one card
+        return [mask.bit_length() - 1] if mask else []
+    return [
+        *_B0[mask & 255],
+        *_B1[mask >> 8 & 255],
+        *_B2[mask >> 16 & 255],
+        *_B3[mask >> 24 & 255],
+        *_B4[mask >> 32 & 255],
+        *_B5[mask >> 40 & 255],
+        *_B6[mask >> 48 & 255],
+    ]
 
 
 def sort_for_display(cards: Iterable[Card]) -> list[Card]:

@@ -27,6 +27,13 @@ class DealSpec:
     dealer: int | None = None
 
 
+_DECK_MASKS = {
+    Game.KIERKI: (1 << 52) - 1,
+    Game.HEARTS: (1 << 52) - 1,
+    Game.KIERKI3: ((1 << 52) - 1) ^ (1 << TWO_OF_CLUBS),
+}
+
+
 def deck_for(ruleset: Ruleset) -> list[Card]:
     if ruleset.game is Game.CANCELLATION:
         return [card for card in range(52) for _ in range(2)]
@@ -72,6 +79,17 @@ def validate_deal(ruleset: Ruleset, spec: DealSpec) -> None:
             raise DealSpecError(f"hand {seat} has {len(hand)} cards; each hand must have {size}")
     if spec.dealer is not None and not 0 <= spec.dealer < players:
         raise DealSpecError(f"dealer {spec.dealer} is not a seat (0 to {players - 1})")
+    if ruleset.game is not Game.CANCELLATION and not spec.kitty:
+        # One deck: the deal is right when its cards, as a mask, are the deck's mask and none is repeated.
+        mask = count = 0
+        for hand in spec.hands:
+            for card in hand:
+                if type(card) is not int or not 0 <= card < 52:
+                    break
+                mask |= 1 << card
+                count += 1
+        if count == len(deck_for(ruleset)) and mask == _DECK_MASKS[ruleset.game]:
+            return
     given = Counter(card for hand in spec.hands for card in hand) + Counter(spec.kitty)
     wanted = Counter(deck_for(ruleset))
     if given != wanted:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from referee.rules import kierki_scoring
 from referee.rules.cards import (
@@ -34,7 +34,7 @@ from referee.rules.cards import (
     make_card,
     mask_of,
 )
-from referee.rules.dealing import DealSpec, deal_cards, random_index, validate_deals
+from referee.rules.dealing import DealSpec, deal_cards, hand_size, random_index, validate_deals
 from referee.rules.observation import Observation, TrickView
 from referee.rules.records import (
     Action,
@@ -66,6 +66,9 @@ _QS_BIT = 1 << QUEEN_OF_SPADES
 _NOT_HEARTS = ((1 << 52) - 1) ^ HEARTS_MASK
 _KIERKI_GAMES = (Game.KIERKI, Game.KIERKI3)
 
+# A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
+PlayPolicy = Callable[["GameState", list[Card]], Card]
+
 
 class GameState:
     """A whole game in progress. Create with a ruleset, a seed and optionally given deals."""
@@ -80,13 +83,14 @@ class GameState:
         self.deal_results: list[DealEnded] = []
         self.final_places: tuple[int, ...] | None = None
         self.deal_number = 0
-        self._rng = random.Random(seed)
+        self._rng: random.Random | None = None  # made on first use: seeding costs more than a given deal's game
         self._given = list(deals)
         self._kierki = ruleset.game in _KIERKI_GAMES
         self._double_deck = ruleset.game is Game.CANCELLATION
         self._kinds = kierki_scoring.deal_kinds(ruleset) if self._kierki else ()
         first = deals[0].dealer if deals and deals[0].dealer is not None else None
-        self._first_dealer = random_index(self._rng, self.players) if first is None else first
+        self._first_dealer = random_index(self._random(), self.players) if first is None else first
+        self._stop_after_deal = False  # set in playouts: the state ends with the current deal
         self._start_deal()
 
     # --- public queries ------------------------------------------------------------------------------------
@@ -137,13 +141,62 @@ class GameState:
 
     def copy(self) -> GameState:
         """An independent copy. Every element held is immutable, so copying the lists themselves is enough."""
-        twin = object.__new__(GameState)
-        twin.__dict__ = self.__dict__.copy()
-        for name, value in self.__dict__.items():
-            if isinstance(value, list):
-                twin.__dict__[name] = list(value)
-        twin._rng = random.Random()
-        twin._rng.setstate(self._rng.getstate())
+        return self._clone(list(self.events), list(self.deal_results))
+
+    def _clone(self, events: list[Event], deal_results: list[DealEnded]) -> GameState:
+        """A copy with the given history lists. Every attribute is named here (the compiled build has no
+        ``__dict__`` to copy); tests/test_playout.py checks that none is forgotten."""
+        twin = GameState.__new__(GameState)
+        twin.ruleset = self.ruleset
+        twin.players = self.players
+        twin.seed = self.seed
+        twin.events = events
+        twin.totals = list(self.totals)
+        twin.deal_results = deal_results
+        twin.final_places = self.final_places
+        twin.deal_number = self.deal_number
+        twin._rng = None
+        if self._rng is not None:
+            twin._rng = random.Random()
+            twin._rng.setstate(self._rng.getstate())
+        twin._given = list(self._given)
+        twin._kierki = self._kierki
+        twin._double_deck = self._double_deck
+        twin._kinds = self._kinds
+        twin._first_dealer = self._first_dealer
+        twin._stop_after_deal = self._stop_after_deal
+        twin.dealer = self.dealer
+        twin.kind = self.kind
+        twin.dealt = self.dealt
+        twin.doubles = list(self.doubles)
+        twin.hands = list(self.hands)
+        twin._tricks_per_deal = self._tricks_per_deal
+        twin._lottery = self._lottery
+        twin._penalty_deal = self._penalty_deal
+        twin._breaks_with_queen = self._breaks_with_queen
+        twin._kitty = list(self._kitty)
+        twin.trump = self.trump
+        twin.trick_number = self.trick_number
+        twin._leader = self._leader
+        twin._plays = list(self._plays)
+        twin._trick_views = list(self._trick_views)
+        twin._deal_scores = list(self._deal_scores)
+        twin._taken = self._taken
+        twin._hearts_broken = self._hearts_broken
+        twin._pending = list(self._pending)
+        twin._passes = list(self._passes)
+        twin._exchanged = self._exchanged
+        twin._pass_offset = self._pass_offset
+        twin._columns = list(self._columns)
+        twin._start_rank = self._start_rank
+        twin._playable = self._playable
+        twin._finished = list(self._finished)
+        twin._shooter = self._shooter
+        twin._legal = self._legal
+        twin.phase = self.phase
+        twin.to_act = self.to_act
+        twin._moon = self._moon
+        twin._dealt_event = self._dealt_event
         return twin
 
     def observation(self, seat: int) -> Observation:
@@ -221,7 +274,126 @@ class GameState:
             )
         return self.events[start:]
 
+    # --- playouts (the public functions are in playout.py) ---------------------------------------------------
+
+    def _fork(self) -> GameState:
+        """A copy for a playout: it ends with the current deal and keeps no earlier history."""
+        twin = self._clone([], [])
+        twin._stop_after_deal = True
+        return twin
+
+    def _play_out(self, rng: random.Random, policy: PlayPolicy | None, moon: MoonOption) -> tuple[int, ...]:
+        """Play this (forked) state to the end of its deal and return the deal's scores.
+
+        Cards come from ``policy`` (validated like any choice) or, without one, uniformly from the legal cards
+        by ``rng.random()``; passes and trump are random, and a moon shooter takes ``moon``.
+        """
+        rand = rng.random
+        while True:
+            phase = self.phase
+            if phase is Phase.PLAY:
+                legal = self._legal
+                if legal < 0:
+                    legal = self._legal_mask()
+                if policy is not None:
+                    self._play(policy(self, card_list(legal)))
+                elif legal & (legal - 1):
+                    cards = card_list(legal)
+                    self._place(cards[int(rand() * len(cards))])
+                else:
+                    self._place(legal.bit_length() - 1)
+            elif phase is Phase.PASS:
+                hand = self.hand(self.to_act)
+                chosen: list[Card] = []
+                for _ in range(PASS_COUNT):
+                    chosen.append(hand.pop(int(rand() * len(hand))))
+                self._pass(tuple(chosen))
+            elif phase is Phase.TRUMP:
+                choices = self.trump_choices()
+                self._choose_trump(choices[int(rand() * len(choices))])
+            elif phase is Phase.MOON:
+                self._choose_moon(moon)
+            else:
+                return self.deal_results[-1].scores
+
+    @classmethod
+    def _from_world(cls, ruleset: Ruleset, seen: Observation, hands: Sequence[int]) -> GameState:
+        """The play phase that ``seen`` describes, with every seat holding the cards of ``hands`` (masks).
+
+        For playouts from a sampled world: it ends with the deal, and holds no history before it.
+        """
+        n = ruleset.players
+        state = GameState.__new__(GameState)
+        state.ruleset = ruleset
+        state.players = n
+        state.seed = 0
+        state.events = []
+        state.totals = list(seen.totals)
+        state.deal_results = []
+        state.final_places = None
+        state.deal_number = seen.deal
+        state._rng = None
+        state._given = []
+        state._kierki = ruleset.game in _KIERKI_GAMES
+        state._double_deck = ruleset.game is Game.CANCELLATION
+        state._kinds = kierki_scoring.deal_kinds(ruleset) if state._kierki else ()
+        state._first_dealer = (seen.dealer - seen.deal + 1) % n
+        state._stop_after_deal = True
+        state.dealer = seen.dealer
+        state.kind = seen.kind
+        state.dealt = tuple(tuple(card_list(mask)) for mask in hands)
+        state.doubles = [0] * n
+        state.hands = list(hands)
+        state._tricks_per_deal = hand_size(ruleset)
+        state._lottery = seen.kind is DealKind.LOTTERY
+        state._penalty_deal = seen.kind in kierki_scoring.PENALTY_KINDS
+        state._breaks_with_queen = ruleset.qs_breaks_hearts
+        state._kitty = []
+        state.trump = seen.trump
+        state.trick_number = len(seen.tricks) + 1
+        state._leader = seen.trick_leader
+        state._plays = list(seen.trick)
+        state._trick_views = list(seen.tricks)
+        state._deal_scores = list(seen.deal_scores)
+        state._taken = mask_of(card for trick in seen.tricks for _, card in trick.plays)
+        state._hearts_broken = seen.hearts_broken
+        state._pending = []
+        passes: list[tuple[Card, ...] | None] = [None] * n
+        exchanged: tuple[tuple[Card, ...], ...] | None = None
+        if seen.pass_offset:
+            passes = [()] * n
+            passes[seen.seat] = seen.passed
+            given: list[tuple[Card, ...]] = [()] * n
+            given[seen.seat] = seen.passed
+            exchanged = tuple(given)
+        state._passes = passes
+        state._exchanged = exchanged
+        state._pass_offset = seen.pass_offset
+        state._columns = [None, None, None, None]
+        state._start_rank = None
+        state._playable = 0
+        if seen.lottery_start_rank is not None:
+            state._start_rank = seen.lottery_start_rank
+            state._playable = mask_of(make_card(seen.lottery_start_rank, s) for s in range(4))
+            for suit, column in enumerate(seen.lottery_columns):
+                if column is not None:
+                    state._extend_column(suit, column[0])
+                    state._extend_column(suit, column[1])
+        state._finished = list(seen.lottery_finished)
+        state._shooter = -1
+        state._legal = -1
+        state.phase = Phase.PLAY
+        state.to_act = seen.to_act
+        state._moon = None
+        state._dealt_event = DealStarted(seen.deal, seen.kind, seen.dealer, state.dealt, (), seen.pass_offset)
+        return state
+
     # --- deals ---------------------------------------------------------------------------------------------
+
+    def _random(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(self.seed)
+        return self._rng
 
     def _start_deal(self) -> None:
         self.deal_number += 1
@@ -236,7 +408,7 @@ class GameState:
             self.kind = self._kinds[index]
         else:
             self.kind = DealKind.CANCELLATION if self._double_deck else DealKind.HEARTS
-        spec = given if given is not None else deal_cards(self.ruleset, self.dealer, self._rng)
+        spec = given if given is not None else deal_cards(self.ruleset, self.dealer, self._random())
         self.dealt = spec.hands
         self.doubles = [0] * n
         if self._double_deck:
@@ -247,13 +419,14 @@ class GameState:
         else:
             self.hands = [mask_of(cards) for cards in spec.hands]
         self._tricks_per_deal = len(spec.hands[0])
+        self._lottery = self.kind is DealKind.LOTTERY
+        self._penalty_deal = self.kind in kierki_scoring.PENALTY_KINDS
         self._breaks_with_queen = self.ruleset.qs_breaks_hearts
         self._kitty = list(spec.kitty)
         self.trump: Suit | None = None
         self.trick_number = 1
         self._leader = (self.dealer + 1) % n
         self._plays: list[tuple[int, Card]] = []
-        self._tricks: list[TrickEnded] = []
         self._trick_views: list[TrickView] = []  # the public part of each finished trick, made once
         self._deal_scores = [0] * n
         self._taken = 0  # the cards of finished tricks, for the early end of Kierki deals 2-5
@@ -314,6 +487,10 @@ class GameState:
             over = self.deal_number == len(self._kinds)
         else:
             over = max(self.totals) >= self.ruleset.target
+        if self._stop_after_deal and not over:
+            self.phase = Phase.OVER
+            self.to_act = -1
+            return
         if over:
             self.final_places = places(self.totals, highest_wins=self._kierki)
             self.events.append(GameEnded(tuple(self.totals), self.final_places))
@@ -455,9 +632,16 @@ class GameState:
     # --- playing -------------------------------------------------------------------------------------------
 
     def _play(self, card: Card) -> None:
-        legal = self._legal if self._legal >= 0 else self._legal_mask()
-        if type(card) is not int or not 0 <= card < 52 or not legal >> card & 1:
+        legal = self._legal
+        if legal < 0:
+            legal = self._legal_mask()
+        # A legal mask has no bit at 52 or above, so the shift also rejects cards out of range.
+        if type(card) is not int or card < 0 or not legal >> card & 1:
             raise IllegalActionError(*self._explain_illegal(card))
+        self._place(card)
+
+    def _place(self, card: Card) -> None:
+        """Play a card already known to be legal (the hot path of `apply` and of playouts)."""
         seat = self.to_act
         if self._double_deck:
             self._remove(seat, card)
@@ -465,7 +649,7 @@ class GameState:
             self.hands[seat] ^= 1 << card
         self._legal = -1
         self.events.append(CardPlayed(seat, card, self.deal_number))
-        if self.kind is DealKind.LOTTERY:
+        if self._lottery:
             self._lottery_play(seat, card)
             return
         if card & 3 == HEARTS or (card == QUEEN_OF_SPADES and self._breaks_with_queen):
@@ -473,7 +657,7 @@ class GameState:
         plays = self._plays
         plays.append((seat, card))
         if len(plays) < self.players:
-            self.to_act = (seat + 1) % self.players
+            self.to_act = seat + 1 if seat + 1 < self.players else 0
         else:
             self._end_trick()
 
@@ -485,7 +669,7 @@ class GameState:
         if not hand >> card & 1:
             return "own-card", f"{name} is not in your hand"
         legal = " ".join(card_name(c) for c in card_list(self._legal_mask()))
-        if self.kind is DealKind.LOTTERY:
+        if self._lottery:
             if self._start_rank is None:
                 return (
                     "lottery-no-two-start",
@@ -515,7 +699,7 @@ class GameState:
         return "hearts-not-broken", (f"{name}: hearts may not be led until a heart has been played; legal: {legal}")
 
     def _end_trick(self) -> None:
-        plays = self._plays
+        plays = tuple(self._plays)
         leader = self._leader
         number = self.trick_number
         winner = self._double_deck_winner() if self._double_deck else self._single_deck_winner()
@@ -538,16 +722,16 @@ class GameState:
                 self._kitty = []
             next_leader = winner
             self._score_trick(winner, collected, number)
-        self._tricks.append(TrickEnded(number, leader, tuple(plays), winner, tuple(collected), self.deal_number))
-        self._trick_views.append(TrickView(number, leader, tuple(plays), winner, self.deal_number))
-        self.events.append(self._tricks[-1])
+        deal = self.deal_number
+        self._trick_views.append(TrickView(number, leader, plays, winner, deal))
+        self.events.append(TrickEnded(number, leader, plays, winner, tuple(collected), deal))
         self._plays = []
         self._leader = next_leader
         self.to_act = next_leader
         self.trick_number += 1
         if last:
             self._end_of_tricks(early=False)
-        elif self.kind in kierki_scoring.PENALTY_KINDS:
+        elif self._penalty_deal:
             self._taken |= mask_of(cards)
             if kierki_scoring.ends_early(self.kind, self._taken, self.ruleset):
                 self._end_of_tricks(early=True)
