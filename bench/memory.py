@@ -9,8 +9,10 @@ Scenarios (one Kierki match, same seed, sample bots in the other seats):
 * ``flood``: seat 0 writes one 100 MB line with no newline (tests/hostile/huge_line.py), seat 1 writes to stderr
   as fast as it can for the whole match (tests/hostile/stderr_flood.py).
 
-Each scenario runs in a fresh ``python bench/memory.py --child SCENARIO`` process, so ``ru_maxrss`` is the
-referee's alone (bots are its children and are not counted) and no run inherits another's heap. A second child
+Each scenario runs in a fresh ``python bench/memory.py --child SCENARIO`` process, which reports its own peak
+RSS, ``VmHWM`` from ``/proc/self/status``: the referee's alone (bots are its children and are not counted), and
+no run inherits another's heap. (Not ``ru_maxrss``: a child started by ``subprocess`` inherits its parent's
+value, so a small child would report the parent's peak.) A second child
 per scenario runs under ``tracemalloc`` for the Python-level peak (tracemalloc slows allocation, so RSS is taken
 from the untraced run). The child also counts the bytes the referee read from the bots' pipes, to show how much
 it was sent. The claim under test is the ratio: flood / normal stays near 1, whatever a bot writes.
@@ -22,7 +24,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -55,6 +56,14 @@ def bots(scenario: str) -> tuple[BotSpec, ...]:
     return tuple(chosen)
 
 
+def peak_rss_kib() -> int:
+    """This process's own peak resident set size (``VmHWM``), in KiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("/proc/self/status has no VmHWM line: the memory benchmark needs Linux")
+
+
 def child(scenario: str, traced: bool) -> dict[str, Any]:
     """Run one match in this process and report this process's memory (the referee's)."""
     read_bytes = 0
@@ -84,7 +93,7 @@ def child(scenario: str, traced: bool) -> dict[str, Any]:
     traced_peak = tracemalloc.get_traced_memory()[1] if traced else None
     return {
         "scenario": scenario,
-        "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "peak_rss_kib": peak_rss_kib(),
         "tracemalloc_peak_bytes": traced_peak,
         "bytes_read_from_bots": read_bytes,
         "stderr_logged_bytes": stderr_logged,

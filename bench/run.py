@@ -23,6 +23,7 @@ import argparse
 import cProfile
 import importlib.metadata
 import json
+import os
 import platform
 import pstats
 import random
@@ -30,26 +31,30 @@ import statistics
 import sys
 import time
 import zlib
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if os.environ.get("KIERKI_COMPILED"):  # the mypyc build of tools/build_compiled.py, ahead of the source
+    sys.path.insert(0, os.environ["KIERKI_COMPILED"])
 
 from bench.openspiel_hearts import OPENSPIEL_HEARTS_PARAMS  # noqa: E402
 from referee.rules import (  # noqa: E402
     ChooseMoon,
     ChooseTrump,
+    DealSpec,
     GameState,
     MoonOption,
     PassCards,
     Phase,
     PlayCard,
     Ruleset,
+    playout,
 )
 
 Result = dict[str, Any]
@@ -132,7 +137,7 @@ def comparison(name: str, unit: str, ours: float, baseline: float | None, **cont
     }
 
 
-# --- our engine --------------------------------------------------------------------------------------------
+# --- our engine: whole games ------------------------------------------------------------------------------
 
 
 def play_random(state: GameState, rng: random.Random, *, hands: int | None = None) -> int:
@@ -157,23 +162,21 @@ def play_random(state: GameState, rng: random.Random, *, hands: int | None = Non
 
 
 def games_benchmark(name: str, game: str, config: Config, players: int | None = None) -> Result:
+    """Our own decisions per second over whole random games. No baseline: OpenSpiel has none of these games
+    but Hearts, and a Hearts hand is not the same work as a Kierki match (see ``hearts_vs_openspiel``)."""
     ruleset = Ruleset.create(game, players)
 
     def one_game(rng: random.Random) -> int:
         return play_random(GameState(ruleset, seed=rng.getrandbits(32)), rng)
 
     ours = measure(one_game, config, salt=zlib.crc32(name.encode()))
-    baseline = openspiel_hearts_rate(config)
-    context: dict[str, Any] = {
+    return {
+        **comparison(name, "decisions/s", ours.decisions_per_s, None),
         "games_per_s": round(ours.units_per_s, 2),
         "decisions_per_game": round(ours.decisions_per_unit, 1),
         "players": ruleset.players,
         "options": "defaults",
-        "baseline_is": "OpenSpiel random Hearts hands, decisions/s (a 3-card pass = 1 decision)",
     }
-    if isinstance(baseline, str):
-        return comparison(name, "decisions/s", ours.decisions_per_s, None, baseline_skipped=baseline, **context)
-    return comparison(name, "decisions/s", ours.decisions_per_s, baseline.decisions_per_s, **context)
 
 
 @benchmark("games_kierki")
@@ -196,7 +199,145 @@ def games_cancellation(config: Config) -> Result:
     return games_benchmark("games_cancellation", "cancellation", config)
 
 
-# --- OpenSpiel ---------------------------------------------------------------------------------------------
+# --- the rules core against OpenSpiel: the same pre-dealt Hearts hands on both sides ------------------------
+#
+# Both engines get the same hands (dealt up front, outside the timing), the same pass direction (left, or no
+# pass one hand in four), and the same random policy: a card is ``legal[int(random() * len(legal))]`` and a pass
+# is three cards drawn that way from the hand (`pick3`). OpenSpiel is driven the fastest way found from Python
+# (`OPENSPIEL_DRIVERS`, measured by ``openspiel_drivers``): bound methods cached, the deal's 52 chance actions
+# applied directly in dealing order (not sampled through ``chance_outcomes()``), and exactly 52 plays.
+
+DEAL_POOL = 256  # pre-dealt hands per benchmark, played in turn
+PLAY_ACTIONS = tuple(PlayCard(card) for card in range(52))
+
+
+@dataclass(frozen=True)
+class PreDealt:
+    """One Hearts hand: the pass offset (0 or 1: left), each seat's 13 cards, and OpenSpiel's chance actions."""
+
+    offset: int
+    hands: tuple[tuple[int, ...], ...]
+    openspiel_actions: tuple[int, ...]  # the pass direction, then the 52 deal actions (card i goes to seat i % 4)
+
+
+def pre_dealt_hands(seed: int, count: int = DEAL_POOL) -> list[PreDealt]:
+    rng = random.Random(seed)
+    pool = []
+    for _ in range(count):
+        order = rng.sample(range(52), 52)
+        hands = tuple(tuple(order[seat::4]) for seat in range(4))
+        offset = 0 if rng.random() < 0.25 else 1
+        pool.append(PreDealt(offset, hands, (offset, *order)))
+    return pool
+
+
+def pick3(cards: list[int], rand: Callable[[], float]) -> list[int]:
+    """Three different cards drawn at random (the list is consumed)."""
+    return [cards.pop(int(rand() * len(cards))) for _ in range(3)]
+
+
+def our_hearts_runner(pool: Sequence[PreDealt]) -> Callable[[random.Random], int]:
+    """One pre-dealt hand through ``GameState.apply`` (every choice validated, every event recorded): a one-hand
+    game (``target=1``) passing left or not at all, 4 passes, 52 plays, and a moon choice when one is shot.
+    Actions are immutable values, so the 52 ``PlayCard`` actions are made once and reused, as a bot may."""
+    rulesets = {
+        0: Ruleset.create("hearts", 4, {"passing": "none", "target": 1}),
+        1: Ruleset.create("hearts", 4, {"passing": "left", "target": 1}),
+    }
+    turn = iter(range(1 << 62))
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        deal = pool[next(turn) % len(pool)]
+        state = GameState(rulesets[deal.offset], deals=[DealSpec(deal.hands, dealer=3)])
+        apply, legal_plays, hand = state.apply, state.legal_plays, state.hand
+        decisions = 52
+        if deal.offset:
+            for _ in range(4):
+                apply(PassCards(tuple(pick3(hand(state.to_act), rand))))
+            decisions += 4
+        while state.phase is Phase.PLAY:
+            legal = legal_plays()
+            apply(PLAY_ACTIONS[legal[int(rand() * len(legal))]])
+        if state.phase is Phase.MOON:  # OpenSpiel scores a moon without asking
+            apply(ChooseMoon(MoonOption.OTHERS))
+        return decisions
+
+    return one_hand
+
+
+def _openspiel_legal_actions_driver(game: Any, pool: Sequence[PreDealt]) -> Callable[[random.Random], int]:
+    """Plain: every action through ``apply_action``, ``legal_actions()`` until terminal."""
+    turn = iter(range(1 << 62))
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        deal = pool[next(turn) % len(pool)]
+        state = game.new_initial_state()
+        for action in deal.openspiel_actions:
+            state.apply_action(action)
+        if deal.offset:
+            for _ in range(4):
+                for card in pick3(state.legal_actions(), rand):
+                    state.apply_action(card)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rand() * len(legal))])
+        return 56 if deal.offset else 52
+
+    return one_hand
+
+
+def _openspiel_bound_driver(game: Any, pool: Sequence[PreDealt]) -> Callable[[random.Random], int]:
+    """Bound methods cached, exactly 52 plays (no ``is_terminal`` per play)."""
+    turn = iter(range(1 << 62))
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        deal = pool[next(turn) % len(pool)]
+        state = game.new_initial_state()
+        apply, legal_actions = state.apply_action, state.legal_actions
+        for action in deal.openspiel_actions:
+            apply(action)
+        if deal.offset:
+            for _ in range(4):
+                for card in pick3(legal_actions(), rand):
+                    apply(card)
+        for _ in range(52):
+            legal = legal_actions()
+            apply(legal[int(rand() * len(legal))])
+        return 56 if deal.offset else 52
+
+    return one_hand
+
+
+def _openspiel_map_driver(game: Any, pool: Sequence[PreDealt]) -> Callable[[random.Random], int]:
+    """As the bound driver, with the deal's and each pass's actions applied by ``map`` (no Python loop)."""
+    turn = iter(range(1 << 62))
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        deal = pool[next(turn) % len(pool)]
+        state = game.new_initial_state()
+        apply, legal_actions = state.apply_action, state.legal_actions
+        deque(map(apply, deal.openspiel_actions), 0)
+        if deal.offset:
+            for _ in range(4):
+                deque(map(apply, pick3(legal_actions(), rand)), 0)
+        for _ in range(52):
+            legal = legal_actions()
+            apply(legal[int(rand() * len(legal))])
+        return 56 if deal.offset else 52
+
+    return one_hand
+
+
+OPENSPIEL_DRIVERS: dict[str, Callable[[Any, Sequence[PreDealt]], Callable[[random.Random], int]]] = {
+    "legal_actions": _openspiel_legal_actions_driver,
+    "bound": _openspiel_bound_driver,
+    "map": _openspiel_map_driver,
+}
+FASTEST_OPENSPIEL_DRIVER = "map"  # the fastest of OPENSPIEL_DRIVERS in `openspiel_drivers` (BENCHMARKS.md)
 
 
 def load_openspiel_hearts() -> Any:
@@ -215,116 +356,127 @@ def openspiel_version() -> str | None:
         return None
 
 
-def openspiel_hand_runner() -> Callable[[random.Random], int] | str:
-    """One full random OpenSpiel Hearts hand: pass-direction chance, 52 deal chances, 12 passes, 52 plays.
+def rules_build() -> str:
+    """Which build of the rules core this run uses: "compiled" (mypyc) or "pure" (Python source)."""
+    from referee.rules import state
 
-    At a chance node ``legal_actions()`` lists the (equiprobable) outcomes, so every node is driven the same
-    way: ``rng.choice(state.legal_actions())``. Returns the reason instead when pyspiel is unavailable.
-    """
-    game = load_openspiel_hearts()
-    if isinstance(game, str):
-        return game
-
-    def one_hand(rng: random.Random) -> int:
-        choice = rng.choice
-        state = game.new_initial_state()
-        direction = choice(state.legal_actions())  # kNoPass (0) 1 time in 4, else left, across, right
-        state.apply_action(direction)
-        while not state.is_terminal():
-            state.apply_action(choice(state.legal_actions()))
-        # One decision per play, plus one per seat's 3-card pass (12 pass actions) when the hand passes.
-        return 52 + (4 if direction else 0)
-
-    return one_hand
+    return "compiled" if not state.__file__.endswith(".py") else "pure"
 
 
-def openspiel_chance_outcomes_runner() -> Callable[[random.Random], int] | str:
-    """The same hand, with chance nodes sampled from ``chance_outcomes()`` (action, probability) lists, as
-    RULES.md §6 measured OpenSpiel (about 2,160 hands/s there). Slower than the ``legal_actions()`` driver
-    above, which is the baseline of ``hearts_vs_openspiel``; this one is reported beside it for comparison."""
-    game = load_openspiel_hearts()
-    if isinstance(game, str):
-        return game
-
-    def one_hand(rng: random.Random) -> int:
-        state = game.new_initial_state()
-        actions = 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(outcomes, weights)[0])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-                actions += 1
-        # As above: one decision per play and one per seat's 3-card pass.
-        return 52 + (actions - 52) // 3
-
-    return one_hand
-
-
-@cache
-def openspiel_hearts_rate(config: Config) -> Rate | str:
-    """OpenSpiel's random-hand rate, measured once per run and shared by the ``games_*`` benchmarks."""
-    runner = openspiel_hand_runner()
-    return runner if isinstance(runner, str) else measure(runner, config, salt=999)
-
-
-def our_hand_runner() -> Callable[[random.Random], int]:
-    """One random hand of ours, shaped like OpenSpiel's: a one-hand game (target 1 ends it after the hand)
-    that passes 3 times in 4 (left; the direction costs nothing) and holds once, as OpenSpiel's random pass
-    direction does."""
-    passing = Ruleset.create("hearts", 4, {"passing": "left", "target": 1})
-    holding = Ruleset.create("hearts", 4, {"passing": "none", "target": 1})
-
-    def one_hand(rng: random.Random) -> int:
-        ruleset = holding if rng.random() < 0.25 else passing
-        return play_random(GameState(ruleset, seed=rng.getrandbits(32)), rng, hands=1)
-
-    return one_hand
-
-
-def versus_openspiel(
-    name: str, config: Config, theirs_runner: Callable[[random.Random], int] | str, salt: int, **context: Any
-) -> Result:
-    """Our random hands against OpenSpiel's, measured in the same run with the repeats interleaved."""
-    if isinstance(theirs_runner, str):
-        return {"name": name, "skipped": theirs_runner}
-    ours_runner = our_hand_runner()
+def interleaved(
+    config: Config, ours: Callable[[random.Random], int], theirs: Callable[[random.Random], int]
+) -> tuple[Rate, Rate, list[float]]:
+    """Both runners measured in the same run, the repeats alternating (ours, theirs, ours, ...)."""
     ours_rates: list[Rate] = []
     their_rates: list[Rate] = []
     for repeat in range(config.repeats):
-        ours_rates.append(measure_once(ours_runner, config, 7, repeat))
-        their_rates.append(measure_once(theirs_runner, config, salt, repeat))
-    ours, theirs = median_rate(ours_rates), median_rate(their_rates)
-    return comparison(
-        name,
-        "hands/s",
-        ours.units_per_s,
-        theirs.units_per_s,
-        repeat_ratios=[round(o.units_per_s / t.units_per_s, 3) for o, t in zip(ours_rates, their_rates, strict=True)],
-        ours_decisions_per_s=round(ours.decisions_per_s, 1),
-        baseline_decisions_per_s=round(theirs.decisions_per_s, 1),
-        openspiel_params="RULES.md §6: qs_breaks_hearts=false, can_lead_hearts_instead_of_qs=true",
-        **context,
-    )
+        ours_rates.append(measure_once(ours, config, 7, repeat))
+        their_rates.append(measure_once(theirs, config, 7, repeat))
+    ratios = [round(o.units_per_s / t.units_per_s, 3) for o, t in zip(ours_rates, their_rates, strict=True)]
+    return median_rate(ours_rates), median_rate(their_rates), ratios
 
 
 @benchmark("hearts_vs_openspiel")
 def hearts_vs_openspiel(config: Config) -> Result:
-    """Random Hearts hands per second, ours against OpenSpiel, the repeats interleaved (ours, theirs, ...)."""
-    return versus_openspiel("hearts_vs_openspiel", config, openspiel_hand_runner(), 999)
-
-
-@benchmark("hearts_vs_openspiel_chance_outcomes")
-def hearts_vs_openspiel_chance_outcomes(config: Config) -> Result:
-    """As ``hearts_vs_openspiel``, but OpenSpiel's chance nodes sampled from ``chance_outcomes()``."""
-    return versus_openspiel(
-        "hearts_vs_openspiel_chance_outcomes",
-        config,
-        openspiel_chance_outcomes_runner(),
-        998,
-        driver="OpenSpiel chance nodes sampled with random.choices over chance_outcomes()",
+    """The same pre-dealt Hearts hands, passed and played at random to the end, ours against OpenSpiel's."""
+    game = load_openspiel_hearts()
+    if isinstance(game, str):
+        return {"name": "hearts_vs_openspiel", "skipped": game}
+    pool = pre_dealt_hands(config.seed)
+    ours, theirs, ratios = interleaved(
+        config, our_hearts_runner(pool), OPENSPIEL_DRIVERS[FASTEST_OPENSPIEL_DRIVER](game, pool)
     )
+    return {
+        **comparison("hearts_vs_openspiel", "hands/s", ours.units_per_s, theirs.units_per_s),
+        "repeat_ratios": ratios,
+        "ours_decisions_per_s": round(ours.decisions_per_s, 1),
+        "baseline_decisions_per_s": round(theirs.decisions_per_s, 1),
+        "rules_build": rules_build(),
+        "openspiel_driver": FASTEST_OPENSPIEL_DRIVER,
+        "openspiel_params": "RULES.md §6: qs_breaks_hearts=false, can_lead_hearts_instead_of_qs=true",
+    }
+
+
+@benchmark("openspiel_drivers")
+def openspiel_drivers(config: Config) -> Result:
+    """OpenSpiel's hands/s under each driver in OPENSPIEL_DRIVERS, to show which one the baseline uses."""
+    game = load_openspiel_hearts()
+    if isinstance(game, str):
+        return {"name": "openspiel_drivers", "skipped": game}
+    pool = pre_dealt_hands(config.seed)
+    rates = {name: measure(make(game, pool), config, salt=7).units_per_s for name, make in OPENSPIEL_DRIVERS.items()}
+    fastest = max(rates, key=rates.__getitem__)
+    return {
+        "name": "openspiel_drivers",
+        "unit": "hands/s",
+        "ours": None,
+        "baseline": round(rates[fastest], 1),
+        "ratio": None,
+        "better": "higher",
+        "drivers": {name: round(rate, 1) for name, rate in rates.items()},
+        "fastest": fastest,
+        "used_by_hearts_vs_openspiel": FASTEST_OPENSPIEL_DRIVER,
+    }
+
+
+# --- playouts against OpenSpiel: from the same post-pass states --------------------------------------------
+
+
+def post_pass_states(game: Any, pool: Sequence[PreDealt], seed: int) -> list[tuple[GameState, Any]]:
+    """Each pre-dealt hand after the same random passes, as our state and as OpenSpiel's, side by side."""
+    rng = random.Random(seed)
+    pairs = []
+    left = Ruleset.create("hearts", 4, {"passing": "left", "target": 1})
+    held = Ruleset.create("hearts", 4, {"passing": "none", "target": 1})
+    for deal in pool:
+        ours = GameState(left if deal.offset else held, deals=[DealSpec(deal.hands, dealer=3)])
+        theirs = game.new_initial_state()
+        for action in deal.openspiel_actions:
+            theirs.apply_action(action)
+        if deal.offset:
+            for seat in range(4):
+                cards = pick3(ours.hand(seat), rng.random)
+                ours.apply(PassCards(tuple(cards)), seat=seat)
+                for card in cards:
+                    theirs.apply_action(card)
+        assert ours.phase is Phase.PLAY and not theirs.is_chance_node()
+        pairs.append((ours, theirs))
+    return pairs
+
+
+@benchmark("playout_vs_openspiel")
+def playout_vs_openspiel(config: Config) -> Result:
+    """Random playouts to the end of the hand from the same post-pass states: ours (``referee.rules.playout``)
+    against OpenSpiel's from Python (``clone()``, then random legal actions to the terminal state)."""
+    game = load_openspiel_hearts()
+    if isinstance(game, str):
+        return {"name": "playout_vs_openspiel", "skipped": game}
+    pairs = post_pass_states(game, pre_dealt_hands(config.seed), config.seed)
+    ours_states = [ours for ours, _ in pairs]
+    their_states = [theirs for _, theirs in pairs]
+    ours_turn = iter(range(1 << 62))
+    their_turn = iter(range(1 << 62))
+
+    def ours(rng: random.Random) -> int:
+        playout(ours_states[next(ours_turn) % len(ours_states)], rng)
+        return 52
+
+    def theirs(rng: random.Random) -> int:
+        rand = rng.random
+        state = their_states[next(their_turn) % len(their_states)].clone()
+        apply, legal_actions = state.apply_action, state.legal_actions
+        for _ in range(52):
+            legal = legal_actions()
+            apply(legal[int(rand() * len(legal))])
+        state.returns()
+        return 52
+
+    ours_rate, their_rate, ratios = interleaved(config, ours, theirs)
+    return {
+        **comparison("playout_vs_openspiel", "playouts/s", ours_rate.units_per_s, their_rate.units_per_s),
+        "repeat_ratios": ratios,
+        "rules_build": rules_build(),
+    }
 
 
 # --- replay logs -------------------------------------------------------------------------------------------

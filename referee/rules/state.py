@@ -65,6 +65,8 @@ PASS_COUNT = 3
 _QS_BIT = 1 << QUEEN_OF_SPADES
 _NOT_HEARTS = ((1 << 52) - 1) ^ HEARTS_MASK
 _KIERKI_GAMES = (Game.KIERKI, Game.KIERKI3)
+# The phases as module constants: the hot paths compare against these (a plain global, also when compiled).
+_PLAY, _PASS, _TRUMP, _MOON, _OVER = Phase.PLAY, Phase.PASS, Phase.TRUMP, Phase.MOON, Phase.OVER
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
 PlayPolicy = Callable[["GameState", list[Card]], Card]
@@ -73,7 +75,11 @@ PlayPolicy = Callable[["GameState", list[Card]], Card]
 class GameState:
     """A whole game in progress. Create with a ruleset, a seed and optionally given deals."""
 
-    def __init__(self, ruleset: Ruleset, *, seed: int = 0, deals: Sequence[DealSpec] = ()) -> None:
+    def __init__(
+        self, ruleset: Ruleset, *, seed: int = 0, deals: Sequence[DealSpec] = (), _blank: bool = False
+    ) -> None:
+        if _blank:  # internal: an empty shell that `_clone` and `_from_world` fill in (the compiled build has
+            return  # no other way to make an instance without running this constructor)
         validate_deals(ruleset, deals)
         self.ruleset = ruleset
         self.players = ruleset.players
@@ -87,6 +93,8 @@ class GameState:
         self._given = list(deals)
         self._kierki = ruleset.game in _KIERKI_GAMES
         self._double_deck = ruleset.game is Game.CANCELLATION
+        self._hearts_game = ruleset.game is Game.HEARTS
+        self._record = True  # False in random playouts: no events, no trick views
         self._kinds = kierki_scoring.deal_kinds(ruleset) if self._kierki else ()
         first = deals[0].dealer if deals and deals[0].dealer is not None else None
         self._first_dealer = random_index(self._random(), self.players) if first is None else first
@@ -97,7 +105,7 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def hand(self, seat: int) -> list[Card]:
         """The seat's cards, lowest id first; a card held twice (two decks) appears twice."""
@@ -106,7 +114,7 @@ class GameState:
 
     def legal_plays(self) -> list[Card]:
         """The cards the seat to act may play (empty outside the play phase)."""
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PLAY:
             return []
         return card_list(self._legal_mask())
 
@@ -146,7 +154,7 @@ class GameState:
     def _clone(self, events: list[Event], deal_results: list[DealEnded]) -> GameState:
         """A copy with the given history lists. Every attribute is named here (the compiled build has no
         ``__dict__`` to copy); tests/test_playout.py checks that none is forgotten."""
-        twin = GameState.__new__(GameState)
+        twin = GameState(self.ruleset, _blank=True)
         twin.ruleset = self.ruleset
         twin.players = self.players
         twin.seed = self.seed
@@ -162,6 +170,8 @@ class GameState:
         twin._given = list(self._given)
         twin._kierki = self._kierki
         twin._double_deck = self._double_deck
+        twin._hearts_game = self._hearts_game
+        twin._record = self._record
         twin._kinds = self._kinds
         twin._first_dealer = self._first_dealer
         twin._stop_after_deal = self._stop_after_deal
@@ -250,7 +260,7 @@ class GameState:
 
     def apply(self, action: Action, seat: int | None = None) -> list[Event]:
         """Validate and apply the choice of the seat to act; return the events it caused."""
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             raise IllegalActionError("game-over", "the game is over: no more choices are taken")
         if seat is not None and seat != self.to_act:
             raise IllegalActionError(
@@ -259,13 +269,13 @@ class GameState:
         start = len(self.events)
         kind = type(action)
         phase = self.phase
-        if kind is PlayCard and phase is Phase.PLAY:
+        if kind is PlayCard and phase is _PLAY:
             self._play(action.card)  # type: ignore[union-attr]
-        elif kind is PassCards and phase is Phase.PASS:
+        elif kind is PassCards and phase is _PASS:
             self._pass(action.cards)  # type: ignore[union-attr]
-        elif kind is ChooseTrump and phase is Phase.TRUMP:
+        elif kind is ChooseTrump and phase is _TRUMP:
             self._choose_trump(action.suit)  # type: ignore[union-attr]
-        elif kind is ChooseMoon and phase is Phase.MOON:
+        elif kind is ChooseMoon and phase is _MOON:
             self._choose_moon(action.option)  # type: ignore[union-attr]
         else:
             raise IllegalActionError(
@@ -289,9 +299,10 @@ class GameState:
         by ``rng.random()``; passes and trump are random, and a moon shooter takes ``moon``.
         """
         rand = rng.random
+        self._record = policy is not None  # a policy may look at the state's observation; random play does not
         while True:
             phase = self.phase
-            if phase is Phase.PLAY:
+            if phase is _PLAY:
                 legal = self._legal
                 if legal < 0:
                     legal = self._legal_mask()
@@ -302,16 +313,16 @@ class GameState:
                     self._place(cards[int(rand() * len(cards))])
                 else:
                     self._place(legal.bit_length() - 1)
-            elif phase is Phase.PASS:
+            elif phase is _PASS:
                 hand = self.hand(self.to_act)
                 chosen: list[Card] = []
                 for _ in range(PASS_COUNT):
                     chosen.append(hand.pop(int(rand() * len(hand))))
                 self._pass(tuple(chosen))
-            elif phase is Phase.TRUMP:
+            elif phase is _TRUMP:
                 choices = self.trump_choices()
                 self._choose_trump(choices[int(rand() * len(choices))])
-            elif phase is Phase.MOON:
+            elif phase is _MOON:
                 self._choose_moon(moon)
             else:
                 return self.deal_results[-1].scores
@@ -323,7 +334,7 @@ class GameState:
         For playouts from a sampled world: it ends with the deal, and holds no history before it.
         """
         n = ruleset.players
-        state = GameState.__new__(GameState)
+        state = GameState(ruleset, _blank=True)
         state.ruleset = ruleset
         state.players = n
         state.seed = 0
@@ -336,6 +347,8 @@ class GameState:
         state._given = []
         state._kierki = ruleset.game in _KIERKI_GAMES
         state._double_deck = ruleset.game is Game.CANCELLATION
+        state._hearts_game = ruleset.game is Game.HEARTS
+        state._record = True
         state._kinds = kierki_scoring.deal_kinds(ruleset) if state._kierki else ()
         state._first_dealer = (seen.dealer - seen.deal + 1) % n
         state._stop_after_deal = True
@@ -472,7 +485,7 @@ class GameState:
 
     def _start_play(self) -> None:
         self.phase = Phase.PLAY
-        if self.ruleset.game is Game.HEARTS:
+        if self._hearts_game:
             self._leader = next(s for s in range(self.players) if self.hands[s] & 1)
         self.to_act = self._leader
         self._legal = -1
@@ -602,7 +615,7 @@ class GameState:
         first_trick = self.trick_number == 1
         if not self._plays:
             if first_trick:
-                if self.ruleset.game is Game.HEARTS:
+                if self._hearts_game:
                     return 1 << TWO_OF_CLUBS
                 return (hand & ~POINT_CARDS_MASK) or hand
             if self._hearts_broken:
@@ -648,7 +661,8 @@ class GameState:
         else:
             self.hands[seat] ^= 1 << card
         self._legal = -1
-        self.events.append(CardPlayed(seat, card, self.deal_number))
+        if self._record:
+            self.events.append(CardPlayed(seat, card, self.deal_number))
         if self._lottery:
             self._lottery_play(seat, card)
             return
@@ -722,9 +736,10 @@ class GameState:
                 self._kitty = []
             next_leader = winner
             self._score_trick(winner, collected, number)
-        deal = self.deal_number
-        self._trick_views.append(TrickView(number, leader, plays, winner, deal))
-        self.events.append(TrickEnded(number, leader, plays, winner, tuple(collected), deal))
+        if self._record:
+            deal = self.deal_number
+            self._trick_views.append(TrickView(number, leader, plays, winner, deal))
+            self.events.append(TrickEnded(number, leader, plays, winner, tuple(collected), deal))
         self._plays = []
         self._leader = next_leader
         self.to_act = next_leader

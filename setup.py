@@ -1,0 +1,32 @@
+"""Optional compiled build of the rules core; everything else is configured in pyproject.toml.
+
+A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core
+(`COMPILED`, pure code with no I/O) is compiled with mypyc from the same source, for speed:
+
+    KIERKI_MYPYC=1 pip install --no-build-isolation .     # needs mypy and a C compiler in the environment
+
+`tools/build_compiled.py` builds the same modules into a separate directory instead (CI and benchmarks).
+"""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import setup
+
+COMPILED = [
+    "referee/rules/cards.py",
+    "referee/rules/dealing.py",
+    "referee/rules/kierki_scoring.py",
+    "referee/rules/results.py",
+    "referee/rules/state.py",
+    "referee/rules/playout.py",
+]
+
+ext_modules = []
+if os.environ.get("KIERKI_MYPYC") == "1":
+    from mypyc.build import mypycify
+
+    ext_modules = mypycify(COMPILED, opt_level="3")
+
+setup(ext_modules=ext_modules)
