@@ -1,12 +1,45 @@
-"""Fixtures shared by several test modules, and the Hypothesis profile (tests/hypothesis_profiles.py)."""
+"""Fixtures shared by several test modules, the Hypothesis profile (tests/hypothesis_profiles.py), and the
+compiled rules core on request.
+
+``KIERKI_COMPILED=DIR`` runs the tests against the mypyc-compiled rules core built by tools/build_compiled.py:
+DIR goes first on ``sys.path``, ahead of the checkout, before anything imports ``referee``; the session then
+fails at once unless the compiled modules are the ones imported and were built from the current source.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
 from pathlib import Path
 
-import hypothesis_profiles
-import pytest
-from bot_helpers import build_c_bot
+
+def _use_compiled_build(directory: str) -> None:
+    build = Path(directory).resolve()
+    spec = importlib.util.spec_from_file_location(
+        "build_compiled", Path(__file__).parent.parent / "tools/build_compiled.py"
+    )
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    stamp = build / builder.STAMP
+    if not stamp.exists() or stamp.read_text().strip() != builder.source_digest():
+        raise RuntimeError(
+            f"KIERKI_COMPILED={directory} is missing or older than the source: run tools/build_compiled.py"
+        )
+    sys.path.insert(0, str(build))
+    from referee.rules import state
+
+    if state.__file__ is None or state.__file__.endswith(".py"):
+        raise RuntimeError(f"KIERKI_COMPILED={directory} holds no compiled rules core: run tools/build_compiled.py")
+
+
+if os.environ.get("KIERKI_COMPILED"):
+    _use_compiled_build(os.environ["KIERKI_COMPILED"])
+
+import hypothesis_profiles  # noqa: E402  (after the compiled build is put first: these may import referee)
+import pytest  # noqa: E402
+from bot_helpers import build_c_bot  # noqa: E402
 
 hypothesis_profiles.load()
 

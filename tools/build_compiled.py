@@ -10,6 +10,7 @@ Needs mypy (a test dependency) and a C compiler.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -17,6 +18,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+STAMP = "BUILT_FROM"  # in the build directory: the digest of the source it was built from
+
+
+def source_digest() -> str:
+    """A digest of every Python file of the ``referee`` package (the build holds a copy of all of them)."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "referee").rglob("*.py")):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def main(argv: list[str]) -> int:
@@ -32,6 +44,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(done.stdout + done.stderr)
         print(f"the mypyc build failed (exit {done.returncode}): see the compiler output above", file=sys.stderr)
         return 1
+    (target / STAMP).write_text(source_digest() + "\n")
     built = sorted(p.relative_to(target).as_posix() for p in target.rglob("*.so"))
     print(f"compiled into {target}: {', '.join(built)}")
     return 0

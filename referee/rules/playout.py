@@ -7,7 +7,8 @@ runs inside the rules core (``GameState._play_out``): no observation or action o
 
 What a sampled world respects: the seat's own hand, every card played so far, the cards the seat passed (still
 held by their receiver unless played), each seat's hand size, and the voids a seat revealed by not following
-suit. Other inferences (a heart led while hearts were unbroken, a loteryjka pass) are not used. Samples come
+suit; in the loteryjka, that the seat to act holds a card it can play. Other inferences (a heart led while
+hearts were unbroken, which cards a seat lacked when it passed in the loteryjka) are not used. Samples come
 from the play phase of the one-deck games (Hearts, Kierki, Kierki for 3); a state of any game can be played
 out directly.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from referee.rules.cards import FULL_DECK, SUIT_MASKS, Card, card_list, mask_of
+from referee.rules.cards import FULL_DECK, SUIT_MASKS, Card, card_list, make_card, mask_of
 from referee.rules.dealing import deck_for
 from referee.rules.observation import Observation
 from referee.rules.records import DealKind, MoonOption, Phase, RulesError
@@ -24,6 +25,8 @@ from referee.rules.ruleset import Game, Ruleset
 from referee.rules.state import GameState, PlayPolicy
 
 __all__ = ["PlayPolicy", "SampleError", "playout", "sample_state"]
+
+_LOTTERY_TRIES = 1000
 
 
 class SampleError(RulesError):
@@ -62,6 +65,10 @@ def sample_state(ruleset: Ruleset, seen: Observation, rng: random.Random) -> Gam
     n = seen.players
     me = seen.seat
     played = mask_of(card for trick in seen.tricks for _, card in trick.plays) | mask_of(c for _, c in seen.trick)
+    for suit, column in enumerate(seen.lottery_columns):  # the loteryjka: every card of a column is on the table
+        if column is not None:
+            played |= mask_of(make_card(rank, suit) for rank in range(column[0], column[1] + 1))
+    played &= mask_of(deck_for(ruleset))  # Kierki for 3 opens clubs at a virtual 2♣ that is not in its deck
     mine = mask_of(seen.hand)
     hands = [0] * n
     hands[me] = mine
@@ -86,8 +93,14 @@ def sample_state(ruleset: Ruleset, seen: Observation, rng: random.Random) -> Gam
                 for seat, card in plays[1:]:
                     if card & 3 != led:
                         allowed[seat] &= ~SUIT_MASKS[led]
-    _deal_unseen(unseen, need, allowed, hands, rng)
-    return GameState._from_world(ruleset, seen, hands)
+    for _ in range(_LOTTERY_TRIES):
+        dealt = list(hands)
+        _deal_unseen(unseen, need, allowed, dealt, rng)
+        world = GameState._from_world(ruleset, seen, dealt)
+        # In the loteryjka the seat to act is one that can play (the others passed): keep only such worlds.
+        if world.legal_plays():
+            return world
+    raise SampleError(f"no sampled loteryjka world in {_LOTTERY_TRIES} gave seat {seen.to_act} a card to play")
 
 
 def _deal_unseen(unseen: list[Card], need: list[int], allowed: list[int], hands: list[int], rng: random.Random) -> None:

@@ -376,8 +376,9 @@ class GameState:
         if seen.pass_offset:
             passes = [()] * n
             passes[seen.seat] = seen.passed
-            given: list[tuple[Card, ...]] = [()] * n
+            given: list[tuple[Card, ...]] = [()] * n  # only what the seat sent and received is known
             given[seen.seat] = seen.passed
+            given[(seen.seat - seen.pass_offset) % n] = seen.received
             exchanged = tuple(given)
         state._passes = passes
         state._exchanged = exchanged
@@ -530,12 +531,14 @@ class GameState:
 
     # --- passing and trump ---------------------------------------------------------------------------------
 
-    def _pass(self, cards: tuple[Card, ...]) -> None:
+    def _pass(self, given: Sequence[object]) -> None:
+        # Typed `object`: a bot's choice is checked here, and the compiled build would refuse a non-card sooner.
         seat = self.to_act
+        if len(given) != PASS_COUNT:
+            raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(given)}")
+        cards = tuple([c for c in given if type(c) is int and 0 <= c < 52])
         if len(cards) != PASS_COUNT:
-            raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(cards)}")
-        if not all(type(c) is int and 0 <= c < 52 for c in cards):
-            raise IllegalActionError("card", f"{cards!r} are not {PASS_COUNT} cards")
+            raise IllegalActionError("card", f"{given!r} are not {PASS_COUNT} cards")
         if self._double_deck:
             held = Counter(self.hand(seat))
             wanted = Counter(cards)
@@ -577,7 +580,7 @@ class GameState:
         )
         self._start_play()
 
-    def _choose_trump(self, suit: Suit | None) -> None:
+    def _choose_trump(self, suit: object) -> None:
         if suit not in self.trump_choices():
             allowed = "C, D, H, S" + (" or no trump" if self.ruleset.allow_no_trump else "")
             raise IllegalActionError("trump-suit", f"name a trump suit: {allowed}")
@@ -644,7 +647,7 @@ class GameState:
 
     # --- playing -------------------------------------------------------------------------------------------
 
-    def _play(self, card: Card) -> None:
+    def _play(self, card: object) -> None:
         legal = self._legal
         if legal < 0:
             legal = self._legal_mask()

@@ -1,0 +1,249 @@
+"""Playouts and sampled worlds (referee/rules/playout.py).
+
+A random playout must be the very game that the public ``apply`` would play with the same random draws, so a
+reference driver here makes those draws through the public API and must reach the same scores. Sampled worlds
+must agree with everything the observing seat knows: the seat's own observation of the world equals the one it
+was sampled from, and the voids, passes and hand sizes hold.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from referee.rules import (
+    ChooseMoon,
+    ChooseTrump,
+    DealEnded,
+    GameState,
+    MoonOption,
+    Observation,
+    PassCards,
+    Phase,
+    PlayCard,
+    Ruleset,
+    SampleError,
+    playout,
+    sample_state,
+)
+from referee.rules.cards import FULL_DECK, SUIT_MASKS, Card, mask_of
+from referee.rules.dealing import deck_for
+
+GAMES = [("hearts", 4), ("kierki", 4), ("kierki3", 3), ("cancellation", 6)]
+ONE_DECK = [("hearts", 4), ("kierki", 4), ("kierki3", 3)]
+
+
+def reference_playout(state: GameState, rng: random.Random, moon: MoonOption = MoonOption.OTHERS) -> tuple[int, ...]:
+    """The playout's random draws made through the public API on a copy: the scores a playout must return."""
+    twin = state.copy()
+    deal = twin.deal_number
+    rand = rng.random
+    while len(twin.deal_results) == len(state.deal_results):
+        if twin.phase is Phase.PLAY:
+            legal = twin.legal_plays()  # a forced card takes no draw
+            twin.apply(PlayCard(legal[int(rand() * len(legal))] if len(legal) > 1 else legal[0]))
+        elif twin.phase is Phase.PASS:
+            hand = twin.hand(twin.to_act)
+            twin.apply(PassCards(tuple(hand.pop(int(rand() * len(hand))) for _ in range(3))))
+        elif twin.phase is Phase.TRUMP:
+            choices = twin.trump_choices()
+            twin.apply(ChooseTrump(choices[int(rand() * len(choices))]))
+        else:
+            twin.apply(ChooseMoon(moon))
+    ended = twin.deal_results[-1]
+    assert ended.deal == deal
+    return ended.scores
+
+
+def positions(game: str, players: int, seed: int, every: int = 7) -> Iterator[GameState]:
+    """States along one game played with the referee's fallback choices and some random ones."""
+    state = GameState(Ruleset.create(game, players), seed=seed)
+    rng = random.Random(seed)
+    step = 0
+    while not state.is_over:
+        if step % every == 0:
+            yield state
+        if state.phase is Phase.PLAY and rng.random() < 0.7:
+            state.apply(PlayCard(rng.choice(state.legal_plays())))
+        else:
+            state.apply(state.fallback_action())
+        step += 1
+
+
+def deal_total(ruleset: Ruleset, deal: int) -> int | None:
+    """The fixed sum of a Kierki deal's scores, read from a whole game played by the engine (None: Hearts)."""
+    if ruleset.game not in ("kierki", "kierki3"):
+        return None
+    state = GameState(ruleset, seed=1)
+    while not state.is_over:
+        state.apply(state.fallback_action())
+    return sum(state.deal_results[deal - 1].scores)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_random_playout_is_the_game_apply_plays(game: str, players: int) -> None:
+    ruleset = Ruleset.create(game, players)
+    checked = 0
+    for seed in range(3):
+        for state in positions(game, players, seed, every=23):
+            events = list(state.events)
+            ours = playout(state, random.Random(seed * 1000 + checked))
+            assert ours == reference_playout(state, random.Random(seed * 1000 + checked))
+            assert state.events == events, "a playout changed the state it started from"
+            total = deal_total(ruleset, state.deal_number)
+            if total is not None:
+                assert sum(ours) == total
+            elif game == "hearts":
+                assert sum(ours) in (26, 78, -26)
+            checked += 1
+    assert checked > 10
+
+
+def test_hearts_playout_scores_are_26_or_a_moon() -> None:
+    state = GameState(Ruleset.create("hearts"), seed=5)
+    rng = random.Random(3)
+    sums = {sum(playout(state, rng)) for _ in range(300)}
+    assert sums <= {26, 78}
+    assert sum(playout(state, random.Random(0), moon=MoonOption.SELF)) in (26, -26)
+
+
+def test_same_seed_same_result_and_a_given_policy() -> None:
+    state = GameState(Ruleset.create("kierki"), seed=11)
+    assert playout(state, random.Random(4)) == playout(state, random.Random(4))
+    seen: list[tuple[int, list[Card]]] = []
+
+    def lowest(world: GameState, legal: list[Card]) -> Card:
+        seen.append((world.to_act, legal))
+        assert world.observation(world.to_act).legal == tuple(legal)
+        return legal[0]
+
+    scores = playout(state, random.Random(0), lowest)
+    assert len(seen) == 52
+    # The same choices through apply give the same scores.
+    twin = state.copy()
+    while not twin.deal_results:
+        twin.apply(PlayCard(twin.legal_plays()[0]) if twin.phase is Phase.PLAY else twin.fallback_action())
+    assert scores == twin.deal_results[0].scores
+
+
+def test_a_policy_choosing_an_illegal_card_is_refused() -> None:
+    state = GameState(Ruleset.create("hearts", 4, {"passing": "none"}), seed=2)
+    with pytest.raises(ValueError, match=r"2♣ must open|not in your hand"):
+        playout(state, random.Random(0), lambda world, legal: 51 if 51 not in legal else 50)
+
+
+def test_playout_of_a_finished_game_is_refused() -> None:
+    state = GameState(Ruleset.create("hearts", 4, {"target": 1}), seed=2)
+    while not state.is_over:
+        state.apply(state.fallback_action())
+    with pytest.raises(ValueError, match="game is over"):
+        playout(state, random.Random(0))
+
+
+def voids(seen: Observation) -> dict[int, set[int]]:
+    """The suits each seat showed it lacks, by not following the led suit."""
+    found: dict[int, set[int]] = {s: set() for s in range(seen.players)}
+    if seen.kind == "lottery":
+        return found
+    for plays in [t.plays for t in seen.tricks] + [seen.trick]:
+        for seat, card in plays[1:]:
+            if card & 3 != plays[0][1] & 3:
+                found[seat].add(plays[0][1] & 3)
+    return found
+
+
+@pytest.mark.parametrize(("game", "players"), ONE_DECK)
+def test_sampled_worlds_agree_with_what_the_seat_knows(game: str, players: int) -> None:
+    ruleset = Ruleset.create(game, players)
+    rng = random.Random(7)
+    sampled = 0
+    void_checks = 0
+    for seed in range(4):
+        for state in positions(game, players, seed, every=3):
+            if state.phase is not Phase.PLAY:
+                continue
+            for seat in (state.to_act, (state.to_act + 1) % players):
+                seen = state.observation(seat)
+                world = sample_state(ruleset, seen, rng)
+                assert world.observation(seat) == seen
+                assert [len(world.hand(s)) for s in range(players)] == list(seen.hand_sizes)
+                assert world.hand(seat) == list(seen.hand)
+                played = mask_of(c for t in seen.tricks for _, c in t.plays) | mask_of(c for _, c in seen.trick)
+                for suit, column in enumerate(seen.lottery_columns):
+                    if column is not None:
+                        played |= mask_of(r * 4 + suit for r in range(column[0], column[1] + 1))
+                played &= mask_of(deck_for(ruleset))
+                held = [mask_of(world.hand(s)) for s in range(players)]
+                assert sum(h.bit_count() for h in held) + played.bit_count() == len(deck_for(ruleset))
+                assert mask_of(deck_for(ruleset)) == played | mask_of(c for s in range(players) for c in world.hand(s))
+                for s, suits in voids(seen).items():
+                    for suit in suits:
+                        void_checks += 1
+                        assert not held[s] & SUIT_MASKS[suit], f"seat {s} showed a void in suit {suit}"
+                if seen.pass_offset and seen.passed:
+                    receiver = (seat + seen.pass_offset) % players
+                    kept = mask_of(seen.passed) & ~played
+                    assert held[receiver] & kept == kept
+                sampled += 1
+                assert playout(world, rng) is not None
+    assert sampled > 50 and void_checks > 20
+
+
+def test_samples_vary_and_cover_the_unseen_cards() -> None:
+    ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
+    state = GameState(ruleset, seed=3)
+    for _ in range(6):
+        state.apply(state.fallback_action())
+    seen = state.observation(state.to_act)
+    rng = random.Random(1)
+    holders: dict[int, set[int]] = {}
+    for _ in range(200):
+        world = sample_state(ruleset, seen, rng)
+        for s in range(4):
+            if s != seen.seat:
+                for card in world.hand(s):
+                    holders.setdefault(card, set()).add(s)
+    unseen = FULL_DECK.bit_count() - len(seen.hand) - 6
+    assert len(holders) == unseen
+    # A card of a suit nobody has shown a void in lands with every other seat sometimes.
+    assert sum(1 for seats in holders.values() if len(seats) == 3) > unseen // 2
+
+
+def test_sampling_is_refused_where_it_cannot_work() -> None:
+    ruleset = Ruleset.create("cancellation", 6)
+    state = GameState(ruleset, seed=1)
+    with pytest.raises(SampleError, match="cannot sample"):
+        sample_state(ruleset, state.observation(0), random.Random(0))
+    hearts = Ruleset.create("hearts")
+    passing = GameState(hearts, seed=1)
+    assert passing.phase is Phase.PASS
+    with pytest.raises(SampleError, match="play phase"):
+        sample_state(hearts, passing.observation(0), random.Random(0))
+    with pytest.raises(SampleError, match="cannot sample"):
+        sample_state(Ruleset.create("kierki"), passing.observation(0), random.Random(0))
+
+
+def test_copies_and_worlds_set_every_attribute() -> None:
+    """`GameState._clone` and `_from_world` name each attribute (the compiled build has no __dict__ to copy)."""
+    state = GameState(Ruleset.create("hearts", 4, {"passing": "none"}), seed=1)
+    if not hasattr(state, "__dict__"):
+        pytest.skip("the compiled build: attributes are declared, and this is checked on the pure build")
+    for _ in range(9):
+        state.apply(state.fallback_action())
+    names = set(vars(state))
+    assert set(vars(state.copy())) == names
+    world = sample_state(state.ruleset, state.observation(state.to_act), random.Random(0))
+    assert set(vars(world)) == names
+    twin = state.copy()
+    for name, value in vars(state).items():
+        if isinstance(value, list):
+            assert getattr(twin, name) is not value, f"copy shares the list {name}"
+
+
+def test_a_playout_reports_one_score_per_seat_and_leaves_no_trace() -> None:
+    state = GameState(Ruleset.create("kierki3"), seed=8)
+    scores = playout(state, random.Random(2))
+    assert isinstance(scores, tuple) and len(scores) == 3
+    assert not any(isinstance(e, DealEnded) for e in state.events) and state.deal_results == []
