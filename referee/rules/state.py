@@ -67,6 +67,7 @@ _NOT_HEARTS = ((1 << 52) - 1) ^ HEARTS_MASK
 _KIERKI_GAMES = (Game.KIERKI, Game.KIERKI3)
 # The phases as module constants: the hot paths compare against these (a plain global, also when compiled).
 _PLAY, _PASS, _TRUMP, _MOON, _OVER = Phase.PLAY, Phase.PASS, Phase.TRUMP, Phase.MOON, Phase.OVER
+_TRUMP_DEAL = DealKind.TRUMP
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
 PlayPolicy = Callable[["GameState", list[Card]], Card]
@@ -190,6 +191,7 @@ class GameState:
         twin._leader = self._leader
         twin._plays = list(self._plays)
         twin._trick_views = list(self._trick_views)
+        twin._unviewed = list(self._unviewed)
         twin._deal_scores = list(self._deal_scores)
         twin._taken = self._taken
         twin._hearts_broken = self._hearts_broken
@@ -208,6 +210,15 @@ class GameState:
         twin._moon = self._moon
         twin._dealt_event = self._dealt_event
         return twin
+
+    def _tricks_seen(self) -> tuple[TrickView, ...]:
+        """The views of this deal's finished tricks, made when first asked for."""
+        if self._unviewed:
+            views = self._trick_views
+            for t in self._unviewed:
+                views.append(TrickView(t.number, t.leader, t.plays, t.winner, t.deal))
+            self._unviewed.clear()
+        return tuple(self._trick_views)
 
     def observation(self, seat: int) -> Observation:
         """Everything ``seat`` may know now, and nothing more."""
@@ -243,7 +254,7 @@ class GameState:
             received=received,
             trick_leader=self._leader,
             trick=tuple(self._plays),
-            tricks=tuple(self._trick_views),
+            tricks=self._tricks_seen(),
             deal_scores=tuple(self._deal_scores),
             totals=tuple(self.totals),
             legal=tuple(card_list(self._legal_mask())) if acting and self.phase is Phase.PLAY else (),
@@ -290,6 +301,7 @@ class GameState:
         """A copy for a playout: it ends with the current deal and keeps no earlier history."""
         twin = self._clone([], [])
         twin._stop_after_deal = True
+        twin._rng = None  # it ends with this deal, so it never deals again
         return twin
 
     def _play_out(self, rng: random.Random, policy: PlayPolicy | None, moon: MoonOption) -> tuple[int, ...]:
@@ -308,11 +320,11 @@ class GameState:
                     legal = self._legal_mask()
                 if policy is not None:
                     self._play(policy(self, card_list(legal)))
-                elif legal & (legal - 1):
-                    cards = card_list(legal)
-                    self._place(cards[int(rand() * len(cards))])
                 else:
-                    self._place(legal.bit_length() - 1)
+                    if legal & (legal - 1):  # more than one card: drop a random number of the lowest ones
+                        for _ in range(int(rand() * legal.bit_count())):
+                            legal &= legal - 1
+                    self._place((legal & -legal).bit_length() - 1)
             elif phase is _PASS:
                 hand = self.hand(self.to_act)
                 chosen: list[Card] = []
@@ -367,6 +379,7 @@ class GameState:
         state._leader = seen.trick_leader
         state._plays = list(seen.trick)
         state._trick_views = list(seen.tricks)
+        state._unviewed = []
         state._deal_scores = list(seen.deal_scores)
         state._taken = mask_of(card for trick in seen.tricks for _, card in trick.plays)
         state._hearts_broken = seen.hearts_broken
@@ -442,6 +455,7 @@ class GameState:
         self._leader = (self.dealer + 1) % n
         self._plays: list[tuple[int, Card]] = []
         self._trick_views: list[TrickView] = []  # the public part of each finished trick, made once
+        self._unviewed: list[TrickEnded] = []  # finished tricks whose view no observation has asked for yet
         self._deal_scores = [0] * n
         self._taken = 0  # the cards of finished tricks, for the early end of Kierki deals 2-5
         self._hearts_broken = False
@@ -592,7 +606,7 @@ class GameState:
 
     def _legal_mask(self) -> int:
         if self._legal < 0:
-            if self.kind is DealKind.LOTTERY:
+            if self._lottery:
                 self._legal = self._lottery_legal(self.to_act)
             elif self._kierki:
                 self._legal = self._kierki_legal()
@@ -740,9 +754,9 @@ class GameState:
             next_leader = winner
             self._score_trick(winner, collected, number)
         if self._record:
-            deal = self.deal_number
-            self._trick_views.append(TrickView(number, leader, plays, winner, deal))
-            self.events.append(TrickEnded(number, leader, plays, winner, tuple(collected), deal))
+            ended = TrickEnded(number, leader, plays, winner, tuple(collected), self.deal_number)
+            self._unviewed.append(ended)
+            self.events.append(ended)
         self._plays = []
         self._leader = next_leader
         self.to_act = next_leader
@@ -780,7 +794,7 @@ class GameState:
         return None
 
     def _score_trick(self, winner: int, collected: list[Card], number: int) -> None:
-        if self.kind is DealKind.TRUMP:
+        if self.kind is _TRUMP_DEAL:
             self._deal_scores[winner] += self.ruleset.trump_trick_value
         elif self._kierki:
             self._deal_scores[winner] += kierki_scoring.trick_penalty(
