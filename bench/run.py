@@ -209,6 +209,7 @@ def games_cancellation(config: Config) -> Result:
 
 DEAL_POOL = 256  # pre-dealt hands per benchmark, played in turn
 PLAY_ACTIONS = tuple(PlayCard(card) for card in range(52))
+MOON_OTHERS = ChooseMoon(MoonOption.OTHERS)
 
 
 @dataclass(frozen=True)
@@ -244,23 +245,25 @@ def our_hearts_runner(pool: Sequence[PreDealt]) -> Callable[[random.Random], int
         0: Ruleset.create("hearts", 4, {"passing": "none", "target": 1}),
         1: Ruleset.create("hearts", 4, {"passing": "left", "target": 1}),
     }
+    # Each deal made into its (immutable) game arguments up front, as OpenSpiel's deal actions are.
+    games = [(rulesets[deal.offset], (DealSpec(deal.hands, dealer=3),)) for deal in pool]
     turn = iter(range(1 << 62))
 
     def one_hand(rng: random.Random) -> int:
         rand = rng.random
-        deal = pool[next(turn) % len(pool)]
-        state = GameState(rulesets[deal.offset], deals=[DealSpec(deal.hands, dealer=3)])
+        ruleset, deals = games[next(turn) % len(games)]
+        state = GameState(ruleset, deals=deals)
         apply, legal_plays, hand = state.apply, state.legal_plays, state.hand
         decisions = 52
-        if deal.offset:
-            for _ in range(4):
-                apply(PassCards(tuple(pick3(hand(state.to_act), rand))))
+        if state.phase is Phase.PASS:
+            for seat in range(4):  # the dealer is seat 3, so seats 0 to 3 pass in turn
+                apply(PassCards(tuple(pick3(hand(seat), rand))))
             decisions += 4
-        while state.phase is Phase.PLAY:
+        for _ in range(52):
             legal = legal_plays()
             apply(PLAY_ACTIONS[legal[int(rand() * len(legal))]])
-        if state.phase is Phase.MOON:  # OpenSpiel scores a moon without asking
-            apply(ChooseMoon(MoonOption.OTHERS))
+        if not state.is_over:  # a moon: OpenSpiel scores it without asking
+            apply(MOON_OTHERS)
         return decisions
 
     return one_hand

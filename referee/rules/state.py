@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from referee.rules import kierki_scoring
 from referee.rules.cards import (
@@ -61,13 +62,18 @@ from referee.rules.records import (
 from referee.rules.results import places
 from referee.rules.ruleset import Game, LastCancelled, LotteryMissing2C, LotteryStart, MoonDefault, Passing, Ruleset
 
-PASS_COUNT = 3
-_QS_BIT = 1 << QUEEN_OF_SPADES
-_NOT_HEARTS = ((1 << 52) - 1) ^ HEARTS_MASK
-_KIERKI_GAMES = (Game.KIERKI, Game.KIERKI3)
-# The phases as module constants: the hot paths compare against these (a plain global, also when compiled).
-_PLAY, _PASS, _TRUMP, _MOON, _OVER = Phase.PLAY, Phase.PASS, Phase.TRUMP, Phase.MOON, Phase.OVER
-_TRUMP_DEAL = DealKind.TRUMP
+# Constants are Final so that the compiled build reads them as C constants, not module attributes; the hot
+# paths compare phases against these rather than look ``Phase.PLAY`` up.
+PASS_COUNT: Final = 3
+_QS_BIT: Final = 1 << QUEEN_OF_SPADES
+_NOT_HEARTS: Final = ((1 << 52) - 1) ^ HEARTS_MASK
+_KIERKI_GAMES: Final = (Game.KIERKI, Game.KIERKI3)
+_PLAY: Final = Phase.PLAY
+_PASS: Final = Phase.PASS
+_TRUMP: Final = Phase.TRUMP
+_MOON: Final = Phase.MOON
+_OVER: Final = Phase.OVER
+_TRUMP_DEAL: Final = DealKind.TRUMP
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
 PlayPolicy = Callable[["GameState", list[Card]], Card]
@@ -111,6 +117,8 @@ class GameState:
     def hand(self, seat: int) -> list[Card]:
         """The seat's cards, lowest id first; a card held twice (two decks) appears twice."""
         doubles = self.doubles[seat]
+        if not doubles:
+            return card_list(self.hands[seat])
         return sorted(card_list(self.hands[seat]) + card_list(doubles))
 
     def legal_plays(self) -> list[Card]:
@@ -545,14 +553,14 @@ class GameState:
 
     # --- passing and trump ---------------------------------------------------------------------------------
 
-    def _pass(self, given: Sequence[object]) -> None:
+    def _pass(self, offered: Sequence[object]) -> None:
         # Typed `object`: a bot's choice is checked here, and the compiled build would refuse a non-card sooner.
         seat = self.to_act
-        if len(given) != PASS_COUNT:
-            raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(given)}")
-        cards = tuple([c for c in given if type(c) is int and 0 <= c < 52])
+        if len(offered) != PASS_COUNT:
+            raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(offered)}")
+        cards = tuple([c for c in offered if type(c) is int and 0 <= c < 52])
         if len(cards) != PASS_COUNT:
-            raise IllegalActionError("card", f"{given!r} are not {PASS_COUNT} cards")
+            raise IllegalActionError("card", f"{offered!r} are not {PASS_COUNT} cards")
         if self._double_deck:
             held = Counter(self.hand(seat))
             wanted = Counter(cards)
@@ -572,7 +580,7 @@ class GameState:
             if self._passes[(seat + step) % n] is None:
                 self.to_act = (seat + step) % n
                 return
-        passed = tuple(p or () for p in self._passes)
+        passed = tuple([p or () for p in self._passes])
         offset = self._pass_offset
         if self._double_deck:
             for giver, given in enumerate(passed):
@@ -590,7 +598,7 @@ class GameState:
                 hands[(giver + offset) % n] |= masks[giver]
         self._exchanged = passed
         self.events.append(
-            PassesExchanged(self._pass_offset, passed, self.deal_number, tuple(tuple(self.hand(s)) for s in range(n)))
+            PassesExchanged(self._pass_offset, passed, self.deal_number, tuple([tuple(self.hand(s)) for s in range(n)]))
         )
         self._start_play()
 
