@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -247,3 +249,14 @@ def test_a_playout_reports_one_score_per_seat_and_leaves_no_trace() -> None:
     scores = playout(state, random.Random(2))
     assert isinstance(scores, tuple) and len(scores) == 3
     assert not any(isinstance(e, DealEnded) for e in state.events) and state.deal_results == []
+
+
+def test_the_readme_example_runs() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    code = readme.split("## Monte Carlo bots", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    ruleset = Ruleset.create("kierki")
+    state = GameState(ruleset, seed=1)
+    seen = state.observation(state.to_act)
+    assert namespace["choose_card"](ruleset, seen, random.Random(0), worlds=20) in seen.legal

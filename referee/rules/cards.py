@@ -11,12 +11,8 @@ empty ``double``. Legality only ever depends on *which* cards are held, so it is
 
 from __future__ import annotations
 
-<<<<<<< HEAD
 from collections.abc import Iterable
-=======
-from collections.abc import Iterable, Iterator
 from typing import Final
->>>>>>> d03a2a8 (rules core: Final constants (C constants when compiled), hand() without a sort for one deck, list comprehensions over generators, the bit loop for card_list; bench drivers: prepared deal arguments and exactly 52 plays on both sides)
 
 Card = int
 Suit = int
@@ -30,42 +26,14 @@ SUIT_LETTERS: Final = "CDHS"
 SUIT_SYMBOLS: Final = "♣♦♥♠"
 RANK_LETTERS: Final = "23456789TJQKA"
 
-<<<<<<< HEAD
-TWO = 0
-JACK = 9
-QUEEN = 10
-KING = 11
-=======
 TWO: Final = 0
-TEN: Final = 8
 JACK: Final = 9
 QUEEN: Final = 10
 KING: Final = 11
-ACE: Final = 12
->>>>>>> d03a2a8 (rules core: Final constants (C constants when compiled), hand() without a sort for one deck, list comprehensions over generators, the bit loop for card_list; bench drivers: prepared deal arguments and exactly 52 plays on both sides)
 
 
 def make_card(rank: int, suit: Suit) -> Card:
     return rank * 4 + suit
-
-
-<<<<<<< HEAD
-TWO_OF_CLUBS = make_card(TWO, CLUBS)
-QUEEN_OF_SPADES = make_card(QUEEN, SPADES)
-KING_OF_HEARTS = make_card(KING, HEARTS)
-
-SUIT_MASKS = tuple(sum(1 << make_card(r, s) for r in range(13)) for s in range(4))
-HEARTS_MASK = SUIT_MASKS[HEARTS]
-QUEENS_MASK = sum(1 << make_card(QUEEN, s) for s in range(4))
-KINGS_JACKS_MASK = sum(1 << make_card(r, s) for s in range(4) for r in (JACK, KING))
-POINT_CARDS_MASK = HEARTS_MASK | (1 << QUEEN_OF_SPADES)
-=======
-def card_suit(card: Card) -> Suit:
-    return card & 3
-
-
-def card_rank(card: Card) -> int:
-    return card >> 2
 
 
 TWO_OF_CLUBS: Final = make_card(TWO, CLUBS)
@@ -78,7 +46,6 @@ HEARTS_MASK: Final = SUIT_MASKS[HEARTS]
 QUEENS_MASK: Final = sum(1 << make_card(QUEEN, s) for s in range(4))
 KINGS_JACKS_MASK: Final = sum(1 << make_card(r, s) for s in range(4) for r in (JACK, KING))
 POINT_CARDS_MASK: Final = HEARTS_MASK | (1 << QUEEN_OF_SPADES)
->>>>>>> d03a2a8 (rules core: Final constants (C constants when compiled), hand() without a sort for one deck, list comprehensions over generators, the bit loop for card_list; bench drivers: prepared deal arguments and exactly 52 plays on both sides)
 
 
 class CardParseError(ValueError):
@@ -113,22 +80,6 @@ def mask_of(cards: Iterable[Card]) -> int:
     for card in cards:
         mask |= 1 << card
     return mask
-
-
-<<<<<<< HEAD
-# The cards of each byte of a mask, by byte position: `card_list` reads a mask a byte at a time.
-_BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
-    tuple(tuple(8 * k + b for b in range(8) if value >> b & 1) for value in range(256)) for k in range(7)
-)
-_B0, _B1, _B2, _B3, _B4, _B5, _B6 = _BYTE_CARDS
-=======
-def cards_in(mask: int) -> Iterator[Card]:
-    """The cards of a mask, lowest id first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
->>>>>>> d03a2a8 (rules core: Final constants (C constants when compiled), hand() without a sort for one deck, list comprehensions over generators, the bit loop for card_list; bench drivers: prepared deal arguments and exactly 52 plays on both sides)
 
 
 def card_list(mask: int) -> list[Card]:
