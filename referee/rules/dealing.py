@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from referee.rules.cards import TWO_OF_CLUBS, Card, card_name
 from referee.rules.records import DealSpecError
@@ -27,7 +28,8 @@ class DealSpec:
     dealer: int | None = None
 
 
-_DECK_MASKS = {
+_DECK_SIZES: Final = {Game.KIERKI: 52, Game.HEARTS: 52, Game.KIERKI3: 51, Game.CANCELLATION: 104}
+_DECK_MASKS: Final = {
     Game.KIERKI: (1 << 52) - 1,
     Game.HEARTS: (1 << 52) - 1,
     Game.KIERKI3: ((1 << 52) - 1) ^ (1 << TWO_OF_CLUBS),
@@ -43,7 +45,7 @@ def deck_for(ruleset: Ruleset) -> list[Card]:
 
 
 def hand_size(ruleset: Ruleset) -> int:
-    return len(deck_for(ruleset)) // ruleset.players
+    return _DECK_SIZES[ruleset.game] // ruleset.players
 
 
 def shuffle(cards: list[Card], rng: random.Random) -> None:
@@ -88,7 +90,7 @@ def validate_deal(ruleset: Ruleset, spec: DealSpec) -> None:
                     break
                 mask |= 1 << card
                 count += 1
-        if count == len(deck_for(ruleset)) and mask == _DECK_MASKS[ruleset.game]:
+        if count == _DECK_SIZES[ruleset.game] and mask == _DECK_MASKS[ruleset.game]:
             return
     given = Counter(card for hand in spec.hands for card in hand) + Counter(spec.kitty)
     wanted = Counter(deck_for(ruleset))
