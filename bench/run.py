@@ -176,6 +176,7 @@ def games_benchmark(name: str, game: str, config: Config, players: int | None = 
         "decisions_per_game": round(ours.decisions_per_unit, 1),
         "players": ruleset.players,
         "options": "defaults",
+        "rules_build": rules_build(),
     }
 
 
