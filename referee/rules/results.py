@@ -7,4 +7,11 @@ from collections.abc import Sequence
 
 def places(totals: Sequence[int], *, highest_wins: bool) -> tuple[int, ...]:
     sign = -1 if highest_wins else 1
-    return tuple(1 + sum(1 for other in totals if sign * other < sign * mine) for mine in totals)
+    result = []
+    for mine in totals:  # loops, not generators: this runs at the end of every game, also in playouts
+        place = 1
+        for other in totals:
+            if sign * other < sign * mine:
+                place += 1
+        result.append(place)
+    return tuple(result)

@@ -74,6 +74,7 @@ _TRUMP: Final = Phase.TRUMP
 _MOON: Final = Phase.MOON
 _OVER: Final = Phase.OVER
 _TRUMP_DEAL: Final = DealKind.TRUMP
+_PLAY_CARD: Final = PlayCard
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
 PlayPolicy = Callable[["GameState", list[Card]], Card]
@@ -288,7 +289,7 @@ class GameState:
         start = len(self.events)
         kind = type(action)
         phase = self.phase
-        if kind is PlayCard and phase is _PLAY:
+        if kind is _PLAY_CARD and phase is _PLAY:
             self._play(action.card)  # type: ignore[union-attr]
         elif kind is PassCards and phase is _PASS:
             self._pass(action.cards)  # type: ignore[union-attr]
@@ -777,9 +778,11 @@ class GameState:
                 self._end_of_tricks(early=True)
 
     def _single_deck_winner(self) -> int:
-        best_seat, best = self._plays[0]
+        plays = self._plays
+        best_seat, best = plays[0]
         trump = self.trump
-        for seat, card in self._plays[1:]:
+        for i in range(1, len(plays)):
+            seat, card = plays[i]
             suit = card & 3
             if (suit == best & 3 and card > best) or (suit == trump and best & 3 != trump):
                 best_seat, best = seat, card
