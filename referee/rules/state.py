@@ -11,10 +11,11 @@ reaches the target. It never touches a clock, a file or a process.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from referee.rules import kierki_scoring
 from referee.rules.cards import (
@@ -75,6 +76,49 @@ _MOON: Final = Phase.MOON
 _OVER: Final = Phase.OVER
 _TRUMP_DEAL: Final = DealKind.TRUMP
 _PLAY_CARD: Final = PlayCard
+
+
+# The two events made on every card and every trick are built slot by slot. For a frozen dataclass with slots
+# and no __post_init__ that is all its generated __init__ does (object.__setattr__ per field), at about half the
+# cost. If a class stops qualifying, or its fields are not the ones named here, its constructor is used.
+def _slot_setters(cls: type, names: tuple[str, ...]) -> list[Any] | None:
+    fields = tuple(field.name for field in dataclasses.fields(cls))
+    if fields != names or hasattr(cls, "__post_init__") or "__slots__" not in cls.__dict__:
+        return None
+    return [cls.__dict__[name].__set__ for name in names]
+
+
+_CARD_PLAYED_SETTERS: Final = _slot_setters(CardPlayed, ("seat", "card", "deal"))
+_TRICK_ENDED_SETTERS: Final = _slot_setters(TrickEnded, ("number", "leader", "plays", "winner", "collected", "deal"))
+
+
+def _card_played(seat: int, card: Card, deal: int) -> CardPlayed:
+    setters = _CARD_PLAYED_SETTERS
+    if setters is None:
+        return CardPlayed(seat, card, deal)
+    event: CardPlayed = object.__new__(CardPlayed)
+    setters[0](event, seat)
+    setters[1](event, card)
+    setters[2](event, deal)
+    return event
+
+
+def _trick_ended(
+    number: int,
+    leader: int,
+    plays: tuple[tuple[int, Card], ...],
+    winner: int | None,
+    collected: tuple[Card, ...],
+    deal: int,
+) -> TrickEnded:
+    setters = _TRICK_ENDED_SETTERS
+    if setters is None:
+        return TrickEnded(number, leader, plays, winner, collected, deal)
+    event: TrickEnded = object.__new__(TrickEnded)
+    for setter, value in zip(setters, (number, leader, plays, winner, collected, deal), strict=True):
+        setter(event, value)
+    return event
+
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
 PlayPolicy = Callable[["GameState", list[Card]], Card]
@@ -688,7 +732,7 @@ class GameState:
             self.hands[seat] ^= 1 << card
         self._legal = -1
         if self._record:
-            self.events.append(CardPlayed(seat, card, self.deal_number))
+            self.events.append(_card_played(seat, card, self.deal_number))
         if self._lottery:
             self._lottery_play(seat, card)
             return
@@ -763,7 +807,7 @@ class GameState:
             next_leader = winner
             self._score_trick(winner, collected, number)
         if self._record:
-            ended = TrickEnded(number, leader, plays, winner, tuple(collected), self.deal_number)
+            ended = _trick_ended(number, leader, plays, winner, tuple(collected), self.deal_number)
             self._unviewed.append(ended)
             self.events.append(ended)
         self._plays = []
