@@ -19,7 +19,7 @@ from kierki_cli.terminal import printable
 from referee.replay.reader import load, parse
 from referee.replay.timeline import Timeline, build_timeline
 from referee.replay.view import ShownRecord, TableView, json_records, step_view, to_json, visible_record
-from referee.rules import DealStarted, GameState, Phase, PlayCard, parse_card
+from referee.rules import CardPlayed, DealEnded, DealKind, DealStarted, GameState, Phase, PlayCard, Ruleset, parse_card
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.replay.jsonl"))
 CARD = re.compile(r"\b([2-9TJQKA][CDHS])\b")
@@ -235,3 +235,27 @@ def test_cancelled_cards_and_the_kitty_in_cancellation_hearts() -> None:
         assert seat_view.last_trick is not None and seat_view.last_trick.collected is None
         assert seat_view.last_trick.cancelled == last.cancelled
     assert cancelled and kitty_taken
+
+
+@pytest.mark.parametrize(("game", "players"), [("kierki", 4), ("kierki3", 3), ("hearts", 4), ("cancellation", 7)])
+def test_the_state_keeps_the_table_as_each_deal_ended(game: str, players: int) -> None:
+    """``GameState.ended_deal``: the last card laid, the scores counted, before the next deal is dealt."""
+    state = GameState(Ruleset.create(game, players), seed=11)
+    ended = 0
+    while not state.is_over:
+        events = state.apply(state.fallback_action())
+        for event in events:
+            if isinstance(event, DealEnded):
+                table = state.ended_deal
+                assert table is not None and table.ended_deal is None  # one deal's end, not a chain
+                obs = table.observation(0)
+                assert obs.deal == event.deal and obs.deal_scores == event.scores and obs.totals == event.totals
+                last = next((e for e in reversed(events) if isinstance(e, CardPlayed)), None)
+                if last is None:  # a moon choice ended it
+                    continue
+                assert last.card not in table.hand(last.seat) or game == "cancellation"
+                column = obs.lottery_columns[last.card & 3]
+                if obs.kind is DealKind.LOTTERY:  # the loteryjka's last card is laid in its column
+                    assert column is not None and column[0] <= last.card >> 2 <= column[1]
+                ended += 1
+    assert ended == len(state.deal_results)
