@@ -250,6 +250,7 @@ def test_the_state_keeps_the_table_as_each_deal_ended(game: str, players: int) -
                 assert table is not None and table.ended_deal is None  # one deal's end, not a chain
                 obs = table.observation(0)
                 assert obs.deal == event.deal and obs.deal_scores == event.scores and obs.totals == event.totals
+                ended += 1
                 last = next((e for e in reversed(events) if isinstance(e, CardPlayed)), None)
                 if last is None:  # a moon choice ended it
                     continue
@@ -257,5 +258,4 @@ def test_the_state_keeps_the_table_as_each_deal_ended(game: str, players: int) -
                 column = obs.lottery_columns[last.card & 3]
                 if obs.kind is DealKind.LOTTERY:  # the loteryjka's last card is laid in its column
                     assert column is not None and column[0] <= last.card >> 2 <= column[1]
-                ended += 1
     assert ended == len(state.deal_results)
