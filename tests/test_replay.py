@@ -14,12 +14,15 @@ import pytest
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
-from kierki_cli.replay_view import Stepper, Style, build_table, json_records, render_table, story, to_text
+from kierki_cli.replay_stepper import Stepper
+from kierki_cli.replay_view import render_table, story
+from kierki_cli.styled import Style, to_text
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
 from referee.replay.timeline import Timeline, build_timeline, resume_point, verify
+from referee.replay.view import json_records, step_view
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealKind, GameState, Phase, PlayCard, Ruleset, card_name
 
@@ -491,9 +494,7 @@ def test_a_seat_view_never_shows_another_seats_unplayed_cards(logs: dict[str, Pa
     for viewer in range(players):
         for index in range(len(timeline.frames)):
             others, known = _visible(timeline, index, viewer)
-            text = "\n".join(
-                to_text(line, style) for line in render_table(build_table(timeline, index, viewer, style), style)
-            )
+            text = "\n".join(to_text(line, style) for line in render_table(step_view(timeline, index, viewer), style))
             shown = {_card(t) for t in CARD.findall(text)}
             leaked = (shown & others) - known
             assert not leaked, f"seat {viewer}, frame {index}: {sorted(leaked)} shown\n{text}"
@@ -667,7 +668,7 @@ def test_every_frame_renders_in_every_game(logs: dict[str, Path]) -> None:
         timeline = build_timeline(load(logs[name]))
         for style in (Style(), Style(True, True)):
             for index in range(0, len(timeline.frames), 7):
-                assert render_table(build_table(timeline, index, None, style), style)
+                assert render_table(step_view(timeline, index, None), style)
         assert json_records(timeline)
 
 
@@ -680,8 +681,8 @@ def test_a_lottery_deal_and_its_last_frame(logs: dict[str, Path]) -> None:
     timeline = build_timeline(load(logs["kierki"]))
     index = timeline.deal_frame(12)
     assert index is not None
-    table = build_table(timeline, index, None, Style())
-    assert table.lottery and table.kind == DealKind.LOTTERY.value
-    last = build_table(timeline, len(timeline.frames) - 1, 1, Style())
+    table = step_view(timeline, index, None)
+    assert table.lottery and table.kind is DealKind.LOTTERY
+    last = step_view(timeline, len(timeline.frames) - 1, 1)
     text = "\n".join(to_text(line, Style()) for line in render_table(last, Style()))
     assert "columns:" in text and "game over" in text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from referee.rules import kierki_scoring
 from referee.rules.cards import (
@@ -80,6 +80,9 @@ class GameState:
         self.deal_results: list[DealEnded] = []
         self.final_places: tuple[int, ...] | None = None
         self.deal_number = 0
+        # The table as the latest deal ended (its last card played, its scores counted), before the next deal was
+        # dealt: a replay viewer shows a deal's end from it. Read it; do not change it.
+        self.ended_deal: GameState | None = None
         self._rng = random.Random(seed)
         self._given = list(deals)
         self._kierki = ruleset.game in _KIERKI_GAMES
@@ -310,6 +313,8 @@ class GameState:
         ended = DealEnded(self.deal_number, self.kind, tuple(scores), tuple(self.totals), early, self._moon)
         self.deal_results.append(ended)
         self.events.append(ended)
+        self.ended_deal = None  # not carried into its own copy: one deal's end is kept, not a chain of them
+        self.ended_deal = self.copy()
         if self._kierki:
             over = self.deal_number == len(self._kinds)
         else:
@@ -563,8 +568,8 @@ class GameState:
 
     def _double_deck_winner(self) -> int | None:
         led = self._plays[0][1] & 3
-        counts = Counter(card for _, card in self._plays)
-        live = [(card, seat) for seat, card in self._plays if card & 3 == led and counts[card] == 1]
+        cancelled = cancelled_cards(card for _, card in self._plays)
+        live = [(card, seat) for seat, card in self._plays if card & 3 == led and card not in cancelled]
         return max(live)[1] if live else None
 
     def _last_cancelled_winner(self) -> int | None:
@@ -684,6 +689,12 @@ class GameState:
                 return
             self.events.append(LotteryPassed(seat, self.deal_number))
         raise AssertionError("loteryjka deadlock: a full lap of passes (a rules-core bug)")
+
+
+def cancelled_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
+    """Cancellation Hearts: the cards played twice to one trick (one from each deck), which cancel each other."""
+    counts = Counter(cards)
+    return tuple(sorted(card for card, count in counts.items() if count > 1))
 
 
 def _default_trump(seen: Sequence[Card]) -> Suit:
