@@ -195,60 +195,52 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
     A public view (the same object for every seat) gives equal messages; a player going out gets none, the
     deal_end scores say it.
     """
-    kind = type(view)
-    if kind is CardPlayed:
-        played: CardPlayed = view  # type: ignore[assignment]
-        return m.PlayedEvent(game_number=game_number, deal=played.deal, seat=played.seat, card=card_name(played.card))
-    if kind is TrickView:
-        trick: TrickView = view  # type: ignore[assignment]
+    if isinstance(view, CardPlayed):
+        return m.PlayedEvent(game_number=game_number, deal=view.deal, seat=view.seat, card=card_name(view.card))
+    if isinstance(view, TrickView):
         return m.TrickEvent(
             game_number=game_number,
-            deal=trick.deal,
-            number=trick.number,
-            leader=trick.leader,
-            cards=_trick_cards(trick.plays),
-            winner=trick.winner,
+            deal=view.deal,
+            number=view.number,
+            leader=view.leader,
+            cards=_trick_cards(view.plays),
+            winner=view.winner,
         )
-    if kind is HandDealt:
-        dealt: HandDealt = view  # type: ignore[assignment]
+    if isinstance(view, HandDealt):
         return m.DealEvent(
             game_number=game_number,
-            deal=dealt.deal,
-            kind=dealt.kind.value,
-            dealer=dealt.dealer,
-            hand=cards(dealt.hand),
-            trump=suit_letter(dealt.trump),
-            pass_direction=pass_direction(dealt.pass_offset, players) or "none",
-            kitty_size=dealt.kitty_size,
+            deal=view.deal,
+            kind=view.kind.value,
+            dealer=view.dealer,
+            hand=cards(view.hand),
+            trump=suit_letter(view.trump),
+            pass_direction=pass_direction(view.pass_offset, players) or "none",
+            kitty_size=view.kitty_size,
         )
-    if kind is CardsPassed:
-        exchange: CardsPassed = view  # type: ignore[assignment]
+    if isinstance(view, CardsPassed):
         return m.PassedEvent(
             game_number=game_number,
-            deal=exchange.deal,
-            sent=cards(exchange.sent),
-            received=cards(exchange.received),
-            from_=exchange.giver,
-            hand=cards(exchange.hand),
+            deal=view.deal,
+            sent=cards(view.sent),
+            received=cards(view.received),
+            from_=view.giver,
+            hand=cards(view.hand),
         )
-    if kind is LotteryPassed:
-        passed: LotteryPassed = view  # type: ignore[assignment]
-        return m.LotteryPassEvent(game_number=game_number, deal=passed.deal, seat=passed.seat)
-    if kind is DealEnded:
-        ended: DealEnded = view  # type: ignore[assignment]
-        moon = ended.moon
+    if isinstance(view, LotteryPassed):
+        return m.LotteryPassEvent(game_number=game_number, deal=view.deal, seat=view.seat)
+    if isinstance(view, DealEnded):
+        moon = view.moon
         return m.DealEndEvent(
             game_number=game_number,
-            deal=ended.deal,
-            scores=ended.scores,
-            totals=ended.totals,
-            early=ended.early,
+            deal=view.deal,
+            scores=view.scores,
+            totals=view.totals,
+            early=view.early,
             moon=None if moon is None else m.MoonRecord(seat=moon.seat, choice=moon.option.value),
         )
-    if kind is GameEnded:
-        over: GameEnded = view  # type: ignore[assignment]
-        return m.GameEndEvent(game_number=game_number, totals=over.totals, places=over.places)
-    assert kind is PlayerOut, kind
+    if isinstance(view, GameEnded):
+        return m.GameEndEvent(game_number=game_number, totals=view.totals, places=view.places)
+    assert isinstance(view, PlayerOut), view
     return None
 
 
@@ -260,16 +252,17 @@ def messages_for(events: Iterable[Event], players: int, game_number: int) -> lis
     """
     per_seat: list[list[m.Event]] = [[] for _ in range(players)]
     for event in events:
-        made: dict[SeatEvent, m.Event] = {}  # views are frozen values: equal views share one message
+        # Equal views share one message. An event is public (every seat's view equal) or private to each seat,
+        # so comparing with the previous seat's view finds every equal one.
+        last: SeatEvent | None = None
+        message: m.Event | None = None
         for seat, messages in enumerate(per_seat):
             view = project(event, seat)
             if view is None:
                 continue
-            message = made.get(view)
-            if message is None:
+            if view is not last and view != last:
+                last = view
                 message = event_message(view, players, game_number)
-                if message is None:
-                    continue
-                made[view] = message
-            messages.append(message)
+            if message is not None:
+                messages.append(message)
     return per_seat
