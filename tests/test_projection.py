@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from rules_helpers import cards, names, new_state, random_action, view_cards
 
 from referee.rules import (
@@ -225,7 +226,7 @@ def test_public_events_are_one_object_for_every_seat_and_private_ones_differ() -
             assert len(set(views)) == players
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(config=st.sampled_from(GAMES), seed=st.integers(0, 2**32 - 1))
 def test_no_projection_shows_a_card_the_seat_may_not_know(config: Config, seed: int) -> None:
     game, players, options = config
