@@ -69,7 +69,8 @@ class MatchConfig:
     ruleset: Ruleset
     bots: tuple[BotSpec, ...]
     out_dir: Path
-    seed: int = 1
+    seed: str = "1"  # any text; see referee/rules/dealing.py
+    first_game: int = 1  # the number of the first game (a resumed game keeps its number: its deals depend on it)
     games: int = 1
     deals: tuple[DealSpec, ...] = ()
     deals_source: str | None = None
@@ -116,7 +117,7 @@ class MatchResult:
     game: str
     players: int
     options: dict[str, Any]
-    seed: int
+    seed: str
     games_played: int
     seats: list[SeatResult]
     replays: list[str]
@@ -314,7 +315,8 @@ class Match:
 
     def _play_game(self, game_number: int) -> None:
         config = self.config
-        state = GameState(config.ruleset, seed=config.seed + game_number - 1, deals=config.deals)
+        number = config.first_game + game_number - 1
+        state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
@@ -363,7 +365,7 @@ class Match:
             players=ruleset.players,
             options=ruleset.options(),  # tuples encode as JSON arrays
             seed=state.seed,
-            game_number=game_number,
+            game_number=state.game,  # with the seed, it fixes the deals
             deals_file=config.deals_source,
             max_strikes=config.faults.max_strikes,
             consequences=dict(config.faults.consequences),

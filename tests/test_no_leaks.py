@@ -309,7 +309,7 @@ def record_match(
         ruleset=ruleset,
         bots=tuple(bots),
         out_dir=out,
-        seed=seed,
+        seed=str(seed),
         games=games,
         time=TimeControl(move_ms=2000, startup_ms=10_000),
         transcript=True,

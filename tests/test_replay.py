@@ -45,7 +45,7 @@ def _match(out: Path, game: str, players: int | None, options: dict[str, object]
         ruleset=ruleset,
         bots=kw.pop("bots", None) or default_bots(ruleset.players),
         out_dir=out,
-        seed=seed,
+        seed=str(seed),
         time=TimeControl(move_ms=kw.pop("move_ms", 10_000), startup_ms=10_000),
         **kw,
     )
@@ -631,7 +631,7 @@ def test_match_from_refuses_what_it_cannot_do(logs: dict[str, Path], tmp_path: P
     with pytest.raises(ReplayError, match="is over after"):
         resume_point(logs["hearts"], decisions)
     point = resume_point(logs["hearts"], 5)
-    assert len(point.prefix) == 5 and point.seed == 5 and point.ruleset.game.value == "hearts"
+    assert len(point.prefix) == 5 and point.seed == "5" and point.ruleset.game.value == "hearts"
 
 
 # --- the writer and the reader -----------------------------------------------------------------------------

@@ -11,7 +11,6 @@ reaches the target. It never touches a clock, a file or a process.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -34,7 +33,7 @@ from referee.rules.cards import (
     make_card,
     mask_of,
 )
-from referee.rules.dealing import DealSpec, deal_cards, random_index, validate_deals
+from referee.rules.dealing import DealSpec, first_dealer, seeded_deal, validate_deals
 from referee.rules.observation import Observation, TrickView
 from referee.rules.records import (
     Action,
@@ -68,13 +67,17 @@ _KIERKI_GAMES = (Game.KIERKI, Game.KIERKI3)
 
 
 class GameState:
-    """A whole game in progress. Create with a ruleset, a seed and optionally given deals."""
+    """A whole game in progress. Create with a ruleset, a seed, the game's number in its match, and optionally
+    given deals (the rest are dealt from the seed and the game's number, see ``dealing``)."""
 
-    def __init__(self, ruleset: Ruleset, *, seed: int = 0, deals: Sequence[DealSpec] = ()) -> None:
+    def __init__(
+        self, ruleset: Ruleset, *, seed: str | int = "0", game: int = 1, deals: Sequence[DealSpec] = ()
+    ) -> None:
         validate_deals(ruleset, deals)
         self.ruleset = ruleset
         self.players = ruleset.players
-        self.seed = seed
+        self.seed = str(seed)
+        self.game = game
         self.events: list[Event] = []
         self.totals = [0] * self.players
         self.deal_results: list[DealEnded] = []
@@ -83,13 +86,12 @@ class GameState:
         # The table as the latest deal ended (its last card played, its scores counted), before the next deal was
         # dealt: a replay viewer shows a deal's end from it. Read it; do not change it.
         self.ended_deal: GameState | None = None
-        self._rng = random.Random(seed)
         self._given = list(deals)
         self._kierki = ruleset.game in _KIERKI_GAMES
         self._double_deck = ruleset.game is Game.CANCELLATION
         self._kinds = kierki_scoring.deal_kinds(ruleset) if self._kierki else ()
         first = deals[0].dealer if deals and deals[0].dealer is not None else None
-        self._first_dealer = random_index(self._rng, self.players) if first is None else first
+        self._first_dealer = first_dealer(self.seed, game, self.players) if first is None else first
         self._start_deal()
 
     # --- public queries ------------------------------------------------------------------------------------
@@ -145,8 +147,6 @@ class GameState:
         for name, value in self.__dict__.items():
             if isinstance(value, list):
                 twin.__dict__[name] = list(value)
-        twin._rng = random.Random()
-        twin._rng.setstate(self._rng.getstate())
         return twin
 
     def observation(self, seat: int) -> Observation:
@@ -239,7 +239,9 @@ class GameState:
             self.kind = self._kinds[index]
         else:
             self.kind = DealKind.CANCELLATION if self._double_deck else DealKind.HEARTS
-        spec = given if given is not None else deal_cards(self.ruleset, self.dealer, self._rng)
+        if given is None:
+            given = seeded_deal(self.ruleset, self.seed, self.game, self.deal_number, self.dealer)
+        spec = given
         self.dealt = spec.hands
         self.doubles = [0] * n
         if self._double_deck:
