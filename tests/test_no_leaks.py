@@ -91,7 +91,7 @@ def true_events(ruleset: Ruleset, replay: Path) -> list[Event]:
     """Apply the logged decisions to a fresh state; check the log's derived records agree with it."""
     records = [json.loads(line) for line in replay.read_text().splitlines()]
     header = records[0]
-    state = GameState(ruleset, seed=header["seed"])
+    state = GameState(ruleset, seed=header["seed"], game=header["game_number"])
     for record in records:
         if record["type"] in ("play", "pass", "trump", "moon"):
             state.apply(decision(record), record["seat"])
