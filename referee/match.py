@@ -28,12 +28,13 @@ from referee.bots.seat import BotSeat, TimeControl, Transport
 from referee.faults import Fault, FaultCode, FaultPolicy
 from referee.game_loop import SeatMessages, play_out
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
-from referee.replay.writer import ReplayWriter, decision_record, event_record
+from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealSpec, Event, GameEnded, GameState, IllegalActionError, Ruleset
 
 
 class MatchSetupError(RuntimeError):
-    """The match could not run: a bot that cannot be started or fails its handshake, a bad configuration."""
+    """The match could not run, or had to stop: a bot that cannot be started or fails its handshake, a bad
+    configuration, a replay log that cannot be written."""
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,9 @@ class Match:
         except KeyboardInterrupt:
             status = "interrupted"
             raise
+        except ReplayWriteError as error:  # a full disk: stop cleanly, earlier games' logs are already in place
+            status = "error"
+            raise MatchSetupError(str(error)) from None
         except BaseException:
             status = "error"  # a failed handshake, a broken log: the other seats hear "aborted", not "match_over"
             raise
