@@ -272,6 +272,7 @@ class Match:
                 stderr_cap_bytes=config.stderr_cap_bytes,
                 max_line_bytes=codec.MAX_BOT_LINE_BYTES,
                 limits=limits,
+                launchers=bot.launchers,
             )
         except (BotStartError, SandboxError) as error:
             raise MatchSetupError(f"seat {seat}: {error}") from None

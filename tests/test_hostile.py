@@ -480,6 +480,7 @@ def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None
         ("stderr_flood", [], Limits(), {}, ""),
         ("fork_and_exit", ["2"], Limits(), {"crash": 1}, "exit status 0"),
         ("ignore_sigterm", [], Limits(), {}, ""),
+        ("close_stdout", ["2"], Limits(), {"crash": 1}, "closed its output but kept running"),
         ("fork_bomb", [], Limits(processes=64), {}, ""),
         ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, "exit status 1"),
         ("cpu_hog", [], Limits(cpu_s=1), {"crash": 1}, "128 + SIGXCPU: the CPU-time limit (--limit-cpu)"),

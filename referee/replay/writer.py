@@ -138,9 +138,9 @@ class ReplayWriteError(OSError):
 class ReplayWriter:
     """Appends records to ``path.part``; ``finish`` renames it into place.
 
-    The header and each deal's records reach the file when written and when the deal ends (a flush), so a game
-    that is killed keeps every deal it finished. A write that fails raises `ReplayWriteError` naming the file and why; ``finish`` after a failure
-    only closes the file, leaving the ``.part`` with what was written.
+    The header reaches the file at once and each deal's records when the deal ends (a flush), so a game that is
+    killed keeps every deal it finished. A write that fails raises `ReplayWriteError` naming the file and why;
+    ``finish`` after a failure only closes the file, leaving the ``.part`` with what was written.
     """
 
     def __init__(self, path: Path, header: Header) -> None:
