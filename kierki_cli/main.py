@@ -13,7 +13,6 @@ import click
 
 from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
-from kierki_cli.terminal import printable
 from protocol import schema
 from referee.bots.seat import TimeControl
 from referee.dealfile import check_deal_file, parse_deal_file
@@ -29,6 +28,7 @@ from referee.match import (
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import Game, option_specs
+from referee.text import printable
 
 GAMES = [g.value for g in Game]
 SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)

@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kierki_cli.styled import Line, Span, Style, card_span, cards_spans, line_width, suit_text
-from kierki_cli.terminal import printable
 from referee.replay.records import DealRecord
 from referee.replay.timeline import Timeline
 from referee.replay.view import ShownRecord, TableView, TrickSpan, deal_count, shown_records, step_view
 from referee.rules import Card, DealKind, Phase, parse_card
 from referee.rules.cards import SUIT_LETTERS, CardParseError
 from referee.rules.state import PASS_COUNT
+from referee.text import printable
 
 KIND_NAMES = {
     DealKind.NO_TRICKS: "no tricks",

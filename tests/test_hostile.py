@@ -901,7 +901,7 @@ def test_a_bot_name_full_of_escape_sequences_is_shown_not_obeyed(tmp_path: Path)
 
 
 def test_printable_escapes_controls_and_keeps_ordinary_text() -> None:
-    from kierki_cli.terminal import printable
+    from referee.text import printable
 
     assert printable("heuristic_bot 1.0 Łódź ♠♥ 東京") == "heuristic_bot 1.0 Łódź ♠♥ 東京"
     assert printable("a\x1b[31mb\x00\x7f\x9b\n\t") == "a\\x1b[31mb\\x00\\x7f\\x9b\\x0a\\x09"

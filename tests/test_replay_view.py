@@ -15,11 +15,11 @@ import pytest
 
 from kierki_cli.replay_view import record_event, render_table, story
 from kierki_cli.styled import Style, to_text
-from kierki_cli.terminal import printable
 from referee.replay.reader import load, parse
 from referee.replay.timeline import Timeline, build_timeline
 from referee.replay.view import ShownRecord, TableView, json_records, step_view, to_json, visible_record
 from referee.rules import CardPlayed, DealEnded, DealKind, DealStarted, GameState, Phase, PlayCard, Ruleset, parse_card
+from referee.text import printable
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.replay.jsonl"))
 CARD = re.compile(r"\b([2-9TJQKA][CDHS])\b")
