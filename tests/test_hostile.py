@@ -54,7 +54,7 @@ from referee.rules import Ruleset
 HOSTILE = Path(__file__).parent / "hostile"
 FAST_MS = 1000  # the deadline when the hostile bot answers (nobody waits for it: the others answer at once)
 SHORT_MS = 200  # the deadline when it is expected to time out: each timeout costs this much
-SLOW_OK_MS = 5000  # for a decision that does real work before it fails (allocating, writing): never waited for
+SLOW_OK_MS = 20_000  # for a decision that does real work before it fails (allocating, writing): never waited for
 HEARTS_30: dict[str, object] = {"target": 30}
 MIB = 1024 * 1024
 REQUESTS = typing.get_args(m.Request)
