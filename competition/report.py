@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from competition.stats import BotStats, Interval, Standings
+from referee.text import printable
 
 __all__ = [
     "REPORT_FORMAT",
@@ -36,23 +37,6 @@ __all__ = [
 ]
 
 REPORT_FORMAT = 1  # standings.json's "format"; bumped when a field changes meaning or goes away
-
-# The same rule as kierki_cli.terminal.printable (which this layer may not import): controls, format characters
-# (bidi overrides, zero-width), line and paragraph separators; plus lone surrogates, which cannot even be encoded.
-_UNPRINTABLE = {"Cc", "Cf", "Zl", "Zp", "Cs"}
-
-
-def printable(text: str) -> str:
-    r"""``text`` safe for a terminal: control and invisible formatting characters (ESC, bidi overrides, zero-width
-    spaces) are written as escapes like ``\x1b``, so a bot's name is shown, never obeyed."""
-    return "".join(_escape(char) if unicodedata.category(char) in _UNPRINTABLE else char for char in text)
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def display_width(text: str) -> int:

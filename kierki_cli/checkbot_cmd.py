@@ -12,10 +12,10 @@ import sys
 import click
 
 from kierki_cli.common import startup_time_option, time_per_move_option
-from kierki_cli.terminal import printable
 from referee import checkbot
 from referee.bots.seat import TimeControl
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult
+from referee.text import printable
 
 _CLIP = 160  # characters of one shown stderr line
 

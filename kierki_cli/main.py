@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import random
+import secrets
 import signal
 import sys
 import time
@@ -13,7 +13,6 @@ import click
 
 from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
-from kierki_cli.terminal import printable
 from protocol import schema
 from referee.bots.seat import TimeControl
 from referee.dealfile import check_deal_file, parse_deal_file
@@ -29,8 +28,15 @@ from referee.match import (
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import Game, option_specs
+from referee.text import printable
 
 GAMES = [g.value for g in Game]
+SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
+
+
+def new_seed() -> str:
+    """128 bits from the operating system, as 32 hex digits: no bot can search them."""
+    return secrets.token_hex(16)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -74,7 +80,12 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 @click.argument("bot_commands", nargs=-1, metavar="[BOT_COMMAND ...]")
 @click.option("--game", type=click.Choice(GAMES), default="kierki", show_default=True, help="Which game.")
 @click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6).")
-@click.option("--seed", type=int, default=None, help="Seed for the deals (default: random, printed).")
+@click.option(
+    "--seed",
+    default=None,
+    help="Seed for the deals, any text [default: 128 random bits, printed]. A short seed can be found by a bot "
+    "from its own cards: use one only for tests.",
+)
 @click.option("--games", "games", type=click.IntRange(1), default=1, show_default=True, help="Games to play.")
 @click.option(
     "--deals",
@@ -141,7 +152,7 @@ def match(
     bot_commands: tuple[str, ...],
     game: str,
     players: int | None,
-    seed: int | None,
+    seed: str | None,
     games: int,
     deals_path: Path | None,
     from_path: Path | None,
@@ -180,6 +191,7 @@ def match(
             raise click.ClickException(f"{deals_path}: {error}") from None
         deals = deal_file.deals
     resume = None
+    first_game = 1
     if from_path is not None:
         if deals_path is not None:
             raise click.UsageError("--from takes the deals from the replay: leave out --deals")
@@ -187,6 +199,7 @@ def match(
 
         resume = resume_from(from_path, at or 0)
         ruleset, seed, deals = resume.ruleset, resume.seed, resume.deals
+        first_game = resume.game_number
     elif at is not None:
         raise click.UsageError("--at N needs --from FILE")
     try:
@@ -195,7 +208,13 @@ def match(
         raise click.UsageError(str(error)) from None
     faults = parse_fault_policy(max_strikes, on_fault)
     if seed is None:
-        seed = random.SystemRandom().randrange(1, 2**31)
+        seed = new_seed()
+    elif len(seed) < SHORT_SEED and from_path is None and not as_json:
+        click.echo(
+            f"note: seed {printable(seed)!r} is short: a bot can find it from its own cards and predict every deal; "
+            "fine for tests, leave --seed out for a competition",
+            err=True,
+        )
     if out_dir is None:
         out_dir = _new_out_dir(Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S"))
     config = MatchConfig(
@@ -203,6 +222,7 @@ def match(
         bots=bots,
         out_dir=out_dir,
         seed=seed,
+        first_game=first_game,
         games=games,
         deals=deals,
         deals_source=str(deals_path or from_path) if deals_path or from_path else None,

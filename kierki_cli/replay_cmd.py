@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import click
 
-from kierki_cli.replay_view import (
-    Stepper,
-    Style,
-    dumps,
-    json_records,
-    run_interactive,
-    story,
-    to_text,
-    trick_story,
-    tricks_of,
-)
+from kierki_cli.replay_stepper import Stepper, run_interactive
+from kierki_cli.replay_view import story, trick_story
+from kierki_cli.styled import Style, to_text
 from referee.replay import schema
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
+from referee.replay.view import json_records, tricks_of
 
 
 @click.command()
@@ -97,7 +91,7 @@ def replay(
         return
     if as_json:
         for record in json_records(timeline, seat, deal, span):
-            click.echo(dumps(record))
+            click.echo(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
         return
     style = Style.for_stream(sys.stdout)
     if span is not None and deal is not None:

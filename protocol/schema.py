@@ -64,20 +64,27 @@ def render_schema() -> str:
     return json.dumps(json_schema(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def schema_file_main(path: Path, text: str, module: str, argv: list[str] | None = None) -> int:
+    """A committed schema file's command: write ``text`` to ``path``, or with ``--check`` say whether it is current.
+
+    Shared by every schema this project publishes (the protocol's here, the replay log's in referee.replay).
+    """
     args = sys.argv[1:] if argv is None else argv
-    text = render_schema()
     if args == ["--check"]:
-        if SCHEMA_PATH.exists() and SCHEMA_PATH.read_text(encoding="utf-8") == text:
+        if path.exists() and path.read_text(encoding="utf-8") == text:
             return 0
-        print(f"{SCHEMA_PATH} is stale: run `python -m protocol.schema`", file=sys.stderr)
+        print(f"{path} is stale: run `python -m {module}`", file=sys.stderr)
         return 1
     if args:
-        print("usage: python -m protocol.schema [--check]", file=sys.stderr)
+        print(f"usage: python -m {module} [--check]", file=sys.stderr)
         return 2
-    SCHEMA_PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {SCHEMA_PATH}")
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return schema_file_main(SCHEMA_PATH, render_schema(), "protocol.schema", argv)
 
 
 if __name__ == "__main__":

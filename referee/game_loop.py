@@ -28,16 +28,15 @@ def play_out(state: GameState, decide: Decide, deliver: Deliver) -> None:
 
 
 class SeatMessages:
-    """Per seat, the protocol messages of each event of one game, in the order the events happen.
+    """Per seat, the protocol messages of each event of one game: ``wire.messages_for`` with the game's numbers.
 
-    The seam for the wire's per-seat event messages: ``referee.wire`` still translates with a stateful
-    ``EventTranslator`` (it remembers the deal), so one is kept per game here; when the wire offers a stateless
-    function of an event and a seat, only this class changes, not the match or check-bot.
+    It keeps no state of the game: each seat's view of an event comes from ``projection.project`` alone.
     """
 
     def __init__(self, players: int, game_number: int) -> None:
-        self._translator = wire.EventTranslator(players, game_number)
+        self.players = players
+        self.game_number = game_number
 
-    def of(self, event: Event) -> list[list[m.RefereeMessage]]:
-        """Per seat, the messages ``event`` produces (often the same object for every seat)."""
-        return self._translator.messages(event)
+    def of(self, event: Event) -> list[list[m.Event]]:
+        """Per seat, the messages ``event`` produces (the same object for every seat when it is public)."""
+        return wire.messages_for((event,), self.players, self.game_number)

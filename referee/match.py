@@ -28,12 +28,13 @@ from referee.bots.seat import BotSeat, TimeControl, Transport
 from referee.faults import Fault, FaultCode, FaultPolicy
 from referee.game_loop import SeatMessages, play_out
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
-from referee.replay.writer import ReplayWriter, decision_record, event_record
+from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealSpec, Event, GameEnded, GameState, IllegalActionError, Ruleset
 
 
 class MatchSetupError(RuntimeError):
-    """The match could not run: a bot that cannot be started or fails its handshake, a bad configuration."""
+    """The match could not run, or had to stop: a bot that cannot be started or fails its handshake, a bad
+    configuration, a replay log that cannot be written."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class MatchConfig:
     ruleset: Ruleset
     bots: tuple[BotSpec, ...]
     out_dir: Path
-    seed: int = 1
+    seed: str = "1"  # any text; see referee/rules/dealing.py
+    first_game: int = 1  # the number of the first game (a resumed game keeps its number: its deals depend on it)
     games: int = 1
     deals: tuple[DealSpec, ...] = ()
     deals_source: str | None = None
@@ -116,7 +118,7 @@ class MatchResult:
     game: str
     players: int
     options: dict[str, Any]
-    seed: int
+    seed: str
     games_played: int
     seats: list[SeatResult]
     replays: list[str]
@@ -218,6 +220,9 @@ class Match:
         except KeyboardInterrupt:
             status = "interrupted"
             raise
+        except ReplayWriteError as error:  # a full disk: stop cleanly, earlier games' logs are already in place
+            status = "error"
+            raise MatchSetupError(str(error)) from None
         except BaseException:
             status = "error"  # a failed handshake, a broken log: the other seats hear "aborted", not "match_over"
             raise
@@ -267,6 +272,7 @@ class Match:
                 stderr_cap_bytes=config.stderr_cap_bytes,
                 max_line_bytes=codec.MAX_BOT_LINE_BYTES,
                 limits=limits,
+                launchers=bot.launchers,
             )
         except (BotStartError, SandboxError) as error:
             raise MatchSetupError(f"seat {seat}: {error}") from None
@@ -314,7 +320,8 @@ class Match:
 
     def _play_game(self, game_number: int) -> None:
         config = self.config
-        state = GameState(config.ruleset, seed=config.seed + game_number - 1, deals=config.deals)
+        number = config.first_game + game_number - 1
+        state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
@@ -363,7 +370,7 @@ class Match:
             players=ruleset.players,
             options=ruleset.options(),  # tuples encode as JSON arrays
             seed=state.seed,
-            game_number=game_number,
+            game_number=state.game,  # with the seed, it fixes the deals
             deals_file=config.deals_source,
             max_strikes=config.faults.max_strikes,
             consequences=dict(config.faults.consequences),

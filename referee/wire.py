@@ -1,12 +1,14 @@
 """Between the rules core and the wire: observations and events become protocol messages, answers become actions.
 
-This is the only module that knows both sides. Each request is built from one seat's ``Observation`` (so it can
-only ever carry what that seat may know) and each event message from the core's event records, filtered per seat.
+This is the only module that knows both sides, and it keeps no state. Each request is built from one seat's
+``Observation`` and each event message from one seat's view of a core event (``projection.project``), so a
+message can only ever carry what that seat may know; this module never decides visibility itself.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import cast
 
 from protocol import messages as m
@@ -17,25 +19,22 @@ from referee.rules import (
     ChooseTrump,
     DealEnded,
     DealKind,
-    DealStarted,
     Event,
     GameEnded,
     GameState,
     LotteryPassed,
     MoonOption,
-    MoonShot,
     Observation,
     PassCards,
-    PassesExchanged,
     Phase,
     PlayCard,
-    TrickEnded,
+    PlayerOut,
     TrickView,
-    TrumpChosen,
     card_name,
     parse_card,
 )
 from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, Card, CardParseError, make_card, sort_for_display
+from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, project
 
 
 def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
@@ -190,91 +189,80 @@ def to_answer(action: Action, request_id: int) -> m.BotMessage:
     return m.MoonAnswer(id=request_id, choice=action.option.value)
 
 
-class EventTranslator:
-    """Turns core events into the event messages each seat may see, remembering what a deal dealt."""
+def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | None:
+    """The message that tells a seat ``view`` (what ``project`` gave it of an event); None when none is sent.
 
-    def __init__(self, players: int, game_number: int) -> None:
-        self.players = players
-        self.game_number = game_number
-        self._deal: DealStarted | None = None
-        self._moon: m.MoonRecord | None = None
-
-    def messages(self, event: Event) -> list[list[m.RefereeMessage]]:
-        """Per seat, the messages this event produces (often the same object for every seat)."""
-        n = self.players
-        g = self.game_number
-        if isinstance(event, DealStarted):
-            self._deal = event
-            self._moon = None
-            if event.kind is DealKind.TRUMP:
-                return [[] for _ in range(n)]  # everyone learns their hand once trump is named
-            return [[self._deal_message(seat, None)] for seat in range(n)]
-        if isinstance(event, TrumpChosen):
-            return [[self._deal_message(seat, event.suit)] for seat in range(n)]
-        if isinstance(event, PassesExchanged):
-            return [[self._passed_message(seat, event)] for seat in range(n)]
-        deal = self._deal.deal if self._deal else 0
-        shared: m.RefereeMessage
-        if isinstance(event, CardPlayed):
-            shared = m.PlayedEvent(game_number=g, deal=deal, seat=event.seat, card=card_name(event.card))
-        elif isinstance(event, LotteryPassed):
-            shared = m.LotteryPassEvent(game_number=g, deal=deal, seat=event.seat)
-        elif isinstance(event, TrickEnded):
-            shared = m.TrickEvent(
-                game_number=g,
-                deal=deal,
-                number=event.number,
-                leader=event.leader,
-                cards=_trick_cards(event.plays),
-                winner=event.winner,
-            )
-        elif isinstance(event, MoonShot):
-            self._moon = m.MoonRecord(seat=event.seat, choice=event.option.value)
-            return [[] for _ in range(n)]
-        elif isinstance(event, DealEnded):
-            shared = m.DealEndEvent(
-                game_number=g,
-                deal=event.deal,
-                scores=event.scores,
-                totals=event.totals,
-                early=event.early,
-                moon=self._moon,
-            )
-        elif isinstance(event, GameEnded):
-            shared = m.GameEndEvent(game_number=g, totals=event.totals, places=event.places)
-        else:
-            return [[] for _ in range(n)]  # PlayerOut: the deal_end scores say it
-        return [[shared] for _ in range(n)]
-
-    def _deal_message(self, seat: int, trump: int | None) -> m.DealEvent:
-        deal = self._deal
-        assert deal is not None
+    A public view (the same object for every seat) gives equal messages; a player going out gets none, the
+    deal_end scores say it.
+    """
+    if isinstance(view, CardPlayed):
+        return m.PlayedEvent(game_number=game_number, deal=view.deal, seat=view.seat, card=card_name(view.card))
+    if isinstance(view, TrickView):
+        return m.TrickEvent(
+            game_number=game_number,
+            deal=view.deal,
+            number=view.number,
+            leader=view.leader,
+            cards=_trick_cards(view.plays),
+            winner=view.winner,
+        )
+    if isinstance(view, HandDealt):
         return m.DealEvent(
-            game_number=self.game_number,
-            deal=deal.deal,
-            kind=deal.kind.value,
-            dealer=deal.dealer,
-            hand=cards(deal.hands[seat]),
-            trump=suit_letter(trump),
-            pass_direction=pass_direction(deal.pass_offset, self.players) or "none",
-            kitty_size=len(deal.kitty),
+            game_number=game_number,
+            deal=view.deal,
+            kind=view.kind.value,
+            dealer=view.dealer,
+            hand=cards(view.hand),
+            trump=suit_letter(view.trump),
+            pass_direction=pass_direction(view.pass_offset, players) or "none",
+            kitty_size=view.kitty_size,
         )
-
-    def _passed_message(self, seat: int, event: PassesExchanged) -> m.PassedEvent:
-        deal = self._deal
-        assert deal is not None
-        giver = (seat - event.pass_offset) % self.players
-        sent = list(event.passed[seat])
-        received = event.passed[giver]
-        hand = list(deal.hands[seat])
-        for card in sent:
-            hand.remove(card)
-        hand.extend(received)
+    if isinstance(view, CardsPassed):
         return m.PassedEvent(
-            game_number=self.game_number,
-            deal=deal.deal,
-            sent=cards(sent),
-            received=cards(received),
-            from_=giver,
-            hand=cards(hand),
+            game_number=game_number,
+            deal=view.deal,
+            sent=cards(view.sent),
+            received=cards(view.received),
+            from_=view.giver,
+            hand=cards(view.hand),
         )
+    if isinstance(view, LotteryPassed):
+        return m.LotteryPassEvent(game_number=game_number, deal=view.deal, seat=view.seat)
+    if isinstance(view, DealEnded):
+        moon = view.moon
+        return m.DealEndEvent(
+            game_number=game_number,
+            deal=view.deal,
+            scores=view.scores,
+            totals=view.totals,
+            early=view.early,
+            moon=None if moon is None else m.MoonRecord(seat=moon.seat, choice=moon.option.value),
+        )
+    if isinstance(view, GameEnded):
+        return m.GameEndEvent(game_number=game_number, totals=view.totals, places=view.places)
+    assert isinstance(view, PlayerOut), view
+    return None
+
+
+def messages_for(events: Iterable[Event], players: int, game_number: int) -> list[list[m.Event]]:
+    """Per seat, the event messages ``events`` send it, in order: the one step from core events to the wire.
+
+    Each seat's view comes from ``project`` (the only statement of who may see what). A message equal for several
+    seats (every public event) is one object, so a caller encodes it once per distinct object.
+    """
+    per_seat: list[list[m.Event]] = [[] for _ in range(players)]
+    for event in events:
+        # Equal views share one message. An event is public (every seat's view equal) or private to each seat,
+        # so comparing with the previous seat's view finds every equal one.
+        last: SeatEvent | None = None
+        message: m.Event | None = None
+        for seat, messages in enumerate(per_seat):
+            view = project(event, seat)
+            if view is None:
+                continue
+            if view is not last and view != last:
+                last = view
+                message = event_message(view, players, game_number)
+            if message is not None:
+                messages.append(message)
+    return per_seat

@@ -60,7 +60,7 @@ def play(golden: Golden, work: Path) -> Path:
         ruleset=ruleset,
         bots=default_bots(ruleset.players),
         out_dir=work,
-        seed=golden.seed,
+        seed=str(golden.seed),
         # Generous deadlines: a golden must never depend on how busy the machine is.
         time=TimeControl(move_ms=30_000, startup_ms=30_000),
     )

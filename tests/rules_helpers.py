@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 import msgspec
@@ -18,24 +19,31 @@ import pytest
 from referee import dealfile
 from referee.rules import (
     Action,
+    CardPlayed,
     ChooseMoon,
     ChooseTrump,
     DealEnded,
     DealSpec,
     DealStarted,
     Event,
+    GameEnded,
     GameState,
     IllegalActionError,
+    LotteryPassed,
     MoonOption,
     PassCards,
     Phase,
     PlayCard,
+    PlayerOut,
     Ruleset,
     TrickEnded,
+    TrickView,
     card_name,
     parse_card,
 )
+from referee.rules.cards import Card
 from referee.rules.dealing import deal_cards, deck_for, hand_size
+from referee.rules.projection import CardsPassed, HandDealt, SeatEvent
 
 SUITS = "CDHS"
 
@@ -277,3 +285,34 @@ def dump_deal_file(ruleset: Ruleset, deals: Sequence[DealSpec]) -> bytes:
         "deals": entries,
     }
     return msgspec.json.format(msgspec.json.encode(document), indent=1) + b"\n"
+
+
+# Every field of each seat view (what ``project`` returns); a * marks those that hold cards. A view that gains a
+# field fails ``view_cards`` until it is listed here, so a new field cannot carry cards past the visibility tests.
+VIEW_FIELDS: dict[type, str] = {
+    HandDealt: "deal kind dealer *hand trump pass_offset kitty_size",
+    CardsPassed: "deal pass_offset *sent *received giver *hand",
+    CardPlayed: "seat *card deal",
+    LotteryPassed: "seat deal",
+    TrickView: "number leader *plays winner deal",
+    PlayerOut: "seat place bonus deal",
+    DealEnded: "deal kind scores totals early moon",  # moon: a seat and its option
+    GameEnded: "totals places",
+}
+
+
+def view_cards(view: SeatEvent) -> list[Card]:
+    """Every card a seat view shows (a card shown twice counts twice)."""
+    listed = VIEW_FIELDS[type(view)].split()
+    known = [f.name for f in fields(view)]
+    assert [n.lstrip("*") for n in listed] == known, f"{type(view).__name__} has fields {known}: list them here"
+    shown: list[Card] = []
+    for name in (n[1:] for n in listed if n.startswith("*")):
+        value = getattr(view, name)
+        if name == "card":
+            shown.append(value)
+        elif name == "plays":
+            shown.extend(card for _, card in value)
+        else:
+            shown.extend(value)
+    return shown

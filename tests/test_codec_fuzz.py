@@ -28,7 +28,7 @@ from hypothesis_profiles import examples
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.rules import GameState, Phase, Ruleset
+from referee.rules import Event, GameState, Phase, Ruleset
 
 BOT_CLASSES: tuple[type[msgspec.Struct], ...] = typing.get_args(m.BotMessage)
 # An error's text goes back to the bot inside one line. It may quote at most the bot's line itself (an unknown
@@ -230,14 +230,9 @@ def referee_corpus() -> list[bytes]:
     lines: list[bytes] = []
     for game, players, options in (("kierki", 4, {}), ("hearts", 4, {"target": 30}), ("cancellation", 7, {})):
         state = GameState(Ruleset.create(game, players, options), seed=4)
-        translator = wire.EventTranslator(players, 1)
-        done = 0
         rng = random.Random(game)
+        events: list[Event] = list(state.events)
         while not state.is_over:
-            for event in state.events[done:]:
-                for per_seat in translator.messages(event):
-                    lines += [codec.encode(message) for message in per_seat]
-            done = len(state.events)
             seat = state.to_act
             obs = state.observation(seat)
             if state.phase is Phase.PLAY and rng.random() < 0.3:
@@ -246,10 +241,9 @@ def referee_corpus() -> list[bytes]:
                 lines.append(codec.encode(wire.pass_request(obs, 7, 1, 1000)))
             elif state.phase is Phase.TRUMP:
                 lines.append(codec.encode(wire.trump_request(obs, state.trump_choices(), 7, 1, 1000)))
-            state.apply(state.fallback_action())
-        for event in state.events[done:]:
-            for per_seat in translator.messages(event):
-                lines += [codec.encode(message) for message in per_seat]
+            events += state.apply(state.fallback_action())
+        for per_seat in wire.messages_for(events, players, 1):
+            lines.extend(codec.encode(message) for message in per_seat)
     return lines
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import socket
@@ -52,7 +54,7 @@ from referee.rules import Ruleset
 HOSTILE = Path(__file__).parent / "hostile"
 FAST_MS = 1000  # the deadline when the hostile bot answers (nobody waits for it: the others answer at once)
 SHORT_MS = 200  # the deadline when it is expected to time out: each timeout costs this much
-SLOW_OK_MS = 5000  # for a decision that does real work before it fails (allocating, writing): never waited for
+SLOW_OK_MS = 20_000  # for a decision that does real work before it fails (allocating, writing): never waited for
 HEARTS_30: dict[str, object] = {"target": 30}
 MIB = 1024 * 1024
 REQUESTS = typing.get_args(m.Request)
@@ -187,7 +189,7 @@ def play(
         ruleset=ruleset,
         bots=tuple(bots),
         out_dir=out,
-        seed=seed,
+        seed=str(seed),
         time=TimeControl(move_ms=move_ms, startup_ms=10_000),
         transcript=True,
         limits=Limits() if limits is None else limits,
@@ -478,6 +480,7 @@ def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None
         ("stderr_flood", [], Limits(), {}, ""),
         ("fork_and_exit", ["2"], Limits(), {"crash": 1}, "exit status 0"),
         ("ignore_sigterm", [], Limits(), {}, ""),
+        ("close_stdout", ["2"], Limits(), {"crash": 1}, "closed its output but kept running"),
         ("fork_bomb", [], Limits(processes=64), {}, ""),
         ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, "exit status 1"),
         ("cpu_hog", [], Limits(cpu_s=1), {"crash": 1}, "128 + SIGXCPU: the CPU-time limit (--limit-cpu)"),
@@ -791,7 +794,7 @@ def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(org
         ruleset=ruleset,
         bots=tuple(bots),
         out_dir=out,
-        seed=5,
+        seed=str(5),
         deals_source=str(organiser / source),
         time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
         sandbox="bwrap",
@@ -822,7 +825,7 @@ def test_without_a_sandbox_the_same_bot_reads_them_all(organiser: Path) -> None:
         ruleset=ruleset,
         bots=tuple(bots),
         out_dir=out,
-        seed=5,
+        seed=str(5),
         time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
         bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
     )
@@ -898,8 +901,53 @@ def test_a_bot_name_full_of_escape_sequences_is_shown_not_obeyed(tmp_path: Path)
 
 
 def test_printable_escapes_controls_and_keeps_ordinary_text() -> None:
-    from kierki_cli.terminal import printable
+    from referee.text import printable
 
     assert printable("heuristic_bot 1.0 Łódź ♠♥ 東京") == "heuristic_bot 1.0 Łódź ♠♥ 東京"
     assert printable("a\x1b[31mb\x00\x7f\x9b\n\t") == "a\\x1b[31mb\\x00\\x7f\\x9b\\x0a\\x09"
     assert printable("x\u202ey\u2066z\ufeff") == "x\\u202ey\\u2066z\\ufeff"
+
+
+# --- the referee's own world: a full disk ----------------------------------------------------------------------
+
+
+def _private_tmpfs_problem() -> str | None:
+    """The disk-full test mounts a small tmpfs in a private mount namespace (unshare -Urm, no root needed)."""
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    probe = subprocess.run(["unshare", "-Urm", "true"], capture_output=True, check=False)
+    return None if probe.returncode == 0 else f"unshare -Urm is not allowed here: {probe.stderr.decode().strip()}"
+
+
+@pytest.mark.skipif(_private_tmpfs_problem() is not None, reason=str(_private_tmpfs_problem()))
+def test_a_full_disk_ends_the_match_cleanly_and_keeps_the_finished_games(tmp_path: Path) -> None:
+    """A bot fills the disk the logs are on: one-line reason, exit 1, every bot stopped, game 1's log intact."""
+    marker = f"filler-{uuid.uuid4().hex}"
+    disk, kept = tmp_path / "disk", tmp_path / "kept"
+    disk.mkdir()
+    sample = " ".join(default_bots(4)[1].argv)
+    filler = f"{sys.executable} {HOSTILE / 'fill_disk.py'} 1 {marker}"
+    referee = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    referee += ["--option", "target=30", "--games", "3", "--seed", "3", "--out", f"{disk}/out", filler, sample]
+    referee += [sample, sample]
+    script = (
+        f"mount -t tmpfs -o size=4m tmpfs {disk} || exit 99\n"
+        f"{shlex.join(referee)} > {tmp_path}/stdout 2> {tmp_path}/stderr; echo $? > {tmp_path}/rc\n"
+        f"cp -a {disk}/out {kept}\n"
+    )
+    subprocess.run(["unshare", "-Urm", "sh", "-c", script], timeout=300, check=True)
+    stderr = (tmp_path / "stderr").read_text()
+    assert (tmp_path / "rc").read_text().strip() == "1", stderr
+    reason = re.findall(r"Error: .*", stderr)  # (the progress line may precede it on the same line)
+    assert len(reason) == 1 and "cannot write the replay log" in reason[0] and "No space left" in reason[0], stderr
+    assert "Traceback" not in stderr
+    first = kept / "game001.replay.jsonl"
+    assert run_cli_verify(first)  # the finished game is complete and verifies
+    second = kept / "game002.replay.jsonl.part"
+    assert second.exists() and second.read_bytes().count(b"\n") >= 1  # what fit on the disk, flushed per deal
+    assert settle(lambda: processes_with(marker)) == []
+
+
+def run_cli_verify(path: Path) -> bool:
+    result = CliRunner().invoke(cli, ["replay", "--verify", str(path)])
+    return result.exit_code == 0 and result.stdout.startswith("OK: ")

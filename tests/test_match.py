@@ -55,7 +55,7 @@ def run(
         ruleset=ruleset,
         bots=bots or default_bots(ruleset.players),
         out_dir=tmp_path / "out",
-        seed=seed,
+        seed=str(seed),
         games=games,
         time=TimeControl(move_ms=move_ms, startup_ms=10_000),
     )

@@ -2,21 +2,20 @@
 
 A match of every game is played with real bot processes and ``transcript=True`` (every raw line to and from each
 seat). The decisions in its replay log are applied to a fresh ``GameState``, which gives every hand at every
-moment. Each seat's transcript is then walked in order next to that truth: the referee's event messages to the
-seat must match the true events one by one (that is what places each message at its moment), and every message
-may name only cards the seat can know at that moment:
+moment. Each seat's transcript is then walked in order next to that truth. Who may see what is stated once, by
+``projection.project`` (itself checked against the truth in test_projection.py), and this walk holds the wire to it:
 
-* its own cards (in a trump deal, before trump is named, only the dealer's first cards, and only to the dealer),
-  what it passed and what it received;
-* the cards played so far in this deal;
-* the kitty, once a trick has taken it;
-* in an error message, cards the seat named itself (the referee quotes its answer back).
+* the referee's event messages to the seat are, one by one, the encoding of the seat's projection of each true
+  event (that is also what places each message at its moment);
+* every message, requests included, names only cards the seat's projections have shown it in this deal (its
+  hand, what it sent and received, the cards played), plus in a trump deal the dealer's first cards (only its
+  trump request shows them, and only to the dealer) and, in an error message, cards the seat named itself (the
+  referee quotes its answer back).
 
 Anything else is a leak, reported as another seat's unplayed card, a passed card the seat did not receive, or
 the kitty before it is taken (a card not in the deal at all, like the "virtual" 2♣ of Kierki for 3, is no
-secret). Hands in requests and events must be the seat's exact hand (as multisets: the
-Cancellation deck has every card twice). The checker is tested on doctored transcripts too, so a clean result
-means something.
+secret). Hands in requests must be the seat's exact hand (as multisets: the Cancellation deck has every card
+twice). The checker is tested on doctored transcripts too, so a clean result means something.
 """
 
 from __future__ import annotations
@@ -37,9 +36,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
+from rules_helpers import view_cards
 
 from protocol import codec
 from protocol import messages as m
+from referee import wire
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
 from referee.rules import (
@@ -47,24 +48,22 @@ from referee.rules import (
     CardPlayed,
     ChooseMoon,
     ChooseTrump,
-    DealEnded,
     DealKind,
     DealStarted,
     Event,
     GameEnded,
     GameState,
-    LotteryPassed,
     MoonOption,
     PassCards,
     PassesExchanged,
     PlayCard,
     Ruleset,
     TrickEnded,
-    TrumpChosen,
     card_name,
     parse_card,
 )
 from referee.rules.cards import SUIT_LETTERS
+from referee.rules.projection import project
 
 HOSTILE = Path(__file__).parent / "hostile"
 CARD = re.compile(m.CARD_PATTERN)
@@ -92,7 +91,7 @@ def true_events(ruleset: Ruleset, replay: Path) -> list[Event]:
     """Apply the logged decisions to a fresh state; check the log's derived records agree with it."""
     records = [json.loads(line) for line in replay.read_text().splitlines()]
     header = records[0]
-    state = GameState(ruleset, seed=header["seed"])
+    state = GameState(ruleset, seed=header["seed"], game=header["game_number"])
     for record in records:
         if record["type"] in ("play", "pass", "trump", "moon"):
             state.apply(decision(record), record["seat"])
@@ -112,17 +111,15 @@ def names(cards: tuple[int, ...] | list[int]) -> Counter[str]:
 
 @dataclass
 class World:
-    """The true state of one deal as events arrive, and what one seat may know of it."""
+    """The true state of one deal as events arrive (to name a leak), and what one seat has been shown of it."""
 
     seat: int
     players: int
     deal: DealStarted | None = None
     hands: list[Counter[str]] = field(default_factory=list)
     seen_by_dealer: list[str] = field(default_factory=list)  # a trump deal before trump is named
-    own_known: bool = False  # the seat's dealt hand has been shown to it
+    shown: set[str] = field(default_factory=set)  # every card the seat's projections showed it in this deal
     passed: tuple[Counter[str], ...] = ()
-    received: Counter[str] = field(default_factory=Counter)
-    played: Counter[str] = field(default_factory=Counter)
     kitty: Counter[str] = field(default_factory=Counter)
     kitty_taken: bool = False
 
@@ -130,36 +127,27 @@ class World:
         if isinstance(event, DealStarted):
             self.deal = event
             self.hands = [names(h) for h in event.hands]
-            self.seen_by_dealer = []
-            self.own_known = event.kind is not DealKind.TRUMP
-            if not self.own_known and event.dealer == self.seat:
+            self.seen_by_dealer, self.shown = [], set()
+            if event.kind is DealKind.TRUMP and event.dealer == self.seat:
                 self.seen_by_dealer = [card_name(c) for c in event.hands[event.dealer][: 5 if self.players == 4 else 6]]
-            self.passed, self.received, self.played = (), Counter(), Counter()
+            self.passed = ()
             self.kitty, self.kitty_taken = names(event.kitty), False
-        elif isinstance(event, TrumpChosen):
-            self.own_known = True
         elif isinstance(event, PassesExchanged):
             self.passed = tuple(names(p) for p in event.passed)
             for giver, given in enumerate(self.passed):
                 self.hands[giver] -= given
                 self.hands[(giver + event.pass_offset) % self.players] += given
-            self.received = self.passed[(self.seat - event.pass_offset) % self.players]
         elif isinstance(event, CardPlayed):
             self.hands[event.seat][card_name(event.card)] -= 1
             self.hands[event.seat] += Counter()  # drop zero counts
-            self.played[card_name(event.card)] += 1
         elif isinstance(event, TrickEnded) and self.kitty and not self.kitty_taken:
             self.kitty_taken = not (self.kitty - names(event.collected))
+        view = project(event, self.seat)
+        if view is not None:
+            self.shown |= {card_name(c) for c in view_cards(view)}
 
     def may_know(self) -> set[str]:
-        assert self.deal is not None
-        known = set(self.played)
-        if self.own_known:
-            known |= {card_name(c) for c in self.deal.hands[self.seat]} | set(self.received)
-        known |= set(self.seen_by_dealer)
-        if self.kitty_taken:
-            known |= set(self.kitty)
-        return known
+        return self.shown | set(self.seen_by_dealer)
 
     def why_not(self, card: str) -> str | None:
         """What a card the seat may not know is: the kind of leak; None for a card not in this deal at all.
@@ -183,24 +171,22 @@ class World:
 
 # --- walking one seat's transcript ----------------------------------------------------------------------------
 
-# Which message each core event produces for every seat (None: no message). A trump deal's hands go out with
-# the trump (TrumpChosen -> "deal"); a moon shot shows in the deal_end record; a player out in the scores.
-_MESSAGE_OF: dict[type, str | None] = {
-    DealStarted: "deal",
-    TrumpChosen: "deal",
-    PassesExchanged: "passed",
-    CardPlayed: "played",
-    LotteryPassed: "lottery_pass",
-    TrickEnded: "trick",
-    DealEnded: "deal_end",
-    GameEnded: "game_end",
-}
+# The messages that tell a seat about a core event; the others (requests, game_start, error, bye) do not.
+FROM_EVENTS = (
+    m.DealEvent,
+    m.PassedEvent,
+    m.PlayedEvent,
+    m.LotteryPassEvent,
+    m.TrickEvent,
+    m.DealEndEvent,
+    m.GameEndEvent,
+)
 
 
-def expected_message(event: Event) -> str | None:
-    if isinstance(event, DealStarted) and event.kind is DealKind.TRUMP:
-        return None
-    return _MESSAGE_OF.get(type(event))
+def expected_message(event: Event, seat: int, players: int, game: int) -> m.Event | None:
+    """The message the seat must get for ``event``: its projection, encoded; None when it gets none."""
+    view = project(event, seat)
+    return None if view is None else wire.event_message(view, players, game)
 
 
 def card_tokens(value: Any, *, text: bool = False) -> Iterator[str]:
@@ -246,49 +232,34 @@ class SeatWalk:
             return
         if self.world is None:
             return  # hello, or bye before any game: no cards
-        tag = message.__struct_config__.tag
-        if tag in _MESSAGE_OF.values():
-            self._advance_to(str(tag), message)
+        if isinstance(message, FROM_EVENTS):
+            self._advance_to(message)
         else:
             self._skip_silent()
         self._check(message)
 
+    def _expected(self, event: Event) -> m.Event | None:
+        return expected_message(event, self.seat, self.players, self.game)
+
     def _skip_silent(self) -> None:
         assert self.world is not None
-        while self.pending and expected_message(self.pending[0]) is None:
+        while self.pending and self._expected(self.pending[0]) is None:
             self.world.apply(self.pending.pop(0))
 
-    def _advance_to(self, tag: str, message: m.RefereeMessage) -> None:
+    def _advance_to(self, message: m.Event) -> None:
         assert self.world is not None
+        tag = message.__struct_config__.tag
         self._skip_silent()
-        if not self.pending or expected_message(self.pending[0]) != tag:
-            want = expected_message(self.pending[0]) if self.pending else "nothing"
+        expected = self._expected(self.pending[0]) if self.pending else None
+        if expected is None or expected.__struct_config__.tag != tag:
+            want = f'"{expected.__struct_config__.tag}"' if expected else "nothing"
             self.fail(f'a "{tag}" message where the game next has {want}')
             return
         event = self.pending.pop(0)
         self.world.apply(event)
-        self._match_event(event, message)
-
-    def _match_event(self, event: Event, message: m.RefereeMessage) -> None:
-        world = self.world
-        assert world is not None and world.deal is not None
-        if isinstance(message, m.DealEvent):
-            if Counter(message.hand) != names(world.deal.hands[self.seat]):
-                self.fail(f"deal hand {sorted(message.hand)} is not the seat's dealt hand")
-        elif isinstance(message, m.PassedEvent):
-            assert isinstance(event, PassesExchanged)
-            if Counter(message.sent) != world.passed[self.seat] or Counter(message.received) != world.received:
-                self.fail("passed event does not show what the seat sent and received")
-            if Counter(message.hand) != world.hands[self.seat]:
-                self.fail("passed event's hand is not the seat's hand")
-        elif isinstance(message, m.PlayedEvent):
-            assert isinstance(event, CardPlayed)
-            if (message.seat, message.card) != (event.seat, card_name(event.card)):
-                self.fail(f"played event {message.seat}:{message.card} is not the card played")
-        elif isinstance(message, m.TrickEvent):
-            assert isinstance(event, TrickEnded)
-            if [c.card for c in message.cards] != [card_name(c) for _, c in event.plays]:
-                self.fail("trick event shows other cards than the trick's")
+        if message != expected:
+            got, want = codec.encode(message).decode(), codec.encode(expected).decode()
+            self.fail(f'"{tag}" message is not the seat\'s projection of the {type(event).__name__}: {got}, not {want}')
 
     def _check(self, message: m.RefereeMessage) -> None:
         world = self.world
@@ -338,7 +309,7 @@ def record_match(
         ruleset=ruleset,
         bots=tuple(bots),
         out_dir=out,
-        seed=seed,
+        seed=str(seed),
         games=games,
         time=TimeControl(move_ms=2000, startup_ms=10_000),
         transcript=True,
@@ -483,4 +454,18 @@ def test_checker_finds_an_event_out_of_place(recorded: dict[str, tuple[Path, Rul
         return None
 
     found = leaks(doctor(out, 3, early, tmp_path / "x"), ruleset, games=1)
-    assert any("is not the card played" in v for v in found), found
+    assert any("is not the seat's projection of the CardPlayed" in v for v in found), found
+
+
+def test_checker_finds_an_event_message_that_is_not_the_projection(
+    recorded: dict[str, tuple[Path, Ruleset]], tmp_path: Path
+) -> None:
+    out, ruleset = recorded["hearts"]
+
+    def short_hand(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["type"] == "passed":  # a card of its own dropped: no leak, but not what the seat was shown
+            return {**message, "hand": message["hand"][1:]}
+        return None
+
+    found = leaks(doctor(out, 2, short_hand, tmp_path / "x"), ruleset, games=1)
+    assert any("is not the seat's projection of the PassesExchanged" in v for v in found), found

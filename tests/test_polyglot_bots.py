@@ -52,7 +52,7 @@ def test_full_game_with_starter_bot_in_every_seat(
         ruleset=ruleset,
         bots=tuple(BotSpec(argv, ROOT) for _ in range(ruleset.players)),
         out_dir=tmp_path / "out",
-        seed=11,
+        seed=str(11),
         games=1,
         time=TimeControl(move_ms=2000, startup_ms=10_000),
     )

@@ -22,7 +22,7 @@ def play(
         ruleset=ruleset,
         bots=tuple(BotSpec(("scripted",)) for _ in scripts),
         out_dir=tmp_path,
-        seed=4,
+        seed=str(4),
     )
     match = Match(config, transport_factory=lambda seat, spec: bots[seat])
     match.run()
@@ -87,7 +87,7 @@ def test_answer_to_an_older_request_is_ignored(tmp_path: Path) -> None:
 def test_an_answer_after_the_deadline_is_a_timeout_without_grace(tmp_path: Path) -> None:
     late = ScriptedBot(first_legal, answers_late=True)
     bots = [late, *(ScriptedBot() for _ in range(3))]
-    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed=4)
+    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed=str(4))
     with pytest.raises(MatchSetupError, match="failed the handshake: no answer within 5000 ms"):
         Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
 

@@ -14,12 +14,15 @@ import pytest
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
-from kierki_cli.replay_view import Stepper, Style, build_table, json_records, render_table, story, to_text
+from kierki_cli.replay_stepper import Stepper
+from kierki_cli.replay_view import render_table, story
+from kierki_cli.styled import Style, to_text
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
 from referee.replay.timeline import Timeline, build_timeline, resume_point, verify
+from referee.replay.view import json_records, step_view
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealKind, GameState, Phase, PlayCard, Ruleset, card_name
 
@@ -32,7 +35,7 @@ REAL_GAMES: dict[str, tuple[str, int | None, dict[str, object], int]] = {
     "kierki3": ("kierki3", None, {}, 4),
     "hearts": ("hearts", None, {}, 5),
     "cancellation6": ("cancellation", 6, {}, 6),
-    "cancellation9": ("cancellation", 9, {}, 4),
+    "cancellation9": ("cancellation", 9, {}, 2),
 }
 
 
@@ -42,14 +45,14 @@ def _match(out: Path, game: str, players: int | None, options: dict[str, object]
         ruleset=ruleset,
         bots=kw.pop("bots", None) or default_bots(ruleset.players),
         out_dir=out,
-        seed=seed,
+        seed=str(seed),
         time=TimeControl(move_ms=kw.pop("move_ms", 10_000), startup_ms=10_000),
         **kw,
     )
     return Match(config).run().replays
 
 
-def _header(ruleset: Ruleset, seed: int) -> Header:
+def _header(ruleset: Ruleset, seed: str) -> Header:
     return Header(
         format=FORMAT,
         version=VERSION,
@@ -67,10 +70,10 @@ def _header(ruleset: Ruleset, seed: int) -> Header:
 
 
 def _moon_log(path: Path) -> Path:
-    """A Hearts game written in-process, where seat 0 shoots the moon (seat 0 plays high, the others low)."""
+    """A Hearts game written in-process (seat 0 plays high, the others low) in which seat 3 shoots the moon."""
     ruleset = Ruleset.create("hearts", None, {"target": 30})
-    state = GameState(ruleset, seed=16)
-    header = _header(ruleset, seed=16)
+    state = GameState(ruleset, seed=50)
+    header = _header(ruleset, seed="50")
     writer = ReplayWriter(path, header)
     for event in state.events:
         record = event_record(event)
@@ -100,7 +103,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         BotSpec((sys.executable, str(MISBEHAVE), "crash", "5")),
         *default_bots(4)[2:],
     )
-    faults = _match(base / "faults", "kierki", None, {}, 3, bots=bad, move_ms=2000, games=2)
+    faults = _match(base / "faults", "kierki", None, {}, 2, bots=bad, move_ms=2000, games=2)
     found["faults"], found["faults_game2"] = Path(faults[0]), Path(faults[1])
     found["moon"] = _moon_log(base / "moon.replay.jsonl")
     return found
@@ -394,7 +397,7 @@ def test_faults_are_checked_against_the_headers_policy(logs: dict[str, Path], tm
 def test_a_header_changed(logs: dict[str, Path], tmp_path: Path) -> None:
     lines = raw_lines(logs["hearts"])
     header = json.loads(lines[0])
-    lines[0] = json.dumps({**header, "seed": header["seed"] + 1})
+    lines[0] = json.dumps({**header, "seed": header["seed"] + "x"})
     assert "line 2: deal 1: " in failure(write(tmp_path / "a.jsonl", lines))
     lines[0] = json.dumps({**header, "options": {**header["options"], "passing": "loopy"}})
     assert "line 1: header: option passing" in failure(write(tmp_path / "b.jsonl", lines))
@@ -491,9 +494,7 @@ def test_a_seat_view_never_shows_another_seats_unplayed_cards(logs: dict[str, Pa
     for viewer in range(players):
         for index in range(len(timeline.frames)):
             others, known = _visible(timeline, index, viewer)
-            text = "\n".join(
-                to_text(line, style) for line in render_table(build_table(timeline, index, viewer, style), style)
-            )
+            text = "\n".join(to_text(line, style) for line in render_table(step_view(timeline, index, viewer), style))
             shown = {_card(t) for t in CARD.findall(text)}
             leaked = (shown & others) - known
             assert not leaked, f"seat {viewer}, frame {index}: {sorted(leaked)} shown\n{text}"
@@ -554,15 +555,19 @@ def test_the_stepper(logs: dict[str, Path]) -> None:
     def screen() -> str:
         return "\n".join(to_text(line, style) for line in stepper.screen(style))
 
-    assert "trick 1: seat 1 to lead" in screen() and "0 of 542 decisions made" in screen()
+    leader = (rows[1]["dealer"] + 1) % 4
+    decisions = sum(1 for r in rows if r["type"] in DECISION_TYPES)
+    assert f"trick 1: seat {leader} to lead" in screen() and f"0 of {decisions} decisions made" in screen()
     stepper.key("n")
-    assert f"trick 1, seat 1 led:  1:{rows[2]['card']}" in screen()
+    assert f"trick 1, seat {leader} led:  {leader}:{rows[2]['card']}" in screen()
     stepper.key("right")
     stepper.key("left")
     assert stepper.index == 1
     stepper.key("]")
     trick = rows[6]
-    assert f"last trick 1:  1:{trick['cards'][0]}" in screen() and f"trick 1 -> seat {trick['winner']}" in screen()
+    assert (
+        f"last trick 1:  {leader}:{trick['cards'][0]}" in screen() and f"trick 1 -> seat {trick['winner']}" in screen()
+    )
     stepper.key("[")
     assert stepper.index == 0
     for key in ("d", "3", "enter"):
@@ -601,9 +606,12 @@ def _choices(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize(("name", "at"), [("faults", 9), ("hearts", 30)])
+@pytest.mark.parametrize(("name", "at"), [("faults", -1), ("hearts", 30)])
 def test_match_from_a_replay_at_decision_n(logs: dict[str, Path], tmp_path: Path, name: str, at: int) -> None:
     original = logs[name]
+    if at < 0:  # the decision of the first fault: the fallback the referee played for it
+        steps = build_timeline(load(original)).decisions
+        at = next(step.index for step in steps if step.fault is not None)
     out = tmp_path / "resumed"
     result = CliRunner().invoke(cli, ["match", "--from", str(original), "--at", str(at), "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -617,7 +625,7 @@ def test_match_from_a_replay_at_decision_n(logs: dict[str, Path], tmp_path: Path
     assert new[0]["deals_file"] == str(original)
     deals = [r for r in old if r["type"] == "deal"]
     assert [r for r in new if r["type"] == "deal"][: len(deals)] == deals or name == "hearts"
-    if name == "faults":  # the bot that failed at decision 9 is asked again, and this time plays
+    if name == "faults":  # the bot that failed at that decision is asked again, and this time plays
         assert decisions[at]["seat"] == 0 and "fallback" not in decisions[at]
 
 
@@ -630,7 +638,7 @@ def test_match_from_refuses_what_it_cannot_do(logs: dict[str, Path], tmp_path: P
     with pytest.raises(ReplayError, match="is over after"):
         resume_point(logs["hearts"], decisions)
     point = resume_point(logs["hearts"], 5)
-    assert len(point.prefix) == 5 and point.seed == 5 and point.ruleset.game.value == "hearts"
+    assert len(point.prefix) == 5 and point.seed == "5" and point.ruleset.game.value == "hearts"
 
 
 # --- the writer and the reader -----------------------------------------------------------------------------
@@ -638,11 +646,11 @@ def test_match_from_refuses_what_it_cannot_do(logs: dict[str, Path], tmp_path: P
 
 def test_the_writer_keeps_a_part_file_until_the_game_is_over(tmp_path: Path) -> None:
     path = tmp_path / "game001.replay.jsonl"
-    writer = ReplayWriter(path, _header(Ruleset.create("hearts", None, {}), seed=1))
+    writer = ReplayWriter(path, _header(Ruleset.create("hearts", None, {}), seed="1"))
     assert not path.exists() and (tmp_path / "game001.replay.jsonl.part").exists()
     writer.finish("interrupted", "KeyboardInterrupt")
     rows = records(path)
-    assert rows[0]["format"] == "kierki-replay" and rows[0]["version"] == 1
+    assert rows[0]["format"] == "kierki-replay" and rows[0]["version"] == VERSION
     assert rows[0]["referee"] and rows[0]["started"].endswith("Z")
     assert rows[-1] == {"type": "end", "status": "interrupted", "detail": "KeyboardInterrupt"}
 
@@ -667,21 +675,21 @@ def test_every_frame_renders_in_every_game(logs: dict[str, Path]) -> None:
         timeline = build_timeline(load(logs[name]))
         for style in (Style(), Style(True, True)):
             for index in range(0, len(timeline.frames), 7):
-                assert render_table(build_table(timeline, index, None, style), style)
+                assert render_table(step_view(timeline, index, None), style)
         assert json_records(timeline)
 
 
 def test_the_moon_choice_is_told_in_words(logs: dict[str, Path]) -> None:
     code, out = run("replay", logs["moon"])
-    assert code == 0 and re.search(r"seat 0 shot the moon and chose '(self|others)' \(points ", out), out
+    assert code == 0 and re.search(r"seat 3 shot the moon and chose '(self|others)' \(points ", out), out
 
 
 def test_a_lottery_deal_and_its_last_frame(logs: dict[str, Path]) -> None:
     timeline = build_timeline(load(logs["kierki"]))
     index = timeline.deal_frame(12)
     assert index is not None
-    table = build_table(timeline, index, None, Style())
-    assert table.lottery and table.kind == DealKind.LOTTERY.value
-    last = build_table(timeline, len(timeline.frames) - 1, 1, Style())
+    table = step_view(timeline, index, None)
+    assert table.lottery and table.kind is DealKind.LOTTERY
+    last = step_view(timeline, len(timeline.frames) - 1, 1)
     text = "\n".join(to_text(line, Style()) for line in render_table(last, Style()))
     assert "columns:" in text and "game over" in text

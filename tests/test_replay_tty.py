@@ -77,20 +77,24 @@ def test_stepping_through_a_game_in_a_terminal(tmp_path: Path) -> None:
     first, second = rows[2], rows[3]
     trick = rows[6]
     deal3 = next(r for r in rows if r["type"] == "deal" and r["deal"] == 3)
+    n = sum(1 for r in rows if r["type"] in ("play", "pass", "trump", "moon"))
+    leader = (rows[1]["dealer"] + 1) % 4
     terminal = Terminal(tmp_path, [str(GOLDEN)])
     try:
-        terminal.wait_for("kierki · deal 1 of 12: no tricks", "0 of 542 decisions made", "trick 1: seat 1 to lead")
+        terminal.wait_for(
+            "kierki · deal 1 of 12: no tricks", f"0 of {n} decisions made", f"trick 1: seat {leader} to lead"
+        )
         terminal.keys("n")
-        screen = terminal.wait_for("1 of 542 decisions made")
+        screen = terminal.wait_for(f"1 of {n} decisions made")
         assert f"trick 1, seat {first['seat']} led:  {first['seat']}:{symbol(first['card'])}" in screen
         terminal.keys("Right")
-        screen = terminal.wait_for("2 of 542 decisions made")
+        screen = terminal.wait_for(f"2 of {n} decisions made")
         assert f"{second['seat']}:{symbol(second['card'])}" in screen
         terminal.keys("Left")
-        terminal.wait_for("1 of 542 decisions made")
+        terminal.wait_for(f"1 of {n} decisions made")
         terminal.keys("]")
         shown = "  ".join(f"{(trick['leader'] + i) % 4}:{symbol(c)}" for i, c in enumerate(trick["cards"]))
-        terminal.wait_for(f"last trick 1:  {shown}  → seat {trick['winner']}", "4 of 542 decisions made")
+        terminal.wait_for(f"last trick 1:  {shown}  → seat {trick['winner']}", f"4 of {n} decisions made")
         terminal.keys("d", "3", "Enter")
         screen = terminal.wait_for("deal 3 of 12: no queens")
         terminal.keys("2")
@@ -113,7 +117,7 @@ def test_colours_in_a_terminal_unless_no_color(tmp_path: Path) -> None:
     for no_color, red in ((None, True), ("1", False)):
         terminal = Terminal(tmp_path, [str(GOLDEN)], {"NO_COLOR": no_color} if no_color else None)
         try:
-            terminal.wait_for("0 of 542 decisions made")
+            terminal.wait_for("0 of ", "decisions made")
             screen = terminal.wait_for("♥", escapes=True)
             assert ("\x1b[31m" in screen) is red, screen
             terminal.keys("q")

@@ -219,13 +219,6 @@ def test_printable_escapes_control_and_format_characters() -> None:
     assert all(ch.isprintable() for ch in printable("".join(map(chr, range(0x00, 0xA0)))))
 
 
-def test_printable_agrees_with_the_clis() -> None:
-    from kierki_cli.terminal import printable as cli_printable
-
-    sample = "".join(map(chr, range(0x00, 0x3000))) + "\u202e\u2066\u200b\ufeff\U000e0001 ok"
-    assert printable(sample) == cli_printable(sample)
-
-
 def test_terminal_table() -> None:
     result = tournament()
     text = format_table(result)

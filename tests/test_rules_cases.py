@@ -7,7 +7,6 @@ seat, it plays the lowest legal card id (id = rank*4 + suit, suits C D H S), whi
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import msgspec
@@ -122,6 +121,18 @@ def finish(state: GameState) -> GameState:
 # ============================================================================================================
 
 
+def shuffled_deck(seed: str, size: int) -> list[int]:
+    """Deal 1 of game 1's shuffled deck, by the documented algorithm (dealing.py): Fisher-Yates on below()."""
+    from referee.rules.dealing import KeyedStream
+
+    stream = KeyedStream(seed, b"deal", 1, 1)
+    deck = list(range(52)) if size == 52 else [c for c in range(52) for _ in range(2)]
+    for i in range(len(deck) - 1, 0, -1):
+        j = stream.below(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
 class TestConventions:
     def test_card_ids_are_openspiel_rank_times_four_plus_suit(self) -> None:
         # 2♣ = 0, Q♠ = 10*4+3 = 43, K♥ = 11*4+2 = 46, A♠ = 12*4+3 = 51 (RULES.md §0).
@@ -157,20 +168,15 @@ class TestConventions:
         assert state.to_act == 1
 
     def test_dealing_is_one_card_at_a_time_from_the_dealers_left(self) -> None:
-        # §0 dealing: an independent Fisher-Yates on random() (dealing.py), the first card to dealer+1.
-        for seed in (1, 2, 3):
-            rng = random.Random(seed)
-            dealer = int(rng.random() * 4)
-            deck = list(range(52))
-            for i in range(51, 0, -1):
-                j = int(rng.random() * (i + 1))
-                deck[i], deck[j] = deck[j], deck[i]
+        # §0 dealing: the first card to dealer+1, then clockwise (the shuffle itself: tests/test_dealing.py).
+        ruleset = Ruleset.create("kierki")
+        for seed in ("1", "2", "3"):
+            started = GameState(ruleset, seed=seed).events[0]
+            assert isinstance(started, DealStarted)
+            deck = shuffled_deck(seed, 52)
             hands: list[list[int]] = [[], [], [], []]
             for i, c in enumerate(deck):
-                hands[(dealer + 1 + i) % 4].append(c)
-            started = GameState(Ruleset.create("kierki"), seed=seed).events[0]
-            assert isinstance(started, DealStarted)
-            assert started.dealer == dealer
+                hands[(started.dealer + 1 + i) % 4].append(c)
             assert [list(h) for h in started.hands] == hands
 
     def test_golden_first_deals_never_change_silently(self) -> None:
@@ -179,19 +185,19 @@ class TestConventions:
             1: (
                 0,
                 [
-                    "3S QD AC KD 4D JD KH AH TH 2C 2D 7D KC",
-                    "6C 7C 9C AD 5H AS 4H 3H JS 4C 9S 3C 8C",
-                    "7S 5D 2S 2H 8H 7H 3D 4S QS 8S 6H JC 5C",
-                    "QH 5S TD 6S KS 8D TC 9D QC 6D TS 9H JH",
+                    "9D JS 3H JC TH 8S QH 6S 8D KS 6C 6H 4H",
+                    "9S JD 7D AS AD AC 5S 9C 6D TC KD 5D 2S",
+                    "7C TS 2C 8H 2D AH 4D 3C 7S 9H QS 3S JH",
+                    "4C QC 8C 5H 2H 7H 5C KC QD TD 3D KH 4S",
                 ],
             ),
             2: (
                 3,
                 [
-                    "7S AH 4C 9D TH 4H 3D 4S 2D KS 6D 8S QC",
-                    "7C AS 8D 6C 7D 2S QS TD 4D JD 3H 5H 3C",
-                    "7H KC AC JH 5C 3S 9H KD JS 9C 8C 9S 2H",
-                    "QD TC 5D 6H JC KH QH 2C 6S 5S 8H TS AD",
+                    "2S 9D JC 9S 6H 2C 5D 4C QH 6S AD TH 8D",
+                    "AH 5C 6D JH 7C KS 5H 8H 9H 4H QC 7H 3D",
+                    "TC 4D 7S JS KD AS 3C QD 6C 8S 9C TD 3H",
+                    "JD 7D KC 3S TS 2H 2D KH AC 5S QS 8C 4S",
                 ],
             ),
         }
@@ -1322,18 +1328,12 @@ class TestCancellationDeal:
         assert Counter(c for h in started.hands for c in h) + Counter(started.kitty) == Counter(list(range(52)) * 2)
 
     def test_kitty_is_the_end_of_the_shuffled_pack(self) -> None:
-        # A-CH2, A-CH1: first dealer from the RNG, then the shuffle; the last 104 mod N cards are the kitty.
-        rng = random.Random(5)
-        dealer = int(rng.random() * 7)
-        deck = [c for c in range(52) for _ in range(2)]
-        for i in range(len(deck) - 1, 0, -1):
-            j = int(rng.random() * (i + 1))
-            deck[i], deck[j] = deck[j], deck[i]
-        started = GameState(ruleset(7), seed=5).events[0]
+        # A-CH2, A-CH1: first dealer from the seed, then the shuffle; the last 104 mod N cards are the kitty.
+        started = GameState(ruleset(7), seed="5").events[0]
         assert isinstance(started, DealStarted)
-        assert started.dealer == dealer
+        deck = shuffled_deck("5", 104)
         assert started.kitty == tuple(deck[98:])
-        assert started.hands[(dealer + 1) % 7][:2] == (deck[0], deck[7])
+        assert started.hands[(started.dealer + 1) % 7][:2] == (deck[0], deck[7])
 
     def test_dealer_rotates_and_dealer_left_always_opens(self) -> None:
         # A-CH1, A-CH4: the dealer moves one seat left each hand; dealer+1 leads trick 1 of every hand.

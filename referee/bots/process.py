@@ -85,6 +85,7 @@ _NO_PIDFD_POLL_MS = 50  # how often we check for exit when the kernel has no pid
 _TERM_WAIT_S = 0.2  # between SIGTERM and SIGKILL
 _SWEEP_S = 2.0  # how long we keep SIGKILLing session members that have not died yet
 _REAP_S = 5.0  # SIGKILLed processes die promptly; this only bounds a wedged kernel
+_HOLDER_CHECK_S = 0.1  # with launchers in front of the bot, how often a wait checks who still holds its stdout
 
 
 class BotProcessError(RuntimeError):
@@ -158,6 +159,7 @@ class BotProcess:
         stderr_cap_bytes: int,
         max_line_bytes: int,
         stdin_cap_bytes: int,
+        launchers: int = 0,
     ) -> None:
         """Wrap an already started process; use ``BotProcess.start`` instead."""
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -174,6 +176,7 @@ class BotProcess:
         self._stderr_cap = stderr_cap_bytes
         self._max_line = max_line_bytes
         self._stdin_cap = stdin_cap_bytes
+        self._launchers = launchers
 
         self._pending = bytearray()
         self._written_at: float | None = None  # when the pending buffer last became empty
@@ -204,8 +207,14 @@ class BotProcess:
         max_line_bytes: int = 4096,
         limits: ResourceLimits | None = None,
         stdin_cap_bytes: int = 8 * 1024 * 1024,
+        launchers: int = 0,
     ) -> BotProcess:
-        """Start ``argv`` in its own session; raise ``BotStartError`` if it cannot run."""
+        """Start ``argv`` in its own session; raise ``BotStartError`` if it cannot run.
+
+        ``launchers`` is how many processes stand in front of the bot and keep its pipes open (a sandbox's own
+        processes: bubblewrap and its pid-1 init make 2): the bot's stdout then counts as closed once no process
+        behind them holds it, as it would without them.
+        """
         if not argv:
             raise BotStartError("cannot start bot: its command is empty; configure a command")
         if max_line_bytes < 1 or stderr_cap_bytes < 0 or stdin_cap_bytes < 1:
@@ -247,6 +256,7 @@ class BotProcess:
             stderr_cap_bytes=stderr_cap_bytes,
             max_line_bytes=max_line_bytes,
             stdin_cap_bytes=stdin_cap_bytes,
+            launchers=launchers,
         )
         if pairs and not use_preexec:
             try:
@@ -347,7 +357,41 @@ class BotProcess:
                 return Timeout()
             first = False
             # Once the bot has exited we only collect what is already in the pipe.
-            progress = self._pump(0.0 if self._exited else deadline - now, want_stdout=True)
+            wait = 0.0 if self._exited else deadline - now
+            if self._launchers and wait > _HOLDER_CHECK_S:
+                wait = _HOLDER_CHECK_S  # look every so often whether the bot itself still holds its stdout
+            progress = self._pump(wait, want_stdout=True)
+            if self._launchers and not progress and not self._exited and self._stdout_abandoned():
+                self._stdout_eof = True
+
+    def _stdout_abandoned(self) -> bool:
+        """With launchers in front of the bot: True when none of the processes behind them holds stdout any more.
+
+        Any doubt (a /proc file that cannot be read, no bot process to look at) counts as held: the deadline then
+        decides, as before.
+        """
+        target = f"pipe:[{os.fstat(self._stdout_fd).st_ino}]"
+        frontier, depth, behind = [self._proc.pid], 0, 0
+        while frontier:
+            if depth >= self._launchers:
+                behind += len(frontier)
+                for pid in frontier:
+                    try:
+                        fds = os.listdir(f"/proc/{pid}/fd")
+                    except OSError:
+                        return False
+                    for fd in fds:
+                        with contextlib.suppress(OSError):
+                            if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                                return False
+            children: list[int] = []
+            for pid in frontier:
+                found = _children(pid)
+                if found is None:
+                    return False
+                children += found
+            frontier, depth = children, depth + 1
+        return behind > 0  # nobody behind the launchers yet (still starting) or any more (exiting): not this
 
     def drain_stderr(self) -> None:
         """Move whatever stderr is ready into the log without waiting (call between turns)."""
@@ -661,6 +705,24 @@ def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
                 yield int(name), f.read()
         except OSError:
             continue  # exited while we looked
+
+
+def _children(pid: int) -> list[int] | None:
+    """The children of ``pid`` (from every thread's ``children`` file), or None when they cannot be read."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []  # gone: no children
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as children:
+                found += [int(child) for child in children.read().split()]
+        except FileNotFoundError:
+            continue  # that thread ended
+        except OSError:
+            return None
+    return found
 
 
 def _session_members(sid: int) -> list[int]:

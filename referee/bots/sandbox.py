@@ -122,6 +122,7 @@ class PreparedBot:
     cwd: Path
     env: dict[str, str]
     home: Path
+    launchers: int = 0  # processes in front of the bot that hold its pipes (bubblewrap and its init: 2)
 
 
 def user_task_count(uid: int | None = None) -> int:
@@ -211,7 +212,7 @@ def prepare(
             hidden=[Path(os.path.realpath(p)) for p in hidden],
             disk_mb=disk_mb,
         )
-    return PreparedBot(command, home, env, home)
+    return PreparedBot(command, home, env, home, launchers=2 if sandbox == "bwrap" else 0)
 
 
 def _bwrap_program() -> str:

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 FORMAT: Final = "kierki-replay"
-VERSION: Final = 1  # REPLAY.md documents this version; a reader refuses a newer one
+VERSION: Final = 2  # REPLAY.md documents this version; a reader refuses a newer one (1: Mersenne Twister deals)
 END_STATUSES: Final = ("complete", "interrupted", "error")
 
 
@@ -89,8 +89,8 @@ class Header(_Record, frozen=True, kw_only=True, tag="header"):
     game: str
     players: int
     options: dict[str, Any]
-    seed: int
-    game_number: int
+    seed: str | int  # text from format 2 on (format 1 wrote a number)
+    game_number: int  # with the seed, it fixes the deals
     deals_file: str | None
     max_strikes: int | None = None  # absent in logs of referees older than the fault policy
     consequences: dict[FaultCode, Consequence] | None = None  # likewise

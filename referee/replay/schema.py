@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import msgspec
 
+from protocol.schema import schema_file_main
 from referee.replay.records import FORMAT, VERSION, Record
 
 __all__ = ["SCHEMA_PATH", "json_schema", "main", "render_schema"]
@@ -47,19 +48,7 @@ def render_schema() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    text = render_schema()
-    if args == ["--check"]:
-        if SCHEMA_PATH.exists() and SCHEMA_PATH.read_text(encoding="utf-8") == text:
-            return 0
-        print(f"{SCHEMA_PATH} is stale: run `python -m referee.replay.schema`", file=sys.stderr)
-        return 1
-    if args:
-        print("usage: python -m referee.replay.schema [--check]", file=sys.stderr)
-        return 2
-    SCHEMA_PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {SCHEMA_PATH}")
-    return 0
+    return schema_file_main(SCHEMA_PATH, render_schema(), "referee.replay.schema", argv)
 
 
 if __name__ == "__main__":

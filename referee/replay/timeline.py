@@ -14,10 +14,9 @@ state after the first ``n`` decisions.
 from __future__ import annotations
 
 import json
-import random
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,7 +56,7 @@ from referee.rules import (
     card_name,
 )
 from referee.rules.cards import SUIT_LETTERS
-from referee.rules.dealing import deal_cards, random_index, validate_deal
+from referee.rules.dealing import validate_deal
 
 _R = TypeVar("_R")
 
@@ -135,7 +134,8 @@ class Timeline:
         self._cursor_at = 0
 
     def new_state(self) -> GameState:
-        return GameState(self.ruleset, seed=self.replay.header.seed, deals=self.given)
+        header = self.replay.header
+        return GameState(self.ruleset, seed=str(header.seed), game=header.game_number, deals=self.given)
 
     def state_at(self, position: int) -> GameState:
         """The state after the first ``position`` decisions. Shared and reused: read it, do not keep or change it."""
@@ -286,10 +286,14 @@ class _Walk:
                 raise ReplayError(f"header: {error}", 1) from None
 
     def _given_deals(self) -> tuple[DealSpec, ...]:
-        """The deals that did not come from the seed: the first ``given_deals`` deal records of the log."""
+        """The deals that did not come from the seed: the first ``given_deals`` deal records of the log.
+
+        A format-1 log was dealt by the retired Mersenne Twister dealer, so all its deal records are taken as given
+        (its decisions and scores are still verified; its deals are not checked against the seed).
+        """
         header = self.replay.header
         entries = self.replay.deal_entries()
-        given = entries[: header.given_deals]
+        given = entries if header.version == 1 else entries[: header.given_deals]
         specs = []
         for entry in given:
             spec = deal_spec(entry)
@@ -298,17 +302,6 @@ class _Walk:
             except RulesError as error:
                 raise ReplayError(f"deal record: {error}", entry.line) from None
             specs.append(spec)
-        if specs and len(entries) > len(specs):
-            # A deal file may leave deal 1's dealer to the seed, which then draws once more before shuffling
-            # the next deal: the record of the first seeded deal tells which it was.
-            rng = random.Random(header.seed)
-            players = self.timeline.ruleset.players
-            if random_index(rng, players) == specs[0].dealer:
-                following = entries[len(specs)].record
-                assert isinstance(following, DealRecord)
-                drawn = deal_cards(self.timeline.ruleset, following.dealer, rng)
-                if [[card_name(c) for c in hand] for hand in drawn.hands] == following.hands:
-                    specs[0] = replace(specs[0], dealer=None)
         return tuple(specs)
 
     def _queue(self, events: Sequence[Any]) -> None:
@@ -486,7 +479,8 @@ class _Walk:
 @dataclass(frozen=True)
 class ResumePoint:
     ruleset: Ruleset
-    seed: int
+    seed: str
+    game_number: int  # with the seed, it fixes the deals the log did not reach
     deals: tuple[DealSpec, ...]
     prefix: tuple[tuple[int, Action], ...]
     decisions: int  # in the log
@@ -506,7 +500,8 @@ def resume_point(path: Path, at: int) -> ResumePoint:
         raise ReplayError(f"the game of {path} is over after {at} decisions: choose a smaller --at")
     return ResumePoint(
         ruleset=timeline.ruleset,
-        seed=replay.header.seed,
+        seed=str(replay.header.seed),
+        game_number=replay.header.game_number,
         deals=timeline.verified_deal_specs(),
         prefix=tuple((s.seat, s.action) for s in steps[:at]),
         decisions=len(steps),

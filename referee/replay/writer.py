@@ -15,6 +15,7 @@ file that looks complete; a game stopped by an error or Ctrl-C ends with an ``en
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import importlib.metadata
@@ -130,26 +131,74 @@ def referee_version() -> str:
 _encoder = msgspec.json.Encoder()
 
 
+class ReplayWriteError(OSError):
+    """The replay log could not be written (a full disk, a lost mount): the game cannot be recorded, so it stops."""
+
+
 class ReplayWriter:
-    """Appends records to ``path.part``; ``finish`` renames it into place."""
+    """Appends records to ``path.part``; ``finish`` renames it into place.
+
+    The header reaches the file at once and each deal's records when the deal ends (a flush), so a game that is
+    killed keeps every deal it finished. A write that fails raises `ReplayWriteError` naming the file and why;
+    ``finish`` after a failure only closes the file, leaving the ``.part`` with what was written.
+    """
 
     def __init__(self, path: Path, header: Header) -> None:
         """Write ``header`` stamped with this referee's version and the time the game starts."""
         self.path = path
         self.partial = path.with_name(path.name + ".part")
-        self._file: IO[bytes] = open(self.partial, "wb")  # noqa: SIM115 - closed in finish()
+        self.failed: OSError | None = None
+        try:
+            self._file: IO[bytes] = open(self.partial, "wb")  # noqa: SIM115 - closed in finish()
+        except OSError as error:
+            raise self._error(error) from None
         started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
         self.write(msgspec.structs.replace(header, referee=referee_version(), started=started))
+        self._flush()
+
+    def _flush(self) -> None:
+        try:
+            self._file.flush()
+        except OSError as error:
+            raise self._error(error) from None
+
+    def _error(self, error: OSError) -> ReplayWriteError:
+        self.failed = error
+        failure = ReplayWriteError(
+            f"cannot write the replay log {self.partial}: {error.strerror or error}; the game stopped"
+        )
+        failure.errno = error.errno
+        return failure
 
     def write(self, record: Record) -> None:
-        self._file.write(_encoder.encode(record) + b"\n")
+        if self.failed is not None:
+            raise self._error(self.failed)
+        try:
+            self._file.write(_encoder.encode(record) + b"\n")
+            if type(record) is DealEndRecord:
+                self._file.flush()
+        except OSError as error:
+            raise self._error(error) from None
 
     def finish(self, status: str, detail: str = "") -> Path:
-        """Close with an ``end`` record; status is "complete", "interrupted" or "error"."""
+        """Close with an ``end`` record; status is "complete", "interrupted" or "error".
+
+        After a failed write the file is only closed (its ``.part`` keeps what was written) and that path is
+        returned.
+        """
         assert status in END_STATUSES, status
-        self.write(EndRecord(status=status, detail=detail))
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        os.replace(self.partial, self.path)
-        return self.path
+        if self.failed is None:
+            try:
+                self.write(EndRecord(status=status, detail=detail))
+                self._file.flush()
+                os.fsync(self._file.fileno())
+                self._file.close()
+                os.replace(self.partial, self.path)
+                return self.path
+            except OSError as error:
+                self.failed = error
+        with contextlib.suppress(OSError):
+            self._file.close()  # its buffer may not fit on the disk either: what reached the file stays
+        if status == "complete":
+            raise self._error(self.failed)
+        return self.partial

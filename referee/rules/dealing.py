@@ -1,13 +1,31 @@
 """Shuffling, dealing and given deals.
 
-Reproducibility across machines and Python versions: the only thing Python guarantees to keep stable for a
-seeded ``random.Random`` is the sequence of ``random()`` values (the ``random`` module documentation, "Notes on
-Reproducibility"); ``shuffle`` and ``randrange`` may change between versions. So the shuffle here is a plain
-Fisher-Yates driven by ``random()`` alone, and a golden test pins the first deals of a few seeds.
+The deals of a match must be reproducible by anyone who knows the seed (an organiser publishing it afterwards,
+a replay being verified) and unguessable by a bot that knows only its own cards. A seeded Mersenne Twister is
+the first but not the second: a bot that sees 13 cards can search the seeds. So every random choice is drawn
+from a keyed cryptographic stream:
+
+    stream(label, game, deal) = HMAC-SHA256(key = seed as UTF-8,
+                                             msg = label | game as 8 bytes | deal as 8 bytes | counter as 8 bytes)
+                                for counter = 0, 1, 2, ... concatenated (big-endian integers)
+
+and ``below(n)``, a uniform integer in ``[0, n)``, takes the next 8 bytes as an unsigned big-endian integer
+``x``, draws again while ``x >= 2**64 - 2**64 % n`` (so no residue is favoured) and returns ``x % n``.
+
+- The first dealer of game ``g`` is ``stream(b"dealer", g, 0).below(players)``; dealers then rotate left.
+- Deal ``d`` of game ``g`` shuffles the deck (card ids ascending, each twice in the two-deck game) with
+  Fisher-Yates driven by ``stream(b"deal", g, d)``: for ``i`` from the last index down to 1, swap ``i`` and
+  ``below(i + 1)``; then deals one card at a time clockwise from the dealer's left; leftovers form the kitty.
+
+A seed is any text; the default is 128 random bits from the operating system. A short seed (``7``) can be found
+by any bot from its own cards, so it suits tests, not competitions. README.md ("Seeds and dealing") says how to
+check a published seed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -48,17 +66,62 @@ def hand_size(ruleset: Ruleset) -> int:
     return _DECK_SIZES[ruleset.game] // ruleset.players
 
 
-def shuffle(cards: list[Card], rng: random.Random) -> None:
+_TWO_64 = 1 << 64
+
+
+class KeyedStream:
+    """Uniform integers from HMAC-SHA256 of the seed over (label, game, deal, counter): see the module docstring."""
+
+    __slots__ = ("_buffer", "_counter", "_key", "_prefix")
+
+    def __init__(self, seed: str, label: bytes, game: int, deal: int) -> None:
+        self._key = seed.encode("utf-8")
+        self._prefix = label + game.to_bytes(8, "big") + deal.to_bytes(8, "big")
+        self._counter = 0
+        self._buffer = b""
+
+    def _next64(self) -> int:
+        if len(self._buffer) < 8:
+            block = self._prefix + self._counter.to_bytes(8, "big")
+            self._buffer += hmac.new(self._key, block, hashlib.sha256).digest()
+            self._counter += 1
+        value = int.from_bytes(self._buffer[:8], "big")
+        self._buffer = self._buffer[8:]
+        return value
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``."""
+        limit = _TWO_64 - _TWO_64 % n
+        while True:
+            value = self._next64()
+            if value < limit:
+                return value % n
+
+
+Randomness = KeyedStream | random.Random  # a random.Random only for tests and check-bot's made-up deals
+
+
+def _below(rng: Randomness, n: int) -> int:
+    return rng.below(n) if isinstance(rng, KeyedStream) else int(rng.random() * n)
+
+
+def shuffle(cards: list[Card], rng: Randomness) -> None:
+    """Fisher-Yates: for i from the last index down to 1, swap i with a uniform index in [0, i]."""
     for i in range(len(cards) - 1, 0, -1):
-        j = int(rng.random() * (i + 1))
+        j = _below(rng, i + 1)
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def random_index(rng: random.Random, n: int) -> int:
-    return int(rng.random() * n)
+def first_dealer(seed: str, game: int, players: int) -> int:
+    return KeyedStream(seed, b"dealer", game, 0).below(players)
 
 
-def deal_cards(ruleset: Ruleset, dealer: int, rng: random.Random) -> DealSpec:
+def seeded_deal(ruleset: Ruleset, seed: str, game: int, deal: int, dealer: int) -> DealSpec:
+    """Deal ``deal`` of game ``game`` from ``seed``: what anyone holding the seed can recompute."""
+    return deal_cards(ruleset, dealer, KeyedStream(seed, b"deal", game, deal))
+
+
+def deal_cards(ruleset: Ruleset, dealer: int, rng: Randomness) -> DealSpec:
     """Shuffle and deal one card at a time clockwise from the dealer's left; leftovers form the kitty."""
     deck = deck_for(ruleset)
     shuffle(deck, rng)

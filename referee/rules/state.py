@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from referee.rules import kierki_scoring
@@ -36,7 +36,7 @@ from referee.rules.cards import (
     make_card,
     mask_of,
 )
-from referee.rules.dealing import DealSpec, deal_cards, hand_size, random_index, validate_deals
+from referee.rules.dealing import DealSpec, first_dealer, hand_size, seeded_deal, validate_deals
 from referee.rules.observation import Observation, TrickView
 from referee.rules.records import (
     Action,
@@ -125,23 +125,33 @@ PlayPolicy = Callable[["GameState", list[Card]], Card]
 
 
 class GameState:
-    """A whole game in progress. Create with a ruleset, a seed and optionally given deals."""
+    """A whole game in progress. Create with a ruleset, a seed, the game's number in its match, and optionally
+    given deals (the rest are dealt from the seed and the game's number, see ``dealing``)."""
 
     def __init__(
-        self, ruleset: Ruleset, *, seed: int = 0, deals: Sequence[DealSpec] = (), _blank: bool = False
+        self,
+        ruleset: Ruleset,
+        *,
+        seed: str | int = "0",
+        game: int = 1,
+        deals: Sequence[DealSpec] = (),
+        _blank: bool = False,
     ) -> None:
         if _blank:  # internal: an empty shell that `_clone` and `_from_world` fill in (the compiled build has
             return  # no other way to make an instance without running this constructor)
         validate_deals(ruleset, deals)
         self.ruleset = ruleset
         self.players = ruleset.players
-        self.seed = seed
+        self.seed = str(seed)
+        self.game = game
         self.events: list[Event] = []
         self.totals = [0] * self.players
         self.deal_results: list[DealEnded] = []
         self.final_places: tuple[int, ...] | None = None
         self.deal_number = 0
-        self._rng: random.Random | None = None  # made on first use: seeding costs more than a given deal's game
+        # The table as the latest deal ended (its last card played, its scores counted), before the next deal was
+        # dealt: a replay viewer shows a deal's end from it. Read it; do not change it.
+        self.ended_deal: GameState | None = None
         self._given = list(deals)
         self._kierki = ruleset.game in _KIERKI_GAMES
         self._double_deck = ruleset.game is Game.CANCELLATION
@@ -149,7 +159,7 @@ class GameState:
         self._record = True  # False in random playouts: no events, no trick views
         self._kinds = kierki_scoring.deal_kinds(ruleset) if self._kierki else ()
         first = deals[0].dealer if deals and deals[0].dealer is not None else None
-        self._first_dealer = random_index(self._random(), self.players) if first is None else first
+        self._first_dealer = first_dealer(self.seed, game, self.players) if first is None else first
         self._stop_after_deal = False  # set in playouts: the state ends with the current deal
         self._start_deal()
 
@@ -217,10 +227,8 @@ class GameState:
         twin.deal_results = deal_results
         twin.final_places = self.final_places
         twin.deal_number = self.deal_number
-        twin._rng = None
-        if self._rng is not None:
-            twin._rng = random.Random()
-            twin._rng.setstate(self._rng.getstate())
+        twin.game = self.game
+        twin.ended_deal = self.ended_deal
         twin._given = list(self._given)
         twin._kierki = self._kierki
         twin._double_deck = self._double_deck
@@ -354,7 +362,6 @@ class GameState:
         """A copy for a playout: it ends with the current deal and keeps no earlier history."""
         twin = self._clone([], [])
         twin._stop_after_deal = True
-        twin._rng = None  # it ends with this deal, so it never deals again
         return twin
 
     def _play_out(self, rng: random.Random, policy: PlayPolicy | None, moon: MoonOption) -> tuple[int, ...]:
@@ -402,13 +409,14 @@ class GameState:
         state = GameState(ruleset, _blank=True)
         state.ruleset = ruleset
         state.players = n
-        state.seed = 0
+        state.seed = "0"
+        state.game = 1
+        state.ended_deal = None
         state.events = []
         state.totals = list(seen.totals)
         state.deal_results = []
         state.final_places = None
         state.deal_number = seen.deal
-        state._rng = None
         state._given = []
         state._kierki = ruleset.game in _KIERKI_GAMES
         state._double_deck = ruleset.game is Game.CANCELLATION
@@ -470,11 +478,6 @@ class GameState:
 
     # --- deals ---------------------------------------------------------------------------------------------
 
-    def _random(self) -> random.Random:
-        if self._rng is None:
-            self._rng = random.Random(self.seed)
-        return self._rng
-
     def _start_deal(self) -> None:
         self.deal_number += 1
         n = self.players
@@ -488,7 +491,9 @@ class GameState:
             self.kind = self._kinds[index]
         else:
             self.kind = DealKind.CANCELLATION if self._double_deck else DealKind.HEARTS
-        spec = given if given is not None else deal_cards(self.ruleset, self.dealer, self._random())
+        if given is None:
+            given = seeded_deal(self.ruleset, self.seed, self.game, self.deal_number, self.dealer)
+        spec = given
         self.dealt = spec.hands
         self.doubles = [0] * n
         if self._double_deck:
@@ -564,6 +569,9 @@ class GameState:
         ended = DealEnded(self.deal_number, self.kind, tuple(scores), tuple(self.totals), early, self._moon)
         self.deal_results.append(ended)
         self.events.append(ended)
+        self.ended_deal = None  # not carried into its own copy: one deal's end is kept, not a chain of them
+        if not self._stop_after_deal:  # a playout ends here: nobody will look back at its table
+            self.ended_deal = self.copy()
         if self._kierki:
             over = self.deal_number == len(self._kinds)
         else:
@@ -834,8 +842,8 @@ class GameState:
 
     def _double_deck_winner(self) -> int | None:
         led = self._plays[0][1] & 3
-        counts = Counter(card for _, card in self._plays)
-        live = [(card, seat) for seat, card in self._plays if card & 3 == led and counts[card] == 1]
+        cancelled = cancelled_cards(card for _, card in self._plays)
+        live = [(card, seat) for seat, card in self._plays if card & 3 == led and card not in cancelled]
         return max(live)[1] if live else None
 
     def _last_cancelled_winner(self) -> int | None:
@@ -955,6 +963,12 @@ class GameState:
                 return
             self.events.append(LotteryPassed(seat, self.deal_number))
         raise AssertionError("loteryjka deadlock: a full lap of passes (a rules-core bug)")
+
+
+def cancelled_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
+    """Cancellation Hearts: the cards played twice to one trick (one from each deck), which cancel each other."""
+    counts = Counter(cards)
+    return tuple(sorted(card for card, count in counts.items() if count > 1))
 
 
 def _default_trump(seen: Sequence[Card]) -> Suit:

@@ -1,9 +1,11 @@
-"""Text that reaches the organiser's terminal: whatever a bot wrote is shown, never obeyed.
+"""Text a bot wrote, made safe to show: on the organiser's terminal, in a report, in a log line.
 
 Bot names, versions, error details and stderr tails are written by strangers. A bot named with escape sequences
 could clear the screen, move the cursor and forge a table row, or turn text invisible; so every bot-supplied
-string passes through ``printable`` before it is printed: control characters (C0, DEL, C1) and the Unicode
-controls that reorder or hide text (bidi overrides and isolates, zero-width characters) are shown as escapes.
+string passes through ``printable`` before it is printed: control characters (C0, DEL, C1), the Unicode controls
+that reorder or hide text (bidi overrides and isolates, zero-width characters) and lone surrogates (which cannot
+even be encoded) are shown as escapes. It lives here, below every layer that shows bot text (the terminal
+commands in ``kierki_cli``, the reports of ``competition``), so there is one rule.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import unicodedata
 
 __all__ = ["printable"]
 
-_INVISIBLE = {"Cc", "Cf", "Zl", "Zp"}  # controls, format characters (bidi, zero-width), line/paragraph separators
+_INVISIBLE = {"Cc", "Cf", "Zl", "Zp", "Cs"}  # controls, format (bidi, zero-width), separators, lone surrogates
 _SAFE = re.compile(r"[ -~\u00a0-\u00ac\u00ae-\u02ff]*")  # the common case, checked at C speed
 
 
