@@ -41,6 +41,8 @@ class MatchSetupError(RuntimeError):
 class BotSpec:
     argv: tuple[str, ...]
     cwd: Path = field(default_factory=Path.cwd)
+    env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
+    time: TimeControl | None = None  # this bot's own time control, instead of MatchConfig.time
 
     @classmethod
     def parse(cls, command: str) -> BotSpec:
@@ -86,6 +88,11 @@ class MatchConfig:
     stderr_cap_bytes: int = 1_000_000
     # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
     prefix: tuple[tuple[int, Action], ...] = ()
+    # A seat whose bot cannot start or fails its handshake is forfeited from the start (played by the fallback,
+    # the reason in SeatResult.start_failure) instead of stopping the match: tournaments never stop for one bot.
+    forfeit_unstartable: bool = False
+    # Seats forfeited before the start without starting their bot, with the reason (a bot a tournament dropped).
+    absent: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass
@@ -103,6 +110,7 @@ class SeatResult:
     mean_ms: float = 0.0
     max_ms: float = 0.0
     stderr_log_error: str | None = None  # the bot's stderr log stopped early (e.g. a full disk)
+    start_failure: str | None = None  # why the bot could not start or failed its handshake (forfeit_unstartable)
 
     @property
     def total(self) -> int:
@@ -152,6 +160,7 @@ class MatchResult:
                     "mean_ms": round(s.mean_ms, 3),
                     "max_ms": round(s.max_ms, 3),
                     "stderr_log_error": s.stderr_log_error,
+                    "start_failure": s.start_failure,
                 }
                 for s in self.seats
             ],
@@ -241,14 +250,24 @@ class Match:
                 limits = config.limits.resource_limits(config.games)
             except SandboxError as error:
                 raise MatchSetupError(str(error)) from None
+        absent = dict(config.absent)
         for seat, spec in enumerate(config.bots):
-            if self.transport_factory is not None:
+            failure = absent.get(seat)
+            transport: Transport | None = None
+            if failure is not None:
+                pass
+            elif self.transport_factory is not None:
                 transport = self.transport_factory(seat, spec)
             else:
-                transport = self._start_process(seat, spec, limits)
+                try:
+                    transport = self._start_process(seat, spec, limits)
+                except MatchSetupError as error:
+                    if not config.forfeit_unstartable:
+                        raise
+                    failure = str(error)
             transcript = self._transcript_writer() if config.transcript else None
-            self.seats.append(BotSeat(seat, transport, config.time, transcript))
-            self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command))
+            self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
+            self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command, start_failure=failure))
 
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
         config = self.config
@@ -259,7 +278,7 @@ class Match:
                 private_dir=config.out_dir / f"seat{seat}",
                 out_dir=config.out_dir,
                 sandbox=config.sandbox,
-                extra_env=config.bot_env,
+                extra_env=config.bot_env + spec.env,
                 read_only=config.bot_ro,
                 hidden=(Path(config.deals_source),) if config.deals_source else (),
                 disk_mb=config.limits.disk_mb,
@@ -292,6 +311,8 @@ class Match:
         ruleset = config.ruleset
         options = ruleset.options()
         for seat in self.seats:
+            if seat.forfeited:
+                continue
             hello = m.HelloRequest(
                 id=seat.new_id(),
                 protocol=codec.PROTOCOL_VERSION,
@@ -299,24 +320,35 @@ class Match:
                 players=ruleset.players,
                 seat=seat.seat,
                 options=options,
-                time=config.time.to_wire(),
+                time=seat.time.to_wire(),
                 games=config.games,
             )
-            answer, _ = seat.ask(hello, timeout_s=config.time.startup_ms / 1000)
+            answer, _ = seat.ask(hello, timeout_s=seat.time.startup_ms / 1000)
             command = config.bots[seat.seat].command
-            if isinstance(answer, Fault):
-                raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
-            assert isinstance(answer, m.HelloAnswer)
-            if answer.protocol != codec.PROTOCOL_VERSION:
-                seat.close("protocol_mismatch")
-                raise MatchSetupError(
-                    f"seat {seat.seat} ({command}) speaks protocol {answer.protocol}; this referee speaks "
-                    f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
-                )
+            try:
+                if isinstance(answer, Fault):
+                    raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
+                assert isinstance(answer, m.HelloAnswer)
+                if answer.protocol != codec.PROTOCOL_VERSION:
+                    seat.close("protocol_mismatch")
+                    raise MatchSetupError(
+                        f"seat {seat.seat} ({command}) speaks protocol {answer.protocol}; this referee speaks "
+                        f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
+                    )
+            except MatchSetupError as error:
+                if not config.forfeit_unstartable:
+                    raise
+                self._forfeit_at_start(seat, str(error))
+                continue
             seat.name = answer.name or f"seat{seat.seat}"
             seat.version = answer.version
             self.results[seat.seat].name = seat.name
             self.results[seat.seat].version = seat.version
+
+    def _forfeit_at_start(self, seat: BotSeat, reason: str) -> None:
+        seat.close("forfeited")
+        seat.forfeited = True
+        self.results[seat.seat].start_failure = reason
 
     def _play_game(self, game_number: int) -> None:
         config = self.config
