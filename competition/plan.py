@@ -21,7 +21,7 @@ from math import gcd
 from pathlib import Path
 from typing import Any, Literal
 
-Format = Literal["round-robin", "gauntlet"]
+Format = Literal["round-robin", "gauntlet", "paired"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 Rotations = Literal["cyclic", "all"]
 ROTATIONS: tuple[Rotations, ...] = ("cyclic", "all")
@@ -276,9 +276,13 @@ class Plan:
     seed: int
     rotations: Rotations = "cyclic"
     candidate: str | None = None
+    baseline: str | None = None  # paired: the bot that replays each of the candidate's sets in its place
 
     def __post_init__(self) -> None:
-        if self.format == "gauntlet":
+        if self.format == "paired":
+            if self.candidate not in self.bots or self.baseline not in self.bots or self.candidate == self.baseline:
+                raise PlanError("a paired plan needs a candidate and a different baseline, both among the bots")
+        elif self.format == "gauntlet":
             if self.candidate is None:
                 raise PlanError("a gauntlet needs --candidate NAME: the bot that plays against the field")
             if self.candidate not in self.bots:
@@ -291,14 +295,13 @@ class Plan:
         """Sets after which every bot has played equally often (a requested count is rounded up to a multiple)."""
         fixed, field = self._split()
         left = self.players - len(fixed)
-        if len(field) <= left:
-            return 1 if len(field) == left else len(field) // gcd(len(field), left)
-        return len(field) // gcd(len(field), left)
+        length = 1 if len(field) == left else len(field) // gcd(len(field), left)
+        return 2 * length if self.format == "paired" else length
 
     def _split(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        if self.format == "gauntlet":
+        if self.format != "round-robin":
             assert self.candidate is not None
-            return (self.candidate,), tuple(b for b in self.bots if b != self.candidate)
+            return (self.candidate,), tuple(b for b in self.bots if b not in (self.candidate, self.baseline))
         return (), self.bots
 
     def sets(self, count: int) -> list[PlannedSet]:
@@ -314,9 +317,18 @@ class Plan:
                 set_id += 1
                 table = list(fixed + chosen)
                 rng.shuffle(table)  # who sits next to whom (who passes to whom) varies from set to set
-                yield PlannedSet(
-                    set_id, set_seed(self.seed, set_id), tuple(table), set_rotations(table, self.rotations)
-                )
+                if self.format != "paired":
+                    yield PlannedSet(
+                        set_id, set_seed(self.seed, set_id), tuple(table), set_rotations(table, self.rotations)
+                    )
+                    continue
+                # Sets 2p-1 and 2p: the same deals, the baseline in exactly the candidate's place.
+                seed = set_seed(self.seed, (set_id + 1) // 2)
+                yield PlannedSet(set_id, seed, tuple(table), set_rotations(table, self.rotations))
+                set_id += 1
+                assert self.baseline is not None
+                swapped = tuple(self.baseline if b == self.candidate else b for b in table)
+                yield PlannedSet(set_id, seed, swapped, set_rotations(table, self.rotations))
 
     @staticmethod
     def _field_tables(field: tuple[str, ...], seats: int, rng: random.Random) -> Iterator[list[tuple[str, ...]]]:

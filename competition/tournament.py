@@ -47,6 +47,7 @@ class TournamentConfig:
     seed: int
     format: Format = "round-robin"
     candidate: str | None = None
+    baseline: str | None = None  # the paired format (kierki sprt): the old version, in the candidate's place
     rotations: Rotations = "cyclic"
     time: TimeControl = field(default_factory=TimeControl)
     max_strikes: int = 3
@@ -58,7 +59,7 @@ class TournamentConfig:
     @property
     def plan(self) -> Plan:
         names = tuple(e.name for e in self.entrants)
-        return Plan(self.format, names, self.ruleset.players, self.seed, self.rotations, self.candidate)
+        return Plan(self.format, names, self.ruleset.players, self.seed, self.rotations, self.candidate, self.baseline)
 
     @property
     def higher_is_better(self) -> bool:
@@ -73,6 +74,7 @@ class TournamentConfig:
             "seed": str(self.seed),
             "format": self.format,
             "candidate": self.candidate,
+            "baseline": self.baseline,
             "rotations": self.rotations,
             "bots": [e.to_json() for e in self.entrants],
             "time": vars(self.time),
@@ -215,7 +217,9 @@ class Tournament:
         pin: bool = True,
         resume: bool = False,
         progress: Callable[[Progress], None] | None = None,
+        stop_when: Callable[[list[SetRecord]], bool] | None = None,
     ) -> None:
+        """``stop_when`` is asked after each finished set (with every finished set) whether to stop early."""
         self.config = config
         self.out_dir = out_dir
         self.stop = stop
@@ -223,6 +227,7 @@ class Tournament:
         self.pin = pin
         self.resume = resume
         self.progress = progress
+        self.stop_when = stop_when
         self.plan = config.plan
         self.specs = {e.name: config.bot_spec(e) for e in config.entrants}
         self.dropped: dict[str, str] = {}
@@ -279,7 +284,7 @@ class Tournament:
                                         dict(self.dropped),
                                     )
                                 )
-                            if self._precise_enough():
+                            if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
                                 exhausted = True
                                 pending = iter(())
         except KeyboardInterrupt:
@@ -378,5 +383,8 @@ def run_tournament(
     pin: bool = True,
     resume: bool = False,
     progress: Callable[[Progress], None] | None = None,
+    stop_when: Callable[[list[SetRecord]], bool] | None = None,
 ) -> TournamentResult:
-    return Tournament(config, out_dir, stop, jobs=jobs, pin=pin, resume=resume, progress=progress).run()
+    return Tournament(
+        config, out_dir, stop, jobs=jobs, pin=pin, resume=resume, progress=progress, stop_when=stop_when
+    ).run()

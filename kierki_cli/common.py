@@ -59,3 +59,19 @@ def parse_pairs(
             continue
         raise click.BadParameter(f"{pair!r}: write {metavar}, e.g. {example}{problem}", param_hint=option_name)
     return parsed
+
+
+time_bank_option = click.option(
+    "--time-bank",
+    type=click.IntRange(0),
+    default=TimeControl.bank_ms,
+    show_default=True,
+    help="Extra time a bot may spend over all decisions (ms).",
+)
+increment_option = click.option(
+    "--increment",
+    type=click.IntRange(0),
+    default=TimeControl.increment_ms,
+    show_default=True,
+    help="Added to the bank after each decision (ms).",
+)

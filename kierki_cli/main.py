@@ -11,7 +11,13 @@ from pathlib import Path
 
 import click
 
-from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
+from kierki_cli.common import (
+    increment_option,
+    parse_pairs,
+    startup_time_option,
+    time_bank_option,
+    time_per_move_option,
+)
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.bots.seat import TimeControl
@@ -109,20 +115,8 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 )
 @time_per_move_option
 @startup_time_option
-@click.option(
-    "--time-bank",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="Extra time a bot may spend over all decisions (ms).",
-)
-@click.option(
-    "--increment",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="Added to the bank after each decision (ms).",
-)
+@time_bank_option
+@increment_option
 @click.option(
     "--max-strikes",
     type=click.IntRange(1),
@@ -334,3 +328,9 @@ from kierki_cli.replay_cmd import replay, replay_schema  # noqa: E402
 
 cli.add_command(replay)
 cli.add_command(replay_schema)
+
+
+from kierki_cli.tournament_cmd import sprt, tournament  # noqa: E402
+
+cli.add_command(tournament)
+cli.add_command(sprt)
