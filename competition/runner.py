@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import select
 import shutil
 import signal
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,19 +85,40 @@ def play_game(task: GameTask) -> GameOutcome:
 # --- the worker processes ---------------------------------------------------------------------------------
 
 _running = False
+_stopping = False
 
 
 def _stop_game(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM from the coordinator: end the game in progress cleanly (its bots are stopped), or just exit."""
-    if _running:
+    """SIGTERM (from the coordinator, or because it died): end the game in progress cleanly (its bots are
+    stopped), then exit; an idle worker exits at once."""
+    global _stopping
+    if _running and not _stopping:
+        _stopping = True
         raise KeyboardInterrupt
-    os._exit(0)
+    if not _running:
+        os._exit(0)
 
 
-def _worker_start(cpus: Any) -> None:
+def _watch_coordinator(pid: int) -> None:
+    """SIGTERM this worker when the coordinator dies: a coordinator killed with SIGKILL must not leave games
+    running (and writing into the folder) while a resumed tournament plays them again."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return  # not Linux 5.3+: a killed coordinator's workers finish their game and then exit on their own
+
+    def wait() -> None:
+        select.select([pidfd], [], [])  # readable once the process has exited
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait, name="coordinator-watch", daemon=True).start()
+
+
+def _worker_start(cpus: Any, coordinator: int) -> None:
     # Ctrl-C reaches every process of the terminal's group; the coordinator decides, and stops workers by SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_game)
+    _watch_coordinator(coordinator)
     if cpus is not None:
         cpu = cpus.get()
         os.sched_setaffinity(0, {cpu})
@@ -108,6 +131,8 @@ def _run_in_worker(task: GameTask) -> GameOutcome:
         return play_game(task)
     finally:
         _running = False
+        if _stopping:
+            os._exit(0)  # the pool is being torn down: nobody is left to take a result
 
 
 def usable_cpus() -> list[int]:
@@ -127,7 +152,7 @@ class Runner:
                 cpus.put(available[worker % len(available)])
         self.jobs = jobs
         self._executor = ProcessPoolExecutor(
-            max_workers=jobs, mp_context=context, initializer=_worker_start, initargs=(cpus,)
+            max_workers=jobs, mp_context=context, initializer=_worker_start, initargs=(cpus, os.getpid())
         )
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:
