@@ -6,10 +6,12 @@ import json
 import math
 import os
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
 
 import click
@@ -294,11 +296,19 @@ class ProgressLine:
             self.stream.flush()
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
 def _run(config: TournamentConfig, out_dir: Path, stop: StopRule, **kwargs: Any) -> TournamentResult:
+    """Run it; SIGTERM (a scheduler stopping the job) stops as cleanly as Ctrl-C."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return run_tournament(config, out_dir, stop, **kwargs)
     except (TournamentError, PlanError) as error:
         raise click.ClickException(str(error)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # --- kierki tournament ----------------------------------------------------------------------------------------

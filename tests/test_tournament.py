@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -100,6 +101,7 @@ def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> Non
     process.wait()
     process.stderr.close()
     _wait_for_group_to_exit(process.pid)
+    assert not _processes_working_in(out)  # the workers stopped their bots before exiting
     before = [r.set_id for r in read_results(out / "results.jsonl")[0]]
     assert 1 <= len(before) < 6
     result = CliRunner().invoke(cli, [*args, "--resume"])
@@ -199,3 +201,39 @@ def test_sprt_prints_the_llr_and_stops(tmp_path: Path) -> None:
     assert "no decision yet after 2 pair(s)" in result.stdout
     records = read_results(tmp_path / "results.jsonl")[0]
     assert len(records) == 4
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps that: restore Ctrl-C's usual handler.
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from kierki_cli.main import cli; cli(sys.argv[1:])"
+    )
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--seed", "9", "--sets", "30", "--jobs", "2", "--out", str(tmp_path)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith(b"set 1/"):
+            break
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
+    out, _ = process.communicate()
+    assert process.returncode == 130
+    assert b"stopped early: continue with --resume" in out and b"score/game" in out
+    _wait_for_group_to_exit(process.pid)
+    done = read_results(tmp_path / "results.jsonl")[0]
+    assert 1 <= len(done) < 30
+    assert not _processes_working_in(tmp_path)  # every bot stopped
+
+
+def _processes_working_in(folder: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")).is_relative_to(folder):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
