@@ -6,12 +6,10 @@ import json
 import math
 import os
 import secrets
-import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Any, TextIO
 
 import click
@@ -30,17 +28,13 @@ from competition.tournament import (
 )
 from kierki_cli.common import increment_option, startup_time_option, time_bank_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
+from kierki_cli.terminal import printable
 from referee.bots.seat import TimeControl
 from referee.match import MatchSetupError
 from referee.rules import RulesError, Ruleset
 from referee.rules.ruleset import Game
 
 GAMES = [g.value for g in Game]
-
-
-def _printable(text: str) -> str:
-    """Text that came from a bot or its environment, made safe for a terminal (no control sequences)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -228,7 +222,7 @@ def format_standings(result: TournamentResult) -> str:
         "rating: mu - 3 sigma (Plackett-Luce)"
     )
     for bot, reason in sorted(result.dropped.items()):
-        lines.append(f"dropped {bot}: {_printable(reason)}")
+        lines.append(f"dropped {bot}: {printable(reason)}")
     if result.status != "complete":
         lines.append(f"stopped early: continue with --resume --out {result.out_dir}")
     lines.append(f"results: {result.out_dir}")
@@ -296,19 +290,11 @@ class ProgressLine:
             self.stream.flush()
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def _run(config: TournamentConfig, out_dir: Path, stop: StopRule, **kwargs: Any) -> TournamentResult:
-    """Run it; SIGTERM (a scheduler stopping the job) stops as cleanly as Ctrl-C."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return run_tournament(config, out_dir, stop, **kwargs)
     except (TournamentError, PlanError) as error:
         raise click.ClickException(str(error)) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 # --- kierki tournament ----------------------------------------------------------------------------------------
