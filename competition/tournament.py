@@ -240,6 +240,7 @@ class Tournament:
         started = time.monotonic()
         results, self.records = ResultsFile.open(self.out_dir / "results.jsonl")
         finished = {r.set_id for r in self.records}
+        self._replay_start_failures()
         _clean_unfinished(self.out_dir, finished)
         target = self.stop.target(self.plan)
         games = 0
@@ -327,6 +328,17 @@ class Tournament:
         return GameTask(
             planned.set_id, index, match_config, names, self.out_dir / "sets" / f"{label}.partial", f"sets/{label}"
         )
+
+    def _replay_start_failures(self) -> None:
+        """On resume, count the start failures in a row the finished sets hold (their reasons are in the sets'
+        stderr logs), so a bot dropped before the stop stays dropped."""
+        for record in sorted(self.records, key=lambda r: r.set_id):
+            for game in record.games:
+                failures = tuple(
+                    "a start failure before the resume" if failed else None
+                    for failed in game.start_failed or (False,) * len(game.seats)
+                )
+                self._note_start_failures(GameOutcome(record.set_id, game.index, game, failures))
 
     def _note_start_failures(self, outcome: GameOutcome) -> None:
         assert outcome.record is not None

@@ -1,0 +1,62 @@
+"""The match's part in tournaments: a seat whose bot cannot start or shake hands is forfeited, not fatal."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from competition.plan import Entrant
+from competition.tournament import StopRule, TournamentConfig, run_tournament
+from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
+from referee.rules import Ruleset
+
+HOSTILE = Path(__file__).parent / "hostile"
+SHORT = Ruleset.create("hearts", None, {"target": "10"})
+
+
+def _config(tmp_path: Path, third: BotSpec, **kwargs: object) -> MatchConfig:
+    bots = (
+        sample_bot_command("heuristic_bot"),
+        sample_bot_command("random_bot"),
+        third,
+        sample_bot_command("random_bot"),
+    )
+    return MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed=3, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        (("/nonexistent/bot",), "cannot start"),
+        ((sys.executable, str(HOSTILE / "crash_at_start.py")), "failed the handshake"),
+    ],
+)
+def test_a_seat_that_cannot_start_is_forfeited_from_the_start(
+    tmp_path: Path, command: tuple[str, ...], reason: str
+) -> None:
+    with pytest.raises(MatchSetupError):
+        Match(_config(tmp_path / "strict", BotSpec(command))).run()
+    result = Match(_config(tmp_path / "lenient", BotSpec(command), forfeit_unstartable=True)).run()
+    assert result.status == "complete" and result.games_played == 1
+    seat = result.seats[2]
+    assert seat.start_failure is not None and reason in seat.start_failure
+    assert all(s.start_failure is None for i, s in enumerate(result.seats) if i != 2)
+    assert result.to_json()["seats"][2]["start_failure"] == seat.start_failure
+
+
+def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:
+    never = BotSpec(("/nonexistent/bot",))
+    result = Match(_config(tmp_path, never, absent=((2, "dropped: no"),))).run()
+    assert result.seats[2].start_failure == "dropped: no"
+    assert not (tmp_path / "seat2.stderr.log").exists()
+
+
+def test_a_bot_dropped_before_a_resume_stays_dropped(tmp_path: Path) -> None:
+    crash = Entrant("crash", f"{sys.executable} {HOSTILE / 'crash_at_start.py'}")
+    config = TournamentConfig(entrants=(Entrant("h", "sample:heuristic"), crash), ruleset=SHORT, seed=1, drop_after=2)
+    first = run_tournament(config, tmp_path, StopRule(sets=1), jobs=1)
+    assert "crash" in first.dropped
+    again = run_tournament(config, tmp_path, StopRule(sets=2), jobs=1, resume=True)
+    assert "crash" in again.dropped and len(again.records) == 2
