@@ -237,3 +237,8 @@ def _processes_working_in(folder: Path) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def test_until_ci_stops_once_every_interval_is_narrow_enough(tmp_path: Path) -> None:
+    result = run_tournament(_config(seed=2), tmp_path, StopRule(until_ci=10_000.0, max_sets=20), jobs=1)
+    assert len(result.records) == 2  # the first moment every bot has an interval (two sets)

@@ -9,6 +9,7 @@ import pytest
 
 from competition.plan import Entrant
 from competition.tournament import StopRule, TournamentConfig, run_tournament
+from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 from referee.rules import Ruleset
 
@@ -60,3 +61,10 @@ def test_a_bot_dropped_before_a_resume_stays_dropped(tmp_path: Path) -> None:
     assert "crash" in first.dropped
     again = run_tournament(config, tmp_path, StopRule(sets=2), jobs=1, resume=True)
     assert "crash" in again.dropped and len(again.records) == 2
+
+
+def test_a_bot_gets_its_own_time_control(tmp_path: Path) -> None:
+    own = BotSpec(sample_bot_command("random_bot").argv, time=TimeControl(move_ms=777))
+    Match(_config(tmp_path, own, transcript=True)).run()
+    assert b'"move_ms":777' in (tmp_path / "seat2.transcript.log").read_bytes()
+    assert b'"move_ms":777' not in (tmp_path / "seat1.transcript.log").read_bytes()
