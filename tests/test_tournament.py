@@ -16,7 +16,8 @@ from competition.plan import Entrant
 from competition.results import read_results
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament
 from kierki_cli.main import cli
-from referee.replay.reader import DealRecord, load
+from referee.replay.reader import load
+from referee.replay.records import DealRecord
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
