@@ -10,11 +10,10 @@ A bot that cannot start never stops the tournament; after ``drop_after`` consecu
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import os
 import shutil
-import statistics
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -22,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from competition import stats
 from competition.model import GameRecord, SetRecord
 from competition.plan import Entrant, Format, Plan, PlannedSet, Rotations, round_up
 from competition.results import ResultsFile
 from competition.runner import GameOutcome, GameTask, Runner
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
+from referee.faults import FaultPolicy
 from referee.match import BotSpec, MatchConfig
 from referee.rules import Ruleset
 
@@ -131,18 +132,6 @@ class TournamentResult:
     status: str  # complete, interrupted
     elapsed_s: float = 0.0
     games_played: int = 0  # in this run (not counting resumed sets)
-
-
-def interval_widths(records: list[SetRecord], bots: tuple[str, ...]) -> dict[str, float]:
-    """Per bot, the full width of the 95% interval of its mean per game, from its per-set means (inf below 2 sets)."""
-    widths = {}
-    for bot in bots:
-        values = [r.mean_per_game(bot) for r in records if bot in r.bots]
-        if len(values) < 2:
-            widths[bot] = math.inf
-        else:
-            widths[bot] = 2 * 1.96 * statistics.stdev(values) / math.sqrt(len(values))
-    return widths
 
 
 # --- the output folder --------------------------------------------------------------------------------------
@@ -290,6 +279,8 @@ class Tournament:
                                 pending = iter(())
         except KeyboardInterrupt:
             status = "interrupted"
+        with contextlib.suppress(OSError):
+            (self.out_dir / "work").rmdir()  # empty unless a worker was stopped in the middle of a game
         return TournamentResult(
             self.config, self.out_dir, self.records, dict(self.dropped), status, time.monotonic() - started, games
         )
@@ -318,7 +309,7 @@ class Tournament:
             seed=planned.seed,
             games=1,
             time=config.time,
-            max_strikes=config.max_strikes,
+            faults=FaultPolicy(max_strikes=config.max_strikes),
             limits=config.limits,
             sandbox=config.sandbox,
             bot_env=config.bot_env,
@@ -382,8 +373,8 @@ class Tournament:
             return False
         if len(self.records) % self.plan.round_length:
             return False  # stop only after whole rounds, so every bot has played as often
-        active = tuple(b for b in self.plan.bots if b not in self.dropped)
-        return all(w < width for w in interval_widths(self.records, active).values())
+        table = stats.standings(self.records)
+        return all(b.score.width < width for b in table.bots if b.bot not in self.dropped)
 
 
 def run_tournament(

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 import click
 
-from competition import stats
+from competition import report, stats
 from competition.model import SetRecord
 from competition.plan import FORMATS, ROTATIONS, Entrant, PlanError, check_entrants, parse_bot_argument, parse_bots_file
 from competition.sprt import SPRT, SprtError, paired_difference
@@ -26,7 +26,7 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
 )
-from kierki_cli.common import increment_option, startup_time_option, time_bank_option, time_per_move_option
+from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
 from kierki_cli.isolation import Isolation, isolation_options
 from kierki_cli.terminal import printable
 from referee.bots.seat import TimeControl
@@ -35,16 +35,6 @@ from referee.rules import RulesError, Ruleset
 from referee.rules.ruleset import Game
 
 GAMES = [g.value for g in Game]
-
-
-def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{pair!r}: write KEY=VALUE, e.g. target=50", param_hint="--option")
-        options[key.strip()] = value.strip()
-    return options
 
 
 def _default_jobs() -> int:
@@ -160,7 +150,7 @@ def _config(
     **kinds: Any,
 ) -> TournamentConfig:
     try:
-        ruleset = Ruleset.create(game, players, _parse_options(option_pairs))
+        ruleset = Ruleset.create(game, players, dict(parse_pairs(option_pairs, "--option", "target=50", strip=True)))
     except RulesError as error:
         raise click.UsageError(str(error)) from None
     try:
@@ -190,71 +180,36 @@ def _config(
 
 
 def format_standings(result: TournamentResult) -> str:
+    """The standings table (competition.report), then what the table cannot say: dropped bots, an early stop."""
     if not result.records:
-        return "no set finished yet: no standings"
-    table = stats.standings(result.records)
-    rows = [("#", "bot", "score/game", "95% interval", "sets", "games", "place", "1st", "rating", "faults")]
-    for b in table.bots:
-        interval = f"{b.score.low:+.2f} .. {b.score.high:+.2f}" if b.score.defined else "(needs 2 sets)"
-        faults = ",".join(f"{code}:{count}" for code, count in b.faults.items())
-        if b.start_failures:
-            faults = ",".join(filter(None, [faults, f"start:{b.start_failures}"]))
-        rows.append(
-            (
-                str(b.rank),
-                b.bot,
-                f"{b.score.mean:+.2f}",
-                interval,
-                str(b.sets),
-                str(b.games),
-                f"{b.mean_place:.2f}",
-                str(b.first_places),
-                f"{b.rating.conservative:.1f}",
-                faults or "-",
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    direction = "higher" if table.higher_is_better else "lower"
-    lines.append(
-        f"{table.sets} set(s), {table.games} game(s); score/game: {direction} is better, interval over sets; "
-        "rating: mu - 3 sigma (Plackett-Luce)"
-    )
+        lines = ["no set finished yet: no standings"]
+    else:
+        lines = [report.format_table(stats.standings(result.records), printable).rstrip("\n")]
     for bot, reason in sorted(result.dropped.items()):
-        lines.append(f"dropped {bot}: {printable(reason)}")
+        lines.append(f"dropped {printable(bot)}: {printable(reason)}")
     if result.status != "complete":
-        lines.append(f"stopped early: continue with --resume --out {result.out_dir}")
-    lines.append(f"results: {result.out_dir}")
+        lines.append(f"stopped early: continue with --resume --out {printable(str(result.out_dir))}")
+    lines.append(f"results: {printable(str(result.out_dir))}")
     return "\n".join(lines)
 
 
-def standings_json(result: TournamentResult) -> dict[str, Any]:
-    table = stats.standings(result.records) if result.records else None
+def result_json(result: TournamentResult) -> dict[str, Any]:
+    """``--json``: the standings (as in standings.json) with how the run went."""
     return {
         "status": result.status,
         "out_dir": str(result.out_dir),
         "seed": str(result.config.seed),
-        "sets": len(result.records),
         "dropped": result.dropped,
-        "bots": [
-            {
-                "rank": b.rank,
-                "bot": b.bot,
-                "mean": b.score.mean,
-                "low": b.score.low if b.score.defined else None,
-                "high": b.score.high if b.score.defined else None,
-                "sets": b.sets,
-                "games": b.games,
-                "mean_place": b.mean_place,
-                "first_places": b.first_places,
-                "rating": b.rating.conservative,
-                "faults": b.faults,
-                "start_failures": b.start_failures,
-            }
-            for b in (table.bots if table else ())
-        ],
+        "standings": report.standings_json(stats.standings(result.records)) if result.records else None,
     }
+
+
+def write_reports(result: TournamentResult) -> None:
+    """standings.json, standings.csv and report.html in the tournament's folder, from every finished set."""
+    if result.records:
+        config = result.config
+        title = f"{config.format} of {len(config.entrants)} bots, seed {config.seed}"
+        report.write_report(stats.standings(result.records), result.out_dir, title)
 
 
 class ProgressLine:
@@ -376,8 +331,9 @@ def tournament(
     line = ProgressLine(sys.stderr, as_json)
     result = _run(config, out_dir, stop, jobs=jobs or _default_jobs(), pin=cpu_pinning, resume=resume, progress=line)
     line.end()
+    write_reports(result)
     if as_json:
-        click.echo(json.dumps(standings_json(result)))
+        click.echo(json.dumps(result_json(result)))
     else:
         click.echo(format_standings(result))
     if result.status != "complete":
@@ -455,17 +411,14 @@ def sprt(
         for record in records:
             by_id.setdefault(record.set_id, record)
         # Pairs in order, so a resumed or parallel run feeds the test exactly as a serial one.
-        while 2 * fed + 2 in by_id and 2 * fed + 1 in by_id and test.decision is None:
+        while 2 * fed + 2 in by_id and 2 * fed + 1 in by_id and test.decision is None and fed < max_pairs:
             difference = paired_difference(by_id[2 * fed + 1], by_id[2 * fed + 2], "new", "old")
             test.add(difference)
             fed += 1
             if not quiet:
-                err.write(
-                    f"pair {test.n}: diff {difference:+.2f}  mean {test.mean:+.3f}  "
-                    f"LLR {test.llr:+.3f} ({test.lower:.3f} .. {test.upper:.3f})\n"
-                )
+                err.write(f"{test.describe()}  (last pair {difference:+.2f})\n")
                 err.flush()
-        return test.decision is not None
+        return test.decision is not None or fed >= max_pairs
 
     result = _run(
         config,
@@ -478,11 +431,6 @@ def sprt(
     )
     stop_when(result.records)
     decision = test.decision
-    verdict = {
-        "H1": f"H1: new is better (by at least {d0})",
-        "H0": f"H0: new is not better by {d1}",
-        None: "no decision yet",
-    }[decision]
     summary = {
         "decision": decision,
         "pairs": test.n,
@@ -497,6 +445,7 @@ def sprt(
     if as_json:
         click.echo(json.dumps(summary))
     else:
-        click.echo(f"{verdict} after {test.n} pair(s); LLR {test.llr:+.3f}; results in {out_dir}")
+        undecided = "" if decision else f": no decision after {test.n} pair(s)"
+        click.echo(f"{test.describe()}{undecided}; results in {printable(str(out_dir))}")
     if result.status != "complete" and decision is None and test.n < max_pairs:
         sys.exit(130)

@@ -160,7 +160,14 @@ def test_cli_round_robin_json_and_files(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert summary["sets"] == 2 and {b["bot"] for b in summary["bots"]} == {"h", "r"}
+    assert summary["status"] == "complete" and summary["standings"]["sets"] == 2
+    assert {b["bot"] for b in summary["standings"]["bots"]} == {"h", "r"}
+    stored = json.loads((tmp_path / "standings.json").read_text())
+    assert stored == summary["standings"]
+    assert (tmp_path / "standings.csv").read_text().count("\n") == 3  # a header and one row per bot
+    assert (
+        "<svg" in (tmp_path / "report.html").read_text() or "data:image/svg" in (tmp_path / "report.html").read_text()
+    )
     assert json.loads((tmp_path / "tournament.json").read_text())["seed"] == "3"
 
 
@@ -198,8 +205,8 @@ def test_sprt_prints_the_llr_and_stops(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "pair 1: diff" in result.stderr and "pair 2: diff" in result.stderr and "LLR" in result.stderr
-    assert "no decision yet after 2 pair(s)" in result.stdout
+    assert "pairs 1  mean" in result.stderr and "pairs 2  mean" in result.stderr and "LLR" in result.stderr
+    assert "no decision after 2 pair(s)" in result.stdout
     records = read_results(tmp_path / "results.jsonl")[0]
     assert len(records) == 4
 
@@ -222,7 +229,7 @@ def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) ->
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
     out, _ = process.communicate()
     assert process.returncode == 130
-    assert b"stopped early: continue with --resume" in out and b"score/game" in out
+    assert b"stopped early: continue with --resume" in out and b"mean/game" in out
     _wait_for_group_to_exit(process.pid)
     done = read_results(tmp_path / "results.jsonl")[0]
     assert 1 <= len(done) < 30

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from competition.plan import Entrant
 from competition.tournament import StopRule, TournamentConfig, run_tournament
 from referee.bots.seat import TimeControl
+from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 from referee.rules import Ruleset
 
@@ -68,3 +70,10 @@ def test_a_bot_gets_its_own_time_control(tmp_path: Path) -> None:
     Match(_config(tmp_path, own, transcript=True)).run()
     assert b'"move_ms":777' in (tmp_path / "seat2.transcript.log").read_bytes()
     assert b'"move_ms":777' not in (tmp_path / "seat1.transcript.log").read_bytes()
+
+
+def test_a_match_config_can_be_shipped_to_a_worker(tmp_path: Path) -> None:
+    policy = FaultPolicy(max_strikes=2, consequences={FaultCode.TIMEOUT: Consequence.FORFEIT})
+    config = _config(tmp_path, sample_bot_command("random_bot"), faults=policy)
+    copy = pickle.loads(pickle.dumps(config))
+    assert copy == config and copy.faults.forfeits("timeout", 1) and not copy.faults.forfeits("illegal", 1)
