@@ -94,6 +94,12 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 )
 @click.option("--games", "games", type=click.IntRange(1), default=1, show_default=True, help="Games to play.")
 @click.option(
+    "--rotate/--no-rotate",
+    default=True,
+    show_default=True,
+    help="Move every bot one seat on between games (fixed seats bias a multi-game result).",
+)
+@click.option(
     "--deals",
     "deals_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -148,6 +154,7 @@ def match(
     players: int | None,
     seed: str | None,
     games: int,
+    rotate: bool,
     deals_path: Path | None,
     from_path: Path | None,
     at: int | None,
@@ -218,6 +225,7 @@ def match(
         seed=seed,
         first_game=first_game,
         games=games,
+        rotate=rotate,
         deals=deals,
         deals_source=str(deals_path or from_path) if deals_path or from_path else None,
         prefix=resume.prefix if resume else (),
@@ -283,6 +291,8 @@ def format_table(result: MatchResult) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    if result.rotated:
+        lines.append("seats rotated between games: 'seat' is each bot's seat in game 1 (--no-rotate keeps them)")
     lines.append(f"replays: {result.out_dir}")
     return "\n".join(lines)
 

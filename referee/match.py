@@ -93,6 +93,9 @@ class MatchConfig:
     forfeit_unstartable: bool = False
     # Seats forfeited before the start without starting their bot, with the reason (a bot a tournament dropped).
     absent: tuple[tuple[int, str], ...] = ()
+    # Each game after the first moves every bot one seat on (bot i sits at seat i + game - 1), so over a multiple of
+    # the players every bot sits at every seat equally often; results stay per bot (SeatResult.seat: its first seat).
+    rotate: bool = False
 
 
 @dataclass
@@ -132,6 +135,7 @@ class MatchResult:
     replays: list[str]
     out_dir: str
     status: str = "complete"
+    rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,6 +145,7 @@ class MatchResult:
             "seed": self.seed,
             "games": self.games_played,
             "status": self.status,
+            "rotated": self.rotated,
             "out_dir": self.out_dir,
             "replays": self.replays,
             "seats": [
@@ -200,7 +205,8 @@ class Match:
         self.config = config
         self.progress = progress
         self.transport_factory = transport_factory
-        self.seats: list[BotSeat] = []
+        self.seats: list[BotSeat] = []  # the table of the game in progress, in seat order
+        self.players: list[BotSeat] = []  # the same, in bot order (the order of config.bots and of self.results)
         self.results: list[SeatResult] = []
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
@@ -265,8 +271,9 @@ class Match:
                     if not config.forfeit_unstartable:
                         raise
                     failure = str(error)
-            transcript = self._transcript_writer() if config.transcript else None
+            transcript = self._transcript_writer(seat) if config.transcript else None
             self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
+            self.players.append(self.seats[-1])
             self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command, start_failure=failure))
 
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
@@ -296,12 +303,14 @@ class Match:
         except (BotStartError, SandboxError) as error:
             raise MatchSetupError(f"seat {seat}: {error}") from None
 
-    def _transcript_writer(self) -> Callable[[int, str, bytes], None]:
+    def _transcript_writer(self, bot: int) -> Callable[[int, str, bytes], None]:
+        """One log per bot, named by its first seat (with ``rotate`` its seat changes from game to game)."""
+
         def write(seat: int, direction: str, line: bytes) -> None:
-            file = self._transcript_files.get(seat)
+            file = self._transcript_files.get(bot)
             if file is None:
-                path = self.config.out_dir / f"seat{seat}.transcript.log"
-                file = self._transcript_files[seat] = open(path, "ab")  # noqa: SIM115 - closed at the end
+                path = self.config.out_dir / f"seat{bot}.transcript.log"
+                file = self._transcript_files[bot] = open(path, "ab")  # noqa: SIM115 - closed at the end
             file.write(f"{time.time():.6f} {direction} ".encode() + line + b"\n")
 
         return write
@@ -342,16 +351,30 @@ class Match:
                 continue
             seat.name = answer.name or f"seat{seat.seat}"
             seat.version = answer.version
-            self.results[seat.seat].name = seat.name
-            self.results[seat.seat].version = seat.version
+            self._result_of(seat).name = seat.name
+            self._result_of(seat).version = seat.version
 
     def _forfeit_at_start(self, seat: BotSeat, reason: str) -> None:
         seat.close("forfeited")
         seat.forfeited = True
-        self.results[seat.seat].start_failure = reason
+        self._result_of(seat).start_failure = reason
+
+    def _seat_players(self, game_number: int) -> None:
+        """With ``rotate``, bot i sits at seat (i + game_number - 1) mod players in this game."""
+        if not self.config.rotate:
+            return
+        players = len(self.players)
+        shift = (game_number - 1) % players
+        self.seats = [self.players[(seat - shift) % players] for seat in range(players)]
+        for seat, player in enumerate(self.seats):
+            player.seat = seat
+
+    def _result_of(self, seat: BotSeat) -> SeatResult:
+        return self.results[self.players.index(seat)]
 
     def _play_game(self, game_number: int) -> None:
         config = self.config
+        self._seat_players(game_number)
         number = config.first_game + game_number - 1
         state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
@@ -382,9 +405,9 @@ class Match:
         for seat in self.seats:
             seat.flush()
         assert state.final_places is not None
-        for seat, result in zip(self.seats, self.results, strict=True):
-            result.totals.append(state.totals[seat.seat])
-            result.places.append(state.final_places[seat.seat])
+        for player, result in zip(self.players, self.results, strict=True):
+            result.totals.append(state.totals[player.seat])
+            result.places.append(state.final_places[player.seat])
         if self.progress:
             ended = state.events[-1]
             assert isinstance(ended, GameEnded)
@@ -408,7 +431,7 @@ class Match:
             consequences=dict(config.faults.consequences),
             given_deals=len(config.deals),
             bots=[
-                BotRecord(seat=s.seat, name=s.name, version=s.version, command=config.bots[s.seat].command)
+                BotRecord(seat=s.seat, name=s.name, version=s.version, command=self._result_of(s).command)
                 for s in self.seats
             ],
             time=ClockRecord(
@@ -490,7 +513,7 @@ class Match:
         if forfeit:
             seat.close("forfeited")
             seat.forfeited = True
-            result = self.results[seat.seat]
+            result = self._result_of(seat)
             if result.forfeited_in_game is None:
                 result.forfeited_in_game = len(result.totals) + 1
         events = state.apply(action)
@@ -507,7 +530,7 @@ class Match:
             file.close()
 
     def _result(self, status: str) -> MatchResult:
-        for seat, result in zip(self.seats, self.results, strict=True):
+        for seat, result in zip(self.players, self.results, strict=True):
             stats = seat.stats
             result.strikes = seat.strikes
             result.faults = dict(stats.faults)
@@ -526,6 +549,7 @@ class Match:
             replays=self.replays,
             out_dir=os.fspath(self.config.out_dir),
             status=status,
+            rotated=self.config.rotate and self.config.games > 1,
         )
 
 

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from competition.plan import Entrant
 from competition.tournament import StopRule, TournamentConfig, run_tournament
+from kierki_cli.main import cli
 from referee.bots.seat import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
+from referee.replay.reader import load
+from referee.replay.records import GameEndRecord
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -77,3 +82,40 @@ def test_a_match_config_can_be_shipped_to_a_worker(tmp_path: Path) -> None:
     config = _config(tmp_path, sample_bot_command("random_bot"), faults=policy)
     copy = pickle.loads(pickle.dumps(config))
     assert copy == config and copy.faults.forfeits("timeout", 1) and not copy.faults.forfeits("illegal", 1)
+
+
+def _distinct_bots() -> tuple[BotSpec, ...]:
+    """Four bots that tell themselves apart in the replay headers (the random bot's --seed is in its command)."""
+    random_bot = sample_bot_command("random_bot").argv
+    return (sample_bot_command("heuristic_bot"), *(BotSpec((*random_bot, "--seed", str(i))) for i in (1, 2, 3)))
+
+
+@pytest.mark.parametrize("rotate", [True, False])
+def test_match_rotates_seats_between_games_and_keeps_results_per_bot(tmp_path: Path, rotate: bool) -> None:
+    bots = _distinct_bots()
+    config = MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed=4, games=5, rotate=rotate, transcript=True)
+    result = Match(config).run()
+    assert result.rotated == rotate and result.games_played == 5
+    for game in range(5):
+        replay = load(Path(result.replays[game]))
+        seat_of = {record.command: record.seat for record in replay.header.bots}
+        end = replay.entries[-2].record
+        assert isinstance(end, GameEndRecord)
+        for bot, (spec, seat_result) in enumerate(zip(bots, result.seats, strict=True)):
+            seat = (bot + game) % 4 if rotate else bot
+            assert seat_of[spec.command] == seat
+            assert seat_result.totals[game] == end.totals[seat] and seat_result.places[game] == end.places[seat]
+    # Each bot's conversation stays in its own transcript, whatever its seat: it heard game_start for every seat.
+    seats = {
+        line.split(b'"seat":')[1][:1]
+        for line in (tmp_path / "seat1.transcript.log").read_bytes().splitlines()
+        if b'"game_start"' in line
+    }
+    assert seats == ({b"1", b"2", b"3", b"0"} if rotate else {b"1"})
+
+
+def test_kierki_match_rotates_by_default(tmp_path: Path) -> None:
+    args = ["match", "--game", "hearts", "--option", "target=10", "--games", "2", "--seed", "1", "--json"]
+    rotated = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "a")])
+    fixed = CliRunner().invoke(cli, [*args, "--no-rotate", "--out", str(tmp_path / "b")])
+    assert json.loads(rotated.stdout)["rotated"] is True and json.loads(fixed.stdout)["rotated"] is False
