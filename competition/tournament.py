@@ -17,6 +17,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,8 +252,18 @@ class Tournament:
                         break
                     done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                     for future in done:
-                        del in_flight[future]
-                        outcome = future.result()
+                        set_id = in_flight.pop(future)
+                        try:
+                            outcome = future.result()
+                        except BrokenProcessPool:
+                            raise TournamentError(
+                                "a worker process died (killed from outside?); the finished sets are kept: "
+                                "continue with --resume"
+                            ) from None
+                        except Exception as error:  # a bug or the disk, not a bot: stop with what it was
+                            raise TournamentError(
+                                f"set {set_id}: a game failed: {type(error).__name__}: {error}"
+                            ) from error
                         if outcome.error is not None:
                             raise TournamentError(outcome.error)
                         games += 1

@@ -215,9 +215,11 @@ def write_reports(result: TournamentResult) -> None:
 class ProgressLine:
     """One line on stderr: sets done, ETA and the current leaders; redrawn in place only on a terminal."""
 
-    def __init__(self, stream: TextIO, quiet: bool) -> None:
+    def __init__(self, stream: TextIO, quiet: bool, capped: bool = False) -> None:
+        """``capped``: the target is only an upper bound (--until-ci), so no ETA is shown."""
         self.stream = stream
         self.quiet = quiet
+        self.capped = capped
         self.tty = stream.isatty()
 
     def __call__(self, progress: Progress) -> None:
@@ -225,7 +227,7 @@ class ProgressLine:
             return
         left = progress.sets_target - progress.sets_done
         rate = progress.sets_done / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
-        eta = f"{left / rate:.0f}s" if rate > 0 else "?"
+        eta = f"{left / rate:.0f}s" if rate > 0 and not self.capped else "?"
         leaders = ""
         try:
             table = stats.standings(progress.records)
@@ -314,7 +316,8 @@ def tournament(
     if resume and out_dir is None:
         raise click.UsageError("--resume needs --out DIR: the folder of the tournament to continue")
     if seed is None:
-        seed = (_stored_seed(out_dir) if resume else None) or secrets.randbits(128)
+        stored = _stored_seed(out_dir) if resume else None
+        seed = secrets.randbits(128) if stored is None else stored
     config = _config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
     out_dir = out_dir or _new_out_dir("tournament")
     stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
@@ -328,7 +331,7 @@ def tournament(
             + f", seed {seed}, results in {out_dir}",
             err=True,
         )
-    line = ProgressLine(sys.stderr, as_json)
+    line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
     result = _run(config, out_dir, stop, jobs=jobs or _default_jobs(), pin=cpu_pinning, resume=resume, progress=line)
     line.end()
     write_reports(result)
@@ -392,7 +395,8 @@ def sprt(
     if resume and out_dir is None:
         raise click.UsageError("--resume needs --out DIR: the folder of the test to continue")
     if seed is None:
-        seed = (_stored_seed(out_dir) if resume else None) or secrets.randbits(128)
+        stored = _stored_seed(out_dir) if resume else None
+        seed = secrets.randbits(128) if stored is None else stored
     config = _config(entrants, seed=seed, format="paired", candidate="new", baseline="old", **settings)
     out_dir = out_dir or _new_out_dir("sprt")
     err = sys.stderr
