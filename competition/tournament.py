@@ -56,6 +56,7 @@ class TournamentConfig:
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
+    bot_ro: tuple[Path, ...] = ()
     drop_after: int = 3
 
     @property
@@ -84,6 +85,7 @@ class TournamentConfig:
             "limits": vars(self.limits),
             "sandbox": self.sandbox,
             "bot_env": [list(pair) for pair in self.bot_env],
+            "bot_ro": [str(path) for path in self.bot_ro],
             "drop_after": self.drop_after,
         }
 
@@ -324,6 +326,7 @@ class Tournament:
             limits=config.limits,
             sandbox=config.sandbox,
             bot_env=config.bot_env,
+            bot_ro=config.bot_ro,
             forfeit_unstartable=True,
             absent=absent,
         )

@@ -165,6 +165,7 @@ def _config(
             limits=isolation.limits,
             sandbox=isolation.sandbox,
             bot_env=isolation.bot_env,
+            bot_ro=isolation.bot_ro,
             drop_after=drop_after,
             **kinds,
         )
