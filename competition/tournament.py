@@ -224,7 +224,6 @@ class Tournament:
         self.specs = {e.name: config.bot_spec(e) for e in config.entrants}
         self.dropped: dict[str, str] = {}
         self._failures: dict[str, int] = {}
-        self._last_failure: dict[str, str] = {}
         self.records: list[SetRecord] = []
 
     def run(self) -> TournamentResult:
@@ -289,11 +288,14 @@ class Tournament:
                                 )
                             if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
                                 exhausted = True
-                                pending = iter(())
+                                for queued in [f for f in in_flight if f.cancel()]:
+                                    del in_flight[queued]  # games already running finish; their sets may not
         except KeyboardInterrupt:
             status = "interrupted"
-        with contextlib.suppress(OSError):
-            (self.out_dir / "work").rmdir()  # empty unless a worker was stopped in the middle of a game
+        if status == "complete":
+            _clean_unfinished(self.out_dir, {r.set_id for r in self.records})  # sets left when it stopped early
+            with contextlib.suppress(OSError):
+                (self.out_dir / "work").rmdir()
         return TournamentResult(
             self.config, self.out_dir, self.records, dict(self.dropped), status, time.monotonic() - started, games
         )
@@ -360,7 +362,6 @@ class Tournament:
                 self._failures[name] = 0
                 continue
             self._failures[name] = self._failures.get(name, 0) + 1
-            self._last_failure[name] = failure
             if self._failures[name] >= self.config.drop_after:
                 self.dropped[name] = f"{self._failures[name]} start failures in a row; the last: {failure}"
 

@@ -209,6 +209,7 @@ def test_sprt_prints_the_llr_and_stops(tmp_path: Path) -> None:
     assert "no decision after 2 pair(s)" in result.stdout
     records = read_results(tmp_path / "results.jsonl")[0]
     assert len(records) == 4
+    assert not list((tmp_path / "sets").glob("*.partial"))
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) -> None:
@@ -250,3 +251,4 @@ def _processes_working_in(folder: Path) -> list[int]:
 def test_until_ci_stops_once_every_interval_is_narrow_enough(tmp_path: Path) -> None:
     result = run_tournament(_config(seed=2), tmp_path, StopRule(until_ci=10_000.0, max_sets=20), jobs=1)
     assert len(result.records) == 2  # the first moment every bot has an interval (two sets)
+    assert sorted(p.name for p in (tmp_path / "sets").iterdir()) == ["0001", "0002"]  # nothing half-played left
