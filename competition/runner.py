@@ -23,7 +23,6 @@ from typing import Any
 
 from competition.model import GameRecord
 from referee.match import Match, MatchConfig, MatchSetupError
-from referee.rules.results import places
 
 
 @dataclass(frozen=True)
@@ -63,13 +62,11 @@ def play_game(task: GameTask) -> GameOutcome:
         if log.exists() and log.stat().st_size:  # most bots write nothing there
             os.replace(log, task.set_dir / f"{stem}.seat{seat}.stderr.log")
     shutil.rmtree(game_dir, ignore_errors=True)  # the bots' private scratch folders
-    totals = tuple(s.totals[0] for s in result.seats)
-    higher = config.ruleset.game.value in ("kierki", "kierki3")
     record = GameRecord(
         index=task.index,
         seats=task.names,
-        totals=totals,
-        places=places(totals, highest_wins=higher),
+        totals=tuple(s.totals[0] for s in result.seats),
+        places=tuple(s.places[0] for s in result.seats),
         faults=tuple(dict(s.faults) for s in result.seats),
         start_failed=tuple(s.start_failure is not None for s in result.seats),
         forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
