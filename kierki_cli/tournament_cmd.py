@@ -316,6 +316,10 @@ def tournament(
         raise click.UsageError(str(error)) from None
     if resume and out_dir is None:
         raise click.UsageError("--resume needs --out DIR: the folder of the tournament to continue")
+    if resume and not entrants:
+        raise click.UsageError(
+            f"--resume: give the same bots and options as the stopped run (they are in {out_dir}/tournament.json)"
+        )
     if seed is None:
         stored = _stored_seed(out_dir) if resume else None
         seed = secrets.randbits(128) if stored is None else stored

@@ -252,3 +252,23 @@ def test_until_ci_stops_once_every_interval_is_narrow_enough(tmp_path: Path) -> 
     result = run_tournament(_config(seed=2), tmp_path, StopRule(until_ci=10_000.0, max_sets=20), jobs=1)
     assert len(result.records) == 2  # the first moment every bot has an interval (two sets)
     assert sorted(p.name for p in (tmp_path / "sets").iterdir()) == ["0001", "0002"]  # nothing half-played left
+
+
+def test_cli_gauntlet_from_a_bots_file(tmp_path: Path) -> None:
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        '[[bot]]\nname = "cand"\ncommand = "sample:heuristic"\ntime = { move_ms = 900 }\n'
+        '[[bot]]\nname = "f1"\ncommand = "sample:random"\n'
+        '[[bot]]\nname = "f2"\ncommand = "sample:random"\nenv = { OMP_NUM_THREADS = "1" }\n'
+    )
+    out = tmp_path / "out"
+    args = ["tournament", "--bots", str(bots), "--format", "gauntlet", "--candidate", "cand", "--game", "hearts"]
+    args += ["--option", "target=10", "--sets", "2", "--seed", "8", "--jobs", "2", "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    records = read_results(out / "results.jsonl")[0]
+    assert len(records) == 2 and all("cand" in r.bots for r in records)
+    stored = json.loads((out / "tournament.json").read_text())
+    assert stored["bots"][0]["time"] == {"move_ms": 900} and stored["bots"][2]["env"] == [["OMP_NUM_THREADS", "1"]]
+    again = CliRunner().invoke(cli, ["tournament", "--resume", "--out", str(out)])
+    assert again.exit_code == 2 and "give the same bots and options" in again.output
