@@ -8,6 +8,7 @@ The set's replay logs are moved into place before its line is written: a line in
 
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
 
@@ -50,14 +51,30 @@ class ResultsFile:
 
     @classmethod
     def open(cls, path: Path) -> tuple[ResultsFile, list[SetRecord]]:
-        records, good = read_results(path)
+        """Take the file for this process alone (a second run on the same folder is refused), drop a partial
+        last line, and return the complete sets in it."""
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as error:
+            raise ResultsError(f"cannot write {path}: {error.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise ResultsError(
+                f"another kierki tournament is writing {path}: wait for it to end (or stop it) first"
+            ) from None
+        try:
+            records, good = read_results(path)
             if os.fstat(fd).st_size > good:
                 os.ftruncate(fd, good)
                 os.fsync(fd)
         except OSError as error:
+            os.close(fd)
             raise ResultsError(f"cannot write {path}: {error.strerror}") from None
+        except ResultsError:
+            os.close(fd)
+            raise
         return cls(fd, path), records
 
     def append(self, record: SetRecord) -> None:

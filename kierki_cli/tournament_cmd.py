@@ -17,6 +17,7 @@ import click
 from competition import report, stats
 from competition.model import SetRecord
 from competition.plan import FORMATS, ROTATIONS, Entrant, PlanError, check_entrants, parse_bot_argument, parse_bots_file
+from competition.results import ResultsError
 from competition.sprt import SPRT, SprtError, paired_difference
 from competition.tournament import (
     Progress,
@@ -251,7 +252,7 @@ class ProgressLine:
 def _run(config: TournamentConfig, out_dir: Path, stop: StopRule, **kwargs: Any) -> TournamentResult:
     try:
         return run_tournament(config, out_dir, stop, **kwargs)
-    except (TournamentError, PlanError) as error:
+    except (TournamentError, PlanError, ResultsError) as error:
         raise click.ClickException(str(error)) from None
 
 

@@ -19,7 +19,7 @@ from competition.plan import (
     set_rotations,
     set_seed,
 )
-from competition.results import ResultsFile, read_results
+from competition.results import ResultsError, ResultsFile, read_results
 
 
 def _bots(count: int) -> tuple[str, ...]:
@@ -129,3 +129,12 @@ def test_results_file_ignores_and_cuts_a_partial_last_line(tmp_path: Path) -> No
         assert path.read_bytes() == whole
         results.append(_record(3))
     assert [r.set_id for r in read_results(path)[0]] == [1, 2, 3]
+
+
+def test_one_run_at_a_time_writes_a_results_file(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    first, _ = ResultsFile.open(path)
+    with first, pytest.raises(ResultsError, match="another kierki tournament is writing"):
+        ResultsFile.open(path)
+    second, _ = ResultsFile.open(path)  # free again once the first is closed
+    second.close()
