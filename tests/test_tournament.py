@@ -32,6 +32,7 @@ def _config(*entrants: Entrant, seed: int = 11, **kwargs: object) -> TournamentC
 def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Path) -> None:
     result = run_tournament(_config(), tmp_path, StopRule(sets=2), jobs=2)
     assert result.status == "complete" and len(result.records) == 2
+    assert not (tmp_path / "work").exists()  # the bots' private directories went with their games
     for record in result.records:
         assert len(record.games) >= 2
         deals = []
