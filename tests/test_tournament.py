@@ -273,3 +273,14 @@ def test_cli_gauntlet_from_a_bots_file(tmp_path: Path) -> None:
     assert stored["bots"][0]["time"] == {"move_ms": 900} and stored["bots"][2]["env"] == [["OMP_NUM_THREADS", "1"]]
     again = CliRunner().invoke(cli, ["tournament", "--resume", "--out", str(out)])
     assert again.exit_code == 2 and "give the same bots and options" in again.output
+
+
+def test_sprt_resumes_with_the_pairs_it_has(tmp_path: Path) -> None:
+    args = ["sprt", "--new", "sample:heuristic", "--old", "sample:random", "--field", "sample:random"]
+    args += ["--game", "hearts", "--option", "target=10", "--jobs", "2", "--out", str(tmp_path)]
+    first = CliRunner().invoke(cli, [*args, "--max-pairs", "1"])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(cli, [*args, "--max-pairs", "2", "--resume"])
+    assert again.exit_code == 0, again.output
+    assert "pairs 1 " in again.stderr and "pairs 2 " in again.stderr  # the stored pair is fed again, then one more
+    assert len(read_results(tmp_path / "results.jsonl")[0]) == 4
