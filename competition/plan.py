@@ -144,7 +144,7 @@ def check_entrants(entrants: Sequence[Entrant]) -> None:
 
 def set_seed(tournament_seed: int, set_id: int) -> int:
     """The deal seed of a set: a keyed hash of the set's number under the tournament's seed."""
-    key = tournament_seed.to_bytes(32, "big")[-32:]
+    key = tournament_seed.to_bytes(32, "big")  # seeds up to 256 bits (the default draws 128)
     digest = hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=8).digest()
     return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
 

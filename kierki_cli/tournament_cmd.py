@@ -80,7 +80,7 @@ def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--seed",
-            type=click.IntRange(0),
+            type=click.IntRange(0, 2**256 - 1),
             default=None,
             help="The tournament's seed: every set's deals derive from it [default: 128 random bits, recorded].",
         ),
@@ -267,7 +267,14 @@ def _run(config: TournamentConfig, out_dir: Path, stop: StopRule, **kwargs: Any)
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A TOML file of [[bot]] tables: name, command, and optionally cwd, env and time (see README).",
 )
-@click.option("--format", "format_", type=click.Choice(FORMATS[:2]), default="round-robin", show_default=True)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS[:2]),
+    default="round-robin",
+    show_default=True,
+    help="round-robin: every bot meets every other; gauntlet: --candidate against the field.",
+)
 @click.option("--candidate", default=None, metavar="NAME", help="Gauntlet: the bot that plays against the field.")
 @click.option("--sets", type=click.IntRange(1), default=None, help="Duplicate sets to play [default: 10].")
 @click.option(
