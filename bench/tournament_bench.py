@@ -50,7 +50,7 @@ def duplicate_efficiency(seconds: float, seeds: int = 3, sets: int = 8) -> Resul
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(1, seeds + 1):
             config = TournamentConfig(
-                entrants=entrants, ruleset=ruleset, seed=seed, format="gauntlet", candidate="heur"
+                entrants=entrants, ruleset=ruleset, seed=str(seed), format="gauntlet", candidate="heur"
             )
             records = run_tournament(config, Path(tmp) / str(seed), StopRule(sets=sets), jobs=2).records
             runs.append(stats.duplicate_efficiency(_single_games(records), records, "heur", "rand1"))
@@ -78,7 +78,7 @@ def duplicate_efficiency(seconds: float, seeds: int = 3, sets: int = 8) -> Resul
 
 def _games_per_second(bot: Path, out: Path, jobs: int, pin: bool, sets: int) -> float:
     entrants = tuple(Entrant(f"t{i}", str(bot)) for i in range(4))
-    config = TournamentConfig(entrants=entrants, ruleset=Ruleset.create("kierki", None, {}), seed=1)
+    config = TournamentConfig(entrants=entrants, ruleset=Ruleset.create("kierki", None, {}), seed="1")
     started = time.perf_counter()
     result = run_tournament(config, out, StopRule(sets=sets), jobs=jobs, pin=pin)
     elapsed = time.perf_counter() - started

@@ -26,7 +26,6 @@ FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 Rotations = Literal["cyclic", "all"]
 ROTATIONS: tuple[Rotations, ...] = ("cyclic", "all")
 
-SEED_BITS = 63  # set seeds fit a signed 64-bit integer, which every JSON reader of the replay logs decodes exactly
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+")
 
 
@@ -142,11 +141,11 @@ def check_entrants(entrants: Sequence[Entrant]) -> None:
 # --- seeds ----------------------------------------------------------------------------------------------------
 
 
-def set_seed(tournament_seed: int, set_id: int) -> int:
-    """The deal seed of a set: a keyed hash of the set's number under the tournament's seed."""
-    key = tournament_seed.to_bytes(32, "big")  # seeds up to 256 bits (the default draws 128)
-    digest = hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
+def set_seed(tournament_seed: str, set_id: int) -> str:
+    """The deal seed of a set: a keyed hash of the set's number under the tournament's seed, as 32 hex digits
+    (128 bits: as unguessable as a match's default seed, whatever the tournament's seed)."""
+    key = hashlib.blake2b(tournament_seed.encode("utf-8"), digest_size=32).digest()  # any length of text
+    return hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=16).hexdigest()
 
 
 # --- tables and rotations -------------------------------------------------------------------------------------
@@ -155,7 +154,7 @@ def set_seed(tournament_seed: int, set_id: int) -> int:
 @dataclass(frozen=True)
 class PlannedSet:
     set_id: int  # 1-based
-    seed: int
+    seed: str
     table: tuple[str, ...]  # bot names in the seat order of the set's first game
     rotations: tuple[tuple[int, ...], ...]  # per game: which table position sits at each seat
 
@@ -273,7 +272,7 @@ class Plan:
     format: Format
     bots: tuple[str, ...]
     players: int
-    seed: int
+    seed: str
     rotations: Rotations = "cyclic"
     candidate: str | None = None
     baseline: str | None = None  # paired: the bot that replays each of the candidate's sets in its place

@@ -46,7 +46,7 @@ class TournamentConfig:
 
     entrants: tuple[Entrant, ...]
     ruleset: Ruleset
-    seed: int
+    seed: str
     format: Format = "round-robin"
     candidate: str | None = None
     baseline: str | None = None  # the paired format (kierki sprt): the old version, in the candidate's place
@@ -74,7 +74,7 @@ class TournamentConfig:
             "game": self.ruleset.game.value,
             "players": self.ruleset.players,
             "options": self.ruleset.options(),
-            "seed": str(self.seed),
+            "seed": self.seed,
             "format": self.format,
             "candidate": self.candidate,
             "baseline": self.baseline,
@@ -372,7 +372,7 @@ class Tournament:
         os.replace(partial, self.out_dir / "sets" / label)
         record = SetRecord(
             set_id=planned.set_id,
-            seed=str(planned.seed),
+            seed=planned.seed,
             game=self.config.ruleset.game.value,
             players=self.config.ruleset.players,
             higher_is_better=self.config.higher_is_better,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Collection, Iterable
 
 import click
@@ -75,3 +76,11 @@ increment_option = click.option(
     show_default=True,
     help="Added to the bank after each decision (ms).",
 )
+
+
+SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
+
+
+def new_seed() -> str:
+    """128 bits from the operating system, as 32 hex digits: no bot can search them."""
+    return secrets.token_hex(16)

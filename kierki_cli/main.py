@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import secrets
 import signal
 import sys
 import time
@@ -12,7 +11,9 @@ from pathlib import Path
 import click
 
 from kierki_cli.common import (
+    SHORT_SEED,
     increment_option,
+    new_seed,
     parse_pairs,
     startup_time_option,
     time_bank_option,
@@ -37,12 +38,6 @@ from referee.rules.ruleset import Game, option_specs
 from referee.text import printable
 
 GAMES = [g.value for g in Game]
-SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
-
-
-def new_seed() -> str:
-    """128 bits from the operating system, as 32 hex digits: no bot can search them."""
-    return secrets.token_hex(16)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -27,7 +26,15 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
 )
-from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
+from kierki_cli.common import (
+    SHORT_SEED,
+    increment_option,
+    new_seed,
+    parse_pairs,
+    startup_time_option,
+    time_bank_option,
+    time_per_move_option,
+)
 from kierki_cli.isolation import Isolation, isolation_options
 from kierki_cli.terminal import printable
 from referee.bots.seat import TimeControl
@@ -50,13 +57,22 @@ def _new_out_dir(kind: str) -> Path:
     return out_dir
 
 
-def _stored_seed(out_dir: Path | None) -> int | None:
+def _stored_seed(out_dir: Path | None) -> str | None:
     if out_dir is None:
         return None
     try:
-        return int(json.loads((out_dir / "tournament.json").read_text())["seed"])
+        return str(json.loads((out_dir / "tournament.json").read_text())["seed"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _warn_short(seed: str, quiet: bool) -> None:
+    if len(seed) < SHORT_SEED and not quiet:
+        click.echo(
+            f"note: seed {printable(seed)!r} is short: a bot can find it from its own cards and predict every deal; "
+            "fine for tests, leave --seed out for a competition",
+            err=True,
+        )
 
 
 def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,9 +96,9 @@ def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--seed",
-            type=click.IntRange(0, 2**256 - 1),
             default=None,
-            help="The tournament's seed: every set's deals derive from it [default: 128 random bits, recorded].",
+            help="The tournament's seed, any text: every set's deals and tables derive from it [default: 128 random "
+            "bits, recorded]. A short one is for tests: bots could search it.",
         ),
         click.option(
             "--out",
@@ -139,7 +155,7 @@ def _config(
     game: str,
     players: int | None,
     option_pairs: tuple[str, ...],
-    seed: int,
+    seed: str,
     rotations: str,
     time_per_move: int,
     startup_time: int,
@@ -200,7 +216,7 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
     return {
         "status": result.status,
         "out_dir": str(result.out_dir),
-        "seed": str(result.config.seed),
+        "seed": result.config.seed,
         "dropped": result.dropped,
         "standings": report.standings_json(stats.standings(result.records)) if result.records else None,
     }
@@ -300,7 +316,7 @@ def tournament(
     sets: int | None,
     until_ci: float | None,
     max_sets: int,
-    seed: int | None,
+    seed: str | None,
     out_dir: Path | None,
     resume: bool,
     jobs: int | None,
@@ -330,7 +346,8 @@ def tournament(
         )
     if seed is None:
         stored = _stored_seed(out_dir) if resume else None
-        seed = secrets.randbits(128) if stored is None else stored
+        seed = new_seed() if stored is None else stored
+    _warn_short(seed, as_json)
     config = _config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
     out_dir = out_dir or _new_out_dir("tournament")
     stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
@@ -384,7 +401,7 @@ def sprt(
     d0: float,
     d1: float,
     max_pairs: int,
-    seed: int | None,
+    seed: str | None,
     out_dir: Path | None,
     resume: bool,
     jobs: int | None,
@@ -409,7 +426,8 @@ def sprt(
         raise click.UsageError("--resume needs --out DIR: the folder of the test to continue")
     if seed is None:
         stored = _stored_seed(out_dir) if resume else None
-        seed = secrets.randbits(128) if stored is None else stored
+        seed = new_seed() if stored is None else stored
+    _warn_short(seed, as_json)
     config = _config(entrants, seed=seed, format="paired", candidate="new", baseline="old", **settings)
     out_dir = out_dir or _new_out_dir("sprt")
     err = sys.stderr
@@ -456,7 +474,7 @@ def sprt(
         "lower": test.lower,
         "upper": test.upper,
         "status": result.status,
-        "seed": str(seed),
+        "seed": seed,
         "out_dir": str(out_dir),
     }
     if as_json:

@@ -25,7 +25,7 @@ SHORT = Ruleset.create("hearts", None, {"target": "10"})
 SAMPLES = (Entrant("h", "sample:heuristic"), Entrant("r", "sample:random"))
 
 
-def _config(*entrants: Entrant, seed: int = 11, **kwargs: object) -> TournamentConfig:
+def _config(*entrants: Entrant, seed: str = "11", **kwargs: object) -> TournamentConfig:
     return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed, **kwargs)  # type: ignore[arg-type]
 
 
@@ -40,7 +40,7 @@ def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Pat
         for game in record.games:
             assert game.replay is not None
             replay = load(tmp_path / game.replay)
-            assert replay.header.seed == int(record.seed)
+            assert replay.header.seed == record.seed
             deals.append(
                 [(e.record.dealer, e.record.hands) for e in replay.entries if isinstance(e.record, DealRecord)]
             )
@@ -52,8 +52,8 @@ def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Pat
 
 
 def test_parallel_results_equal_serial_ones(tmp_path: Path) -> None:
-    serial = run_tournament(_config(seed=5), tmp_path / "serial", StopRule(sets=3), jobs=1)
-    parallel = run_tournament(_config(seed=5), tmp_path / "parallel", StopRule(sets=3), jobs=2, pin=False)
+    serial = run_tournament(_config(seed="5"), tmp_path / "serial", StopRule(sets=3), jobs=1)
+    parallel = run_tournament(_config(seed="5"), tmp_path / "parallel", StopRule(sets=3), jobs=2, pin=False)
     assert sorted(serial.records, key=lambda r: r.set_id) == sorted(parallel.records, key=lambda r: r.set_id)
 
 
@@ -77,11 +77,11 @@ def test_a_bot_crashing_mid_game_is_forfeited_and_the_run_goes_on(tmp_path: Path
 
 
 def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
-    run_tournament(_config(seed=5), tmp_path, StopRule(sets=1), jobs=1)
+    run_tournament(_config(seed="5"), tmp_path, StopRule(sets=1), jobs=1)
     with pytest.raises(TournamentError, match="already holds a tournament"):
-        run_tournament(_config(seed=5), tmp_path, StopRule(sets=1), jobs=1)
+        run_tournament(_config(seed="5"), tmp_path, StopRule(sets=1), jobs=1)
     with pytest.raises(TournamentError, match=r"configuration differs.*\(seed\)"):
-        run_tournament(_config(seed=6), tmp_path, StopRule(sets=1), jobs=1, resume=True)
+        run_tournament(_config(seed="6"), tmp_path, StopRule(sets=1), jobs=1, resume=True)
 
 
 def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> None:
@@ -250,7 +250,7 @@ def _processes_working_in(folder: Path) -> list[int]:
 
 
 def test_until_ci_stops_once_every_interval_is_narrow_enough(tmp_path: Path) -> None:
-    result = run_tournament(_config(seed=2), tmp_path, StopRule(until_ci=10_000.0, max_sets=20), jobs=1)
+    result = run_tournament(_config(seed="2"), tmp_path, StopRule(until_ci=10_000.0, max_sets=20), jobs=1)
     assert len(result.records) == 2  # the first moment every bot has an interval (two sets)
     assert sorted(p.name for p in (tmp_path / "sets").iterdir()) == ["0001", "0002"]  # nothing half-played left
 

@@ -31,7 +31,7 @@ def _config(tmp_path: Path, third: BotSpec, **kwargs: object) -> MatchConfig:
         third,
         sample_bot_command("random_bot"),
     )
-    return MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed=3, **kwargs)  # type: ignore[arg-type]
+    return MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed="3", **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:
 
 def test_a_bot_dropped_before_a_resume_stays_dropped(tmp_path: Path) -> None:
     crash = Entrant("crash", f"{sys.executable} {HOSTILE / 'crash_at_start.py'}")
-    config = TournamentConfig(entrants=(Entrant("h", "sample:heuristic"), crash), ruleset=SHORT, seed=1, drop_after=2)
+    config = TournamentConfig(entrants=(Entrant("h", "sample:heuristic"), crash), ruleset=SHORT, seed="1", drop_after=2)
     first = run_tournament(config, tmp_path, StopRule(sets=1), jobs=1)
     assert "crash" in first.dropped
     again = run_tournament(config, tmp_path, StopRule(sets=2), jobs=1, resume=True)
@@ -93,7 +93,7 @@ def _distinct_bots() -> tuple[BotSpec, ...]:
 @pytest.mark.parametrize("rotate", [True, False])
 def test_match_rotates_seats_between_games_and_keeps_results_per_bot(tmp_path: Path, rotate: bool) -> None:
     bots = _distinct_bots()
-    config = MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed=4, games=5, rotate=rotate, transcript=True)
+    config = MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed="4", games=5, rotate=rotate, transcript=True)
     result = Match(config).run()
     assert result.rotated == rotate and result.games_played == 5
     for game in range(5):

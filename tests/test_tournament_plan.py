@@ -10,7 +10,6 @@ import pytest
 
 from competition.model import GameRecord, SetRecord, encode_set
 from competition.plan import (
-    SEED_BITS,
     Plan,
     PlanError,
     parse_bot_argument,
@@ -33,7 +32,7 @@ def _pair_counts(plan: Plan, sets: int) -> list[int]:
 
 @pytest.mark.parametrize(("bots", "seats", "rounds"), [(5, 4, 3), (7, 3, 2), (8, 4, 1), (6, 4, 1), (12, 4, 1)])
 def test_round_robin_with_more_bots_than_seats_is_balanced(bots: int, seats: int, rounds: int) -> None:
-    plan = Plan("round-robin", _bots(bots), seats, seed=99)
+    plan = Plan("round-robin", _bots(bots), seats, seed="99")
     sets = plan.sets(plan.round_length * rounds)
     per_bot = Counter(b for s in sets for b in s.table)
     assert set(per_bot) == set(plan.bots) and len(set(per_bot.values())) == 1  # equal sets per bot
@@ -43,7 +42,7 @@ def test_round_robin_with_more_bots_than_seats_is_balanced(bots: int, seats: int
 
 
 def test_fewer_bots_than_seats_fill_several_seats_evenly() -> None:
-    plan = Plan("round-robin", _bots(3), 4, seed=1)
+    plan = Plan("round-robin", _bots(3), 4, seed="1")
     sets = plan.sets(plan.round_length)
     assert plan.round_length == 3
     seats = Counter(b for s in sets for b in s.table)
@@ -51,19 +50,19 @@ def test_fewer_bots_than_seats_fill_several_seats_evenly() -> None:
 
 
 def test_gauntlet_puts_the_candidate_at_every_table() -> None:
-    plan = Plan("gauntlet", _bots(6), 4, seed=3, candidate="b2")
+    plan = Plan("gauntlet", _bots(6), 4, seed="3", candidate="b2")
     sets = plan.sets(plan.round_length * 2)
     assert all("b2" in s.table for s in sets)
     field = Counter(b for s in sets for b in s.table if b != "b2")
     assert len(set(field.values())) == 1
     with pytest.raises(PlanError, match="--candidate"):
-        Plan("gauntlet", _bots(3), 4, seed=3)
+        Plan("gauntlet", _bots(3), 4, seed="3")
     with pytest.raises(PlanError, match="not one of the bots"):
-        Plan("gauntlet", _bots(3), 4, seed=3, candidate="zz")
+        Plan("gauntlet", _bots(3), 4, seed="3", candidate="zz")
 
 
 def test_paired_sets_share_deals_and_swap_only_the_candidate() -> None:
-    plan = Plan("paired", ("new", "old", "f1", "f2", "f3"), 4, seed=8, candidate="new", baseline="old")
+    plan = Plan("paired", ("new", "old", "f1", "f2", "f3"), 4, seed="8", candidate="new", baseline="old")
     sets = plan.sets(6)
     for first, second in zip(sets[::2], sets[1::2], strict=True):
         assert first.seed == second.seed and first.rotations == second.rotations
@@ -81,10 +80,10 @@ def test_rotations() -> None:
 
 
 def test_set_seeds_are_keyed_by_the_tournament_seed() -> None:
-    seeds = [set_seed(2**127 + 5, i) for i in range(1, 200)]
-    assert len(set(seeds)) == len(seeds) and all(0 <= s < 2**SEED_BITS for s in seeds)
-    assert set_seed(2**127 + 5, 1) == seeds[0] and set_seed(2**127 + 6, 1) != seeds[0]
-    assert Plan("round-robin", _bots(5), 4, seed=7).sets(10) == Plan("round-robin", _bots(5), 4, seed=7).sets(10)
+    seeds = [set_seed("a tournament", i) for i in range(1, 200)]
+    assert len(set(seeds)) == len(seeds) and all(len(s) == 32 and int(s, 16) >= 0 for s in seeds)  # 128 bits
+    assert set_seed("a tournament", 1) == seeds[0] and set_seed("a tournament!", 1) != seeds[0]
+    assert Plan("round-robin", _bots(5), 4, seed="7").sets(10) == Plan("round-robin", _bots(5), 4, seed="7").sets(10)
 
 
 def test_bot_arguments_and_files(tmp_path: Path) -> None:
