@@ -36,11 +36,11 @@ from kierki_cli.common import (
     time_per_move_option,
 )
 from kierki_cli.isolation import Isolation, isolation_options
-from kierki_cli.terminal import printable
 from referee.bots.seat import TimeControl
 from referee.match import MatchSetupError
 from referee.rules import RulesError, Ruleset
 from referee.rules.ruleset import Game
+from referee.text import printable
 
 GAMES = [g.value for g in Game]
 
