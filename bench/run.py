@@ -540,6 +540,22 @@ for _name in ("referee_overhead", "match_throughput", "parallel_scaling"):
     BENCHMARKS[_name] = _referee_benchmark(_name)
 
 
+# --- tournaments (bench/tournament_bench.py): wall clock, real bot processes, a pool of workers ---------------
+
+
+def _tournament_benchmark(name: str) -> Callable[[Config], Result]:
+    def run(config: Config) -> Result:
+        from bench import tournament_bench
+
+        return {**tournament_bench.BENCHMARKS[name](config.seconds), "clock": "wall"}
+
+    return run
+
+
+for _name in ("duplicate_efficiency", "tournament_scaling", "pinning"):
+    BENCHMARKS[_name] = _tournament_benchmark(_name)
+
+
 # --- the referee's own memory under a stdout and a stderr flood (bench/memory.py) -----------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Collection, Iterable
 
 import click
@@ -59,3 +60,27 @@ def parse_pairs(
             continue
         raise click.BadParameter(f"{pair!r}: write {metavar}, e.g. {example}{problem}", param_hint=option_name)
     return parsed
+
+
+time_bank_option = click.option(
+    "--time-bank",
+    type=click.IntRange(0),
+    default=TimeControl.bank_ms,
+    show_default=True,
+    help="Extra time a bot may spend over all decisions (ms).",
+)
+increment_option = click.option(
+    "--increment",
+    type=click.IntRange(0),
+    default=TimeControl.increment_ms,
+    show_default=True,
+    help="Added to the bank after each decision (ms).",
+)
+
+
+SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
+
+
+def new_seed() -> str:
+    """128 bits from the operating system, as 32 hex digits: no bot can search them."""
+    return secrets.token_hex(16)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import secrets
 import signal
 import sys
 import time
@@ -11,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
+from kierki_cli.common import (
+    SHORT_SEED,
+    increment_option,
+    new_seed,
+    parse_pairs,
+    startup_time_option,
+    time_bank_option,
+    time_per_move_option,
+)
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.bots.seat import TimeControl
@@ -31,12 +38,6 @@ from referee.rules.ruleset import Game, option_specs
 from referee.text import printable
 
 GAMES = [g.value for g in Game]
-SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
-
-
-def new_seed() -> str:
-    """128 bits from the operating system, as 32 hex digits: no bot can search them."""
-    return secrets.token_hex(16)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -88,6 +89,12 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 )
 @click.option("--games", "games", type=click.IntRange(1), default=1, show_default=True, help="Games to play.")
 @click.option(
+    "--rotate/--no-rotate",
+    default=True,
+    show_default=True,
+    help="Move every bot one seat on between games (fixed seats bias a multi-game result).",
+)
+@click.option(
     "--deals",
     "deals_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -109,20 +116,8 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 )
 @time_per_move_option
 @startup_time_option
-@click.option(
-    "--time-bank",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="Extra time a bot may spend over all decisions (ms).",
-)
-@click.option(
-    "--increment",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="Added to the bank after each decision (ms).",
-)
+@time_bank_option
+@increment_option
 @click.option(
     "--max-strikes",
     type=click.IntRange(1),
@@ -154,6 +149,7 @@ def match(
     players: int | None,
     seed: str | None,
     games: int,
+    rotate: bool,
     deals_path: Path | None,
     from_path: Path | None,
     at: int | None,
@@ -224,6 +220,7 @@ def match(
         seed=seed,
         first_game=first_game,
         games=games,
+        rotate=rotate,
         deals=deals,
         deals_source=str(deals_path or from_path) if deals_path or from_path else None,
         prefix=resume.prefix if resume else (),
@@ -289,6 +286,8 @@ def format_table(result: MatchResult) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    if result.rotated:
+        lines.append("seats rotated between games: 'seat' is each bot's seat in game 1 (--no-rotate keeps them)")
     lines.append(f"replays: {result.out_dir}")
     return "\n".join(lines)
 
@@ -334,3 +333,9 @@ from kierki_cli.replay_cmd import replay, replay_schema  # noqa: E402
 
 cli.add_command(replay)
 cli.add_command(replay_schema)
+
+
+from kierki_cli.tournament_cmd import sprt, tournament  # noqa: E402
+
+cli.add_command(tournament)
+cli.add_command(sprt)

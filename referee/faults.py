@@ -62,3 +62,7 @@ class FaultPolicy:
 
     def to_json(self) -> dict[str, str]:
         return {code.value: consequence.value for code, consequence in self.consequences.items()}
+
+    def __reduce__(self) -> tuple[type[FaultPolicy], tuple[int, dict[FaultCode, Consequence]]]:
+        """Pickled as its plain parts (a mapping proxy cannot be): a tournament ships match configs to workers."""
+        return (FaultPolicy, (self.max_strikes, dict(self.consequences)))

@@ -41,6 +41,8 @@ class MatchSetupError(RuntimeError):
 class BotSpec:
     argv: tuple[str, ...]
     cwd: Path = field(default_factory=Path.cwd)
+    env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
+    time: TimeControl | None = None  # this bot's own time control, instead of MatchConfig.time
 
     @classmethod
     def parse(cls, command: str) -> BotSpec:
@@ -86,6 +88,14 @@ class MatchConfig:
     stderr_cap_bytes: int = 1_000_000
     # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
     prefix: tuple[tuple[int, Action], ...] = ()
+    # A seat whose bot cannot start or fails its handshake is forfeited from the start (played by the fallback,
+    # the reason in SeatResult.start_failure) instead of stopping the match: tournaments never stop for one bot.
+    forfeit_unstartable: bool = False
+    # Seats forfeited before the start without starting their bot, with the reason (a bot a tournament dropped).
+    absent: tuple[tuple[int, str], ...] = ()
+    # Each game after the first moves every bot one seat on (bot i sits at seat i + game - 1), so over a multiple of
+    # the players every bot sits at every seat equally often; results stay per bot (SeatResult.seat: its first seat).
+    rotate: bool = False
 
 
 @dataclass
@@ -103,6 +113,7 @@ class SeatResult:
     mean_ms: float = 0.0
     max_ms: float = 0.0
     stderr_log_error: str | None = None  # the bot's stderr log stopped early (e.g. a full disk)
+    start_failure: str | None = None  # why the bot could not start or failed its handshake (forfeit_unstartable)
 
     @property
     def total(self) -> int:
@@ -124,6 +135,7 @@ class MatchResult:
     replays: list[str]
     out_dir: str
     status: str = "complete"
+    rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -133,6 +145,7 @@ class MatchResult:
             "seed": self.seed,
             "games": self.games_played,
             "status": self.status,
+            "rotated": self.rotated,
             "out_dir": self.out_dir,
             "replays": self.replays,
             "seats": [
@@ -152,6 +165,7 @@ class MatchResult:
                     "mean_ms": round(s.mean_ms, 3),
                     "max_ms": round(s.max_ms, 3),
                     "stderr_log_error": s.stderr_log_error,
+                    "start_failure": s.start_failure,
                 }
                 for s in self.seats
             ],
@@ -191,7 +205,8 @@ class Match:
         self.config = config
         self.progress = progress
         self.transport_factory = transport_factory
-        self.seats: list[BotSeat] = []
+        self.seats: list[BotSeat] = []  # the table of the game in progress, in seat order
+        self.players: list[BotSeat] = []  # the same, in bot order (the order of config.bots and of self.results)
         self.results: list[SeatResult] = []
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
@@ -241,14 +256,25 @@ class Match:
                 limits = config.limits.resource_limits(config.games)
             except SandboxError as error:
                 raise MatchSetupError(str(error)) from None
+        absent = dict(config.absent)
         for seat, spec in enumerate(config.bots):
-            if self.transport_factory is not None:
+            failure = absent.get(seat)
+            transport: Transport | None = None
+            if failure is not None:
+                pass
+            elif self.transport_factory is not None:
                 transport = self.transport_factory(seat, spec)
             else:
-                transport = self._start_process(seat, spec, limits)
-            transcript = self._transcript_writer() if config.transcript else None
-            self.seats.append(BotSeat(seat, transport, config.time, transcript))
-            self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command))
+                try:
+                    transport = self._start_process(seat, spec, limits)
+                except MatchSetupError as error:
+                    if not config.forfeit_unstartable:
+                        raise
+                    failure = str(error)
+            transcript = self._transcript_writer(seat) if config.transcript else None
+            self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
+            self.players.append(self.seats[-1])
+            self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command, start_failure=failure))
 
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
         config = self.config
@@ -259,7 +285,7 @@ class Match:
                 private_dir=config.out_dir / f"seat{seat}",
                 out_dir=config.out_dir,
                 sandbox=config.sandbox,
-                extra_env=config.bot_env,
+                extra_env=config.bot_env + spec.env,
                 read_only=config.bot_ro,
                 hidden=(Path(config.deals_source),) if config.deals_source else (),
                 disk_mb=config.limits.disk_mb,
@@ -277,12 +303,14 @@ class Match:
         except (BotStartError, SandboxError) as error:
             raise MatchSetupError(f"seat {seat}: {error}") from None
 
-    def _transcript_writer(self) -> Callable[[int, str, bytes], None]:
+    def _transcript_writer(self, bot: int) -> Callable[[int, str, bytes], None]:
+        """One log per bot, named by its first seat (with ``rotate`` its seat changes from game to game)."""
+
         def write(seat: int, direction: str, line: bytes) -> None:
-            file = self._transcript_files.get(seat)
+            file = self._transcript_files.get(bot)
             if file is None:
-                path = self.config.out_dir / f"seat{seat}.transcript.log"
-                file = self._transcript_files[seat] = open(path, "ab")  # noqa: SIM115 - closed at the end
+                path = self.config.out_dir / f"seat{bot}.transcript.log"
+                file = self._transcript_files[bot] = open(path, "ab")  # noqa: SIM115 - closed at the end
             file.write(f"{time.time():.6f} {direction} ".encode() + line + b"\n")
 
         return write
@@ -292,6 +320,8 @@ class Match:
         ruleset = config.ruleset
         options = ruleset.options()
         for seat in self.seats:
+            if seat.forfeited:
+                continue
             hello = m.HelloRequest(
                 id=seat.new_id(),
                 protocol=codec.PROTOCOL_VERSION,
@@ -299,27 +329,52 @@ class Match:
                 players=ruleset.players,
                 seat=seat.seat,
                 options=options,
-                time=config.time.to_wire(),
+                time=seat.time.to_wire(),
                 games=config.games,
             )
-            answer, _ = seat.ask(hello, timeout_s=config.time.startup_ms / 1000)
+            answer, _ = seat.ask(hello, timeout_s=seat.time.startup_ms / 1000)
             command = config.bots[seat.seat].command
-            if isinstance(answer, Fault):
-                raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
-            assert isinstance(answer, m.HelloAnswer)
-            if answer.protocol != codec.PROTOCOL_VERSION:
-                seat.close("protocol_mismatch")
-                raise MatchSetupError(
-                    f"seat {seat.seat} ({command}) speaks protocol {answer.protocol}; this referee speaks "
-                    f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
-                )
+            try:
+                if isinstance(answer, Fault):
+                    raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
+                assert isinstance(answer, m.HelloAnswer)
+                if answer.protocol != codec.PROTOCOL_VERSION:
+                    seat.close("protocol_mismatch")
+                    raise MatchSetupError(
+                        f"seat {seat.seat} ({command}) speaks protocol {answer.protocol}; this referee speaks "
+                        f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
+                    )
+            except MatchSetupError as error:
+                if not config.forfeit_unstartable:
+                    raise
+                self._forfeit_at_start(seat, str(error))
+                continue
             seat.name = answer.name or f"seat{seat.seat}"
             seat.version = answer.version
-            self.results[seat.seat].name = seat.name
-            self.results[seat.seat].version = seat.version
+            self._result_of(seat).name = seat.name
+            self._result_of(seat).version = seat.version
+
+    def _forfeit_at_start(self, seat: BotSeat, reason: str) -> None:
+        seat.close("forfeited")
+        seat.forfeited = True
+        self._result_of(seat).start_failure = reason
+
+    def _seat_players(self, game_number: int) -> None:
+        """With ``rotate``, bot i sits at seat (i + game_number - 1) mod players in this game."""
+        if not self.config.rotate:
+            return
+        players = len(self.players)
+        shift = (game_number - 1) % players
+        self.seats = [self.players[(seat - shift) % players] for seat in range(players)]
+        for seat, player in enumerate(self.seats):
+            player.seat = seat
+
+    def _result_of(self, seat: BotSeat) -> SeatResult:
+        return self.results[self.players.index(seat)]
 
     def _play_game(self, game_number: int) -> None:
         config = self.config
+        self._seat_players(game_number)
         number = config.first_game + game_number - 1
         state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
@@ -350,9 +405,9 @@ class Match:
         for seat in self.seats:
             seat.flush()
         assert state.final_places is not None
-        for seat, result in zip(self.seats, self.results, strict=True):
-            result.totals.append(state.totals[seat.seat])
-            result.places.append(state.final_places[seat.seat])
+        for player, result in zip(self.players, self.results, strict=True):
+            result.totals.append(state.totals[player.seat])
+            result.places.append(state.final_places[player.seat])
         if self.progress:
             ended = state.events[-1]
             assert isinstance(ended, GameEnded)
@@ -376,7 +431,7 @@ class Match:
             consequences=dict(config.faults.consequences),
             given_deals=len(config.deals),
             bots=[
-                BotRecord(seat=s.seat, name=s.name, version=s.version, command=config.bots[s.seat].command)
+                BotRecord(seat=s.seat, name=s.name, version=s.version, command=self._result_of(s).command)
                 for s in self.seats
             ],
             time=ClockRecord(
@@ -458,7 +513,7 @@ class Match:
         if forfeit:
             seat.close("forfeited")
             seat.forfeited = True
-            result = self.results[seat.seat]
+            result = self._result_of(seat)
             if result.forfeited_in_game is None:
                 result.forfeited_in_game = len(result.totals) + 1
         events = state.apply(action)
@@ -475,7 +530,7 @@ class Match:
             file.close()
 
     def _result(self, status: str) -> MatchResult:
-        for seat, result in zip(self.seats, self.results, strict=True):
+        for seat, result in zip(self.players, self.results, strict=True):
             stats = seat.stats
             result.strikes = seat.strikes
             result.faults = dict(stats.faults)
@@ -494,6 +549,7 @@ class Match:
             replays=self.replays,
             out_dir=os.fspath(self.config.out_dir),
             status=status,
+            rotated=self.config.rotate and self.config.games > 1,
         )
 
 

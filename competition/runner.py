@@ -1,0 +1,181 @@
+"""Playing a tournament's games: one `referee.match.Match` per game, in a pool of worker processes.
+
+Every game starts its bots afresh (a Match of one game), so no bot can remember a set's cards from an earlier
+rotation. Workers get plain data (`GameTask`) and send plain data back (`GameOutcome`); only the coordinator
+writes the results file. Each worker is pinned to one CPU before it starts any bot, and bots inherit the pinning,
+so a game's referee and its bots hand the turn to each other on one core (a hand-off across cores costs several
+times more: BENCHMARKS.md, ``pinning``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import select
+import shutil
+import signal
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from competition.model import GameRecord
+from referee.match import Match, MatchConfig, MatchSetupError
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game of a set, ready to run: where its files go, and who sits where."""
+
+    set_id: int
+    index: int  # 0-based rotation within the set
+    config: MatchConfig  # games=1, the set's seed, out_dir the game's scratch folder
+    names: tuple[str, ...]  # bot name per seat
+    set_dir: Path  # the set's folder while it is being played; replays are moved here
+    final_dir: str  # the set's folder once finished, relative to the tournament's folder
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    set_id: int
+    index: int
+    record: GameRecord | None
+    start_failures: tuple[str | None, ...] = ()  # per seat: why its bot could not start (None: it started)
+    error: str | None = None  # the game could not run at all (a configuration error): the tournament stops
+
+
+def play_game(task: GameTask) -> GameOutcome:
+    """Play one game and move its replay and stderr logs into the set's folder."""
+    config = task.config
+    game_dir = config.out_dir
+    try:
+        result = Match(config).run()
+    except MatchSetupError as error:
+        return GameOutcome(task.set_id, task.index, None, error=str(error))
+    stem = f"game{task.index + 1}"
+    task.set_dir.mkdir(parents=True, exist_ok=True)
+    os.replace(result.replays[0], task.set_dir / f"{stem}.replay.jsonl")
+    for seat in range(len(task.names)):
+        log = game_dir / f"seat{seat}.stderr.log"
+        if log.exists() and log.stat().st_size:  # most bots write nothing there
+            os.replace(log, task.set_dir / f"{stem}.seat{seat}.stderr.log")
+    shutil.rmtree(game_dir, ignore_errors=True)  # the bots' private scratch folders
+    record = GameRecord(
+        index=task.index,
+        seats=task.names,
+        totals=tuple(s.totals[0] for s in result.seats),
+        places=tuple(s.places[0] for s in result.seats),
+        faults=tuple(dict(s.faults) for s in result.seats),
+        start_failed=tuple(s.start_failure is not None for s in result.seats),
+        forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
+        replay=f"{task.final_dir}/{stem}.replay.jsonl",
+    )
+    absent = dict(config.absent)
+    failures = tuple(
+        s.start_failure if s.start_failure is not None and s.seat not in absent else None for s in result.seats
+    )
+    return GameOutcome(task.set_id, task.index, record, failures)
+
+
+# --- the worker processes ---------------------------------------------------------------------------------
+
+_running = False
+_stopping = False
+
+
+def _stop_game(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (from the coordinator, or because it died): end the game in progress cleanly (its bots are
+    stopped), then exit; an idle worker exits at once."""
+    global _stopping
+    if _running and not _stopping:
+        _stopping = True
+        raise KeyboardInterrupt
+    if not _running:
+        os._exit(0)
+
+
+def _watch_coordinator(pid: int) -> None:
+    """SIGTERM this worker when the coordinator dies: a coordinator killed with SIGKILL must not leave games
+    running (and writing into the folder) while a resumed tournament plays them again."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return  # not Linux 5.3+: a killed coordinator's workers finish their game and then exit on their own
+
+    def wait() -> None:
+        select.select([pidfd], [], [])  # readable once the process has exited
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait, name="coordinator-watch", daemon=True).start()
+
+
+def _worker_start(cpus: Any, coordinator: int) -> None:
+    # Ctrl-C reaches every process of the terminal's group; the coordinator decides, and stops workers by SIGTERM.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_game)
+    _watch_coordinator(coordinator)
+    if cpus is not None:
+        cpu = cpus.get()
+        os.sched_setaffinity(0, {cpu})
+
+
+def _run_in_worker(task: GameTask) -> GameOutcome:
+    global _running
+    _running = True
+    try:
+        return play_game(task)
+    finally:
+        _running = False
+        if _stopping:
+            os._exit(0)  # the pool is being torn down: nobody is left to take a result
+
+
+def usable_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+class Runner:
+    """A pool of ``jobs`` worker processes, each pinned to its own CPU (cycling when there are more jobs than CPUs)."""
+
+    def __init__(self, jobs: int, *, pin: bool = True) -> None:
+        context = multiprocessing.get_context("forkserver")
+        cpus = None
+        if pin:
+            cpus = context.SimpleQueue()
+            available = usable_cpus()
+            for worker in range(jobs):
+                cpus.put(available[worker % len(available)])
+        self.jobs = jobs
+        self._executor = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_worker_start, initargs=(cpus, os.getpid())
+        )
+
+    def submit(self, task: GameTask) -> Future[GameOutcome]:
+        return self._executor.submit(_run_in_worker, task)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """Stop at once: games in progress end (their bots stopped), queued games are dropped, workers exit."""
+        processes = list(getattr(self._executor, "_processes", {}).values())  # no public handle on the workers
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGTERM)
+        for process in processes:
+            process.join(10)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:
+            self.close()
+        else:
+            self.stop()

@@ -1,0 +1,286 @@
+"""Tournaments with real bot processes: duplicate deals, parallel = serial, resume after kill -9, failing bots."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from competition.plan import Entrant
+from competition.results import read_results
+from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament
+from kierki_cli.main import cli
+from referee.replay.reader import load
+from referee.replay.records import DealRecord
+from referee.rules import Ruleset
+
+HOSTILE = Path(__file__).parent / "hostile"
+SHORT = Ruleset.create("hearts", None, {"target": "10"})
+SAMPLES = (Entrant("h", "sample:heuristic"), Entrant("r", "sample:random"))
+
+
+def _config(*entrants: Entrant, seed: str = "11", **kwargs: object) -> TournamentConfig:
+    return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed, **kwargs)  # type: ignore[arg-type]
+
+
+def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Path) -> None:
+    result = run_tournament(_config(), tmp_path, StopRule(sets=2), jobs=2)
+    assert result.status == "complete" and len(result.records) == 2
+    assert not (tmp_path / "work").exists()  # the bots' private directories went with their games
+    for record in result.records:
+        assert len(record.games) >= 2
+        deals = []
+        seated = []
+        for game in record.games:
+            assert game.replay is not None
+            replay = load(tmp_path / game.replay)
+            assert replay.header.seed == record.seed
+            deals.append(
+                [(e.record.dealer, e.record.hands) for e in replay.entries if isinstance(e.record, DealRecord)]
+            )
+            seated.append(game.seats)
+        first = min(len(d) for d in deals)
+        assert first >= 1
+        assert all(d[:first] == deals[0][:first] for d in deals)  # games may last a different number of deals
+        assert len(set(seated)) == len(seated)  # each game a different seating
+
+
+def test_parallel_results_equal_serial_ones(tmp_path: Path) -> None:
+    serial = run_tournament(_config(seed="5"), tmp_path / "serial", StopRule(sets=3), jobs=1)
+    parallel = run_tournament(_config(seed="5"), tmp_path / "parallel", StopRule(sets=3), jobs=2, pin=False)
+    assert sorted(serial.records, key=lambda r: r.set_id) == sorted(parallel.records, key=lambda r: r.set_id)
+
+
+def test_a_bot_that_cannot_start_never_stops_the_tournament_and_is_dropped(tmp_path: Path) -> None:
+    crash = Entrant("crash", f"{sys.executable} {HOSTILE / 'crash_at_start.py'}")
+    result = run_tournament(_config(*SAMPLES, crash, drop_after=2), tmp_path, StopRule(sets=3), jobs=1)
+    assert result.status == "complete" and len(result.records) == 3
+    assert "crash" in result.dropped and "2 start failures in a row" in result.dropped["crash"]
+    for record in result.records:
+        for game in record.games:
+            for name, failed in zip(game.seats, game.start_failed, strict=True):
+                assert failed == (name == "crash")
+
+
+def test_a_bot_crashing_mid_game_is_forfeited_and_the_run_goes_on(tmp_path: Path) -> None:
+    crash = Entrant("mid", f"{sys.executable} {HOSTILE / 'crash_mid_game.py'}")
+    result = run_tournament(_config(SAMPLES[0], crash), tmp_path, StopRule(sets=1), jobs=1)
+    assert result.status == "complete" and not result.dropped
+    game = result.records[0].games[0]
+    assert any(f for name, f in zip(game.seats, game.forfeited, strict=True) if name == "mid")
+
+
+def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
+    run_tournament(_config(seed="5"), tmp_path, StopRule(sets=1), jobs=1)
+    with pytest.raises(TournamentError, match="already holds a tournament"):
+        run_tournament(_config(seed="5"), tmp_path, StopRule(sets=1), jobs=1)
+    with pytest.raises(TournamentError, match=r"configuration differs.*\(seed\)"):
+        run_tournament(_config(seed="6"), tmp_path, StopRule(sets=1), jobs=1, resume=True)
+
+
+def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--seed", "77", "--sets", "6", "--jobs", "2", "--out", str(out)]
+    code = "import sys; from kierki_cli.main import cli; cli(sys.argv[1:])"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # one progress line per finished set
+        if line.startswith(b"set "):
+            break
+    process.kill()
+    process.wait()
+    process.stderr.close()
+    _wait_for_group_to_exit(process.pid)
+    assert not _processes_working_in(out)  # the workers stopped their bots before exiting
+    before = [r.set_id for r in read_results(out / "results.jsonl")[0]]
+    assert 1 <= len(before) < 6
+    result = CliRunner().invoke(cli, [*args, "--resume"])
+    assert result.exit_code == 0, result.output
+    records = read_results(out / "results.jsonl")[0]
+    assert sorted(r.set_id for r in records) == [1, 2, 3, 4, 5, 6]
+    assert [r.set_id for r in records[: len(before)]] == before
+    assert sorted(p.name for p in (out / "sets").iterdir()) == [f"{i:04d}" for i in range(1, 7)]
+
+
+def _live_members(pgid: int) -> list[int]:
+    """Processes of the group that are still running (zombies, waiting to be reaped, have ended)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members.append(int(entry.name))
+    return members
+
+
+def _wait_for_group_to_exit(pgid: int) -> None:
+    """The killed coordinator's workers stop their games, stop their bots and exit."""
+    for _ in range(3000):
+        if not _live_members(pgid):
+            return
+        signal.sigtimedwait([signal.SIGCHLD], 0.01)
+    raise AssertionError(f"the killed tournament's workers are still running: {_live_members(pgid)}")
+
+
+def test_cli_round_robin_json_and_files(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "tournament",
+            "h=sample:heuristic",
+            "r=sample:random",
+            "--game",
+            "hearts",
+            "--option",
+            "target=10",
+            "--sets",
+            "2",
+            "--seed",
+            "3",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["status"] == "complete" and summary["standings"]["sets"] == 2
+    assert {b["bot"] for b in summary["standings"]["bots"]} == {"h", "r"}
+    stored = json.loads((tmp_path / "standings.json").read_text())
+    assert stored == summary["standings"]
+    assert (tmp_path / "standings.csv").read_text().count("\n") == 3  # a header and one row per bot
+    assert (
+        "<svg" in (tmp_path / "report.html").read_text() or "data:image/svg" in (tmp_path / "report.html").read_text()
+    )
+    assert json.loads((tmp_path / "tournament.json").read_text())["seed"] == "3"
+
+
+def test_cli_usage_errors() -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["tournament", "a=sample:heuristic", "a=sample:random"])
+    assert result.exit_code == 2 and "given twice" in result.output
+    result = runner.invoke(cli, ["tournament", "a=sample:heuristic", "b=sample:random", "--format", "gauntlet"])
+    assert result.exit_code == 2 and "--candidate" in result.output
+
+
+def test_sprt_prints_the_llr_and_stops(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "sprt",
+            "--new",
+            "sample:heuristic",
+            "--old",
+            "sample:random",
+            "--field",
+            "sample:random",
+            "--game",
+            "hearts",
+            "--option",
+            "target=10",
+            "--max-pairs",
+            "2",
+            "--seed",
+            "4",
+            "--jobs",
+            "2",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "pairs 1  mean" in result.stderr and "pairs 2  mean" in result.stderr and "LLR" in result.stderr
+    assert "no decision after 2 pair(s)" in result.stdout
+    records = read_results(tmp_path / "results.jsonl")[0]
+    assert len(records) == 4
+    assert not list((tmp_path / "sets").glob("*.partial"))
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps that: restore Ctrl-C's usual handler.
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from kierki_cli.main import cli; cli(sys.argv[1:])"
+    )
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--seed", "9", "--sets", "30", "--jobs", "2", "--out", str(tmp_path)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith(b"set 1/"):
+            break
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
+    out, _ = process.communicate()
+    assert process.returncode == 130
+    assert b"stopped early: continue with --resume" in out and b"mean/game" in out
+    _wait_for_group_to_exit(process.pid)
+    done = read_results(tmp_path / "results.jsonl")[0]
+    assert 1 <= len(done) < 30
+    assert not _processes_working_in(tmp_path)  # every bot stopped
+
+
+def _processes_working_in(folder: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")).is_relative_to(folder):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_until_ci_stops_once_every_interval_is_narrow_enough(tmp_path: Path) -> None:
+    result = run_tournament(_config(seed="2"), tmp_path, StopRule(until_ci=10_000.0, max_sets=20), jobs=1)
+    assert len(result.records) == 2  # the first moment every bot has an interval (two sets)
+    assert sorted(p.name for p in (tmp_path / "sets").iterdir()) == ["0001", "0002"]  # nothing half-played left
+
+
+def test_cli_gauntlet_from_a_bots_file(tmp_path: Path) -> None:
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        '[[bot]]\nname = "cand"\ncommand = "sample:heuristic"\ntime = { move_ms = 900 }\n'
+        '[[bot]]\nname = "f1"\ncommand = "sample:random"\n'
+        '[[bot]]\nname = "f2"\ncommand = "sample:random"\nenv = { OMP_NUM_THREADS = "1" }\n'
+    )
+    out = tmp_path / "out"
+    args = ["tournament", "--bots", str(bots), "--format", "gauntlet", "--candidate", "cand", "--game", "hearts"]
+    args += ["--option", "target=10", "--sets", "2", "--seed", "8", "--jobs", "2", "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    records = read_results(out / "results.jsonl")[0]
+    assert len(records) == 2 and all("cand" in r.bots for r in records)
+    stored = json.loads((out / "tournament.json").read_text())
+    assert stored["bots"][0]["time"] == {"move_ms": 900} and stored["bots"][2]["env"] == [["OMP_NUM_THREADS", "1"]]
+    again = CliRunner().invoke(cli, ["tournament", "--resume", "--out", str(out)])
+    assert again.exit_code == 2 and "give the same bots and options" in again.output
+
+
+def test_sprt_resumes_with_the_pairs_it_has(tmp_path: Path) -> None:
+    args = ["sprt", "--new", "sample:heuristic", "--old", "sample:random", "--field", "sample:random"]
+    args += ["--game", "hearts", "--option", "target=10", "--jobs", "2", "--out", str(tmp_path)]
+    first = CliRunner().invoke(cli, [*args, "--max-pairs", "1"])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(cli, [*args, "--max-pairs", "2", "--resume"])
+    assert again.exit_code == 0, again.output
+    assert "pairs 1 " in again.stderr and "pairs 2 " in again.stderr  # the stored pair is fed again, then one more
+    assert len(read_results(tmp_path / "results.jsonl")[0]) == 4
