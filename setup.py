@@ -21,6 +21,10 @@ COMPILED = [
     "referee/rules/results.py",
     "referee/rules/state.py",
     "referee/rules/playout.py",
+    "referee/rules/legality.py",
+    "referee/rules/lottery.py",
+    "referee/rules/tricks.py",
+    "referee/rules/exchange.py",
 ]
 
 ext_modules = []

@@ -16,7 +16,7 @@ from referee.replay.timeline import Timeline
 from referee.replay.view import ShownRecord, TableView, TrickSpan, deal_count, shown_records, step_view
 from referee.rules import Card, DealKind, Phase, parse_card
 from referee.rules.cards import SUIT_LETTERS, CardParseError
-from referee.rules.state import PASS_COUNT
+from referee.rules.exchange import PASS_COUNT
 from referee.text import printable
 
 KIND_NAMES = {

@@ -1,4 +1,4 @@
-"""The events made slot by slot on the hot path (state._card_played, state._trick_ended) are the constructor's.
+"""The events made slot by slot on the hot path (tricks.card_played, tricks.trick_ended) are the constructor's.
 
 They skip the dataclass ``__init__`` for speed; this checks every field, those left out of equality included, and
 that the fast path is in use (it falls back to the constructor when the event classes change shape).
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from referee.rules import CardPlayed, TrickEnded
-from referee.rules import state as state_module
+from referee.rules import CardPlayed, TrickEnded, tricks
 
 
 def all_fields(event: object) -> dict[str, object]:
@@ -17,7 +16,7 @@ def all_fields(event: object) -> dict[str, object]:
 
 
 def test_card_played_is_built_as_its_constructor_builds_it() -> None:
-    fast = state_module._card_played(2, 43, 7)
+    fast = tricks.card_played(2, 43, 7)
     assert type(fast) is CardPlayed
     assert all_fields(fast) == all_fields(CardPlayed(2, 43, 7))
     assert fast == CardPlayed(2, 43, 7) and hash(fast) == hash(CardPlayed(2, 43, 7))
@@ -25,7 +24,7 @@ def test_card_played_is_built_as_its_constructor_builds_it() -> None:
 
 def test_trick_ended_is_built_as_its_constructor_builds_it() -> None:
     args = (3, 1, ((1, 5), (2, 9), (3, 13), (0, 1)), 3, (5, 9, 13, 1), 4)
-    fast = state_module._trick_ended(*args)
+    fast = tricks.trick_ended(*args)
     assert type(fast) is TrickEnded
     assert all_fields(fast) == all_fields(TrickEnded(*args))
     assert fast == TrickEnded(*args) and repr(fast) == repr(TrickEnded(*args))
@@ -33,5 +32,5 @@ def test_trick_ended_is_built_as_its_constructor_builds_it() -> None:
 
 def test_the_fast_path_is_in_use() -> None:
     """Fails when CardPlayed or TrickEnded change their fields: update the names in state._slot_setters' calls."""
-    assert state_module._CARD_PLAYED_SETTERS is not None
-    assert state_module._TRICK_ENDED_SETTERS is not None
+    assert tricks._CARD_PLAYED_SETTERS is not None
+    assert tricks._TRICK_ENDED_SETTERS is not None

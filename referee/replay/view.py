@@ -41,7 +41,7 @@ from referee.rules.cards import Card, Suit
 from referee.rules.dealing import hand_size
 from referee.rules.kierki_scoring import deal_kinds
 from referee.rules.projection import CardsPassed, HandDealt, project
-from referee.rules.state import cancelled_cards
+from referee.rules.tricks import cancelled_cards
 
 __all__ = [
     "FaultView",

@@ -11,36 +11,25 @@ reaches the target. It never touches a clock, a file or a process.
 
 from __future__ import annotations
 
-import dataclasses
-import random
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Final
 
-from referee.rules import kierki_scoring
+from referee.rules import exchange, kierki_scoring, legality, lottery, tricks
 from referee.rules.cards import (
-    CLUBS,
     HEARTS,
     HEARTS_MASK,
-    POINT_CARDS_MASK,
     QUEEN_OF_SPADES,
-    SUIT_LETTERS,
-    SUIT_MASKS,
-    TWO,
-    TWO_OF_CLUBS,
     Card,
     Suit,
     card_list,
-    card_name,
     lowest_in,
-    make_card,
     mask_of,
 )
-from referee.rules.dealing import DealSpec, first_dealer, hand_size, seeded_deal, validate_deals
+from referee.rules.dealing import DealSpec, first_dealer, seeded_deal, validate_deals
+from referee.rules.exchange import PASS_COUNT
 from referee.rules.observation import Observation, TrickView
 from referee.rules.records import (
     Action,
-    CardPlayed,
     ChooseMoon,
     ChooseTrump,
     DealEnded,
@@ -49,23 +38,19 @@ from referee.rules.records import (
     Event,
     GameEnded,
     IllegalActionError,
-    LotteryPassed,
     MoonOption,
     MoonShot,
     PassCards,
-    PassesExchanged,
     Phase,
     PlayCard,
-    PlayerOut,
     TrickEnded,
     TrumpChosen,
 )
 from referee.rules.results import places
-from referee.rules.ruleset import Game, LastCancelled, LotteryMissing2C, LotteryStart, MoonDefault, Passing, Ruleset
+from referee.rules.ruleset import Game, MoonDefault, Passing, Ruleset
 
 # Constants are Final so that the compiled build reads them as C constants, not module attributes; the hot
 # paths compare phases against these rather than look ``Phase.PLAY`` up.
-PASS_COUNT: Final = 3
 _QS_BIT: Final = 1 << QUEEN_OF_SPADES
 _NOT_HEARTS: Final = ((1 << 52) - 1) ^ HEARTS_MASK
 _KIERKI_GAMES: Final = (Game.KIERKI, Game.KIERKI3)
@@ -76,48 +61,6 @@ _MOON: Final = Phase.MOON
 _OVER: Final = Phase.OVER
 _TRUMP_DEAL: Final = DealKind.TRUMP
 _PLAY_CARD: Final = PlayCard
-
-
-# The two events made on every card and every trick are built slot by slot. For a frozen dataclass with slots
-# and no __post_init__ that is all its generated __init__ does (object.__setattr__ per field), at about half the
-# cost. If a class stops qualifying, or its fields are not the ones named here, its constructor is used.
-def _slot_setters(cls: type, names: tuple[str, ...]) -> list[Any] | None:
-    fields = tuple(field.name for field in dataclasses.fields(cls))
-    if fields != names or hasattr(cls, "__post_init__") or "__slots__" not in cls.__dict__:
-        return None
-    return [cls.__dict__[name].__set__ for name in names]
-
-
-_CARD_PLAYED_SETTERS: Final = _slot_setters(CardPlayed, ("seat", "card", "deal"))
-_TRICK_ENDED_SETTERS: Final = _slot_setters(TrickEnded, ("number", "leader", "plays", "winner", "collected", "deal"))
-
-
-def _card_played(seat: int, card: Card, deal: int) -> CardPlayed:
-    setters = _CARD_PLAYED_SETTERS
-    if setters is None:
-        return CardPlayed(seat, card, deal)
-    event: CardPlayed = object.__new__(CardPlayed)
-    setters[0](event, seat)
-    setters[1](event, card)
-    setters[2](event, deal)
-    return event
-
-
-def _trick_ended(
-    number: int,
-    leader: int,
-    plays: tuple[tuple[int, Card], ...],
-    winner: int | None,
-    collected: tuple[Card, ...],
-    deal: int,
-) -> TrickEnded:
-    setters = _TRICK_ENDED_SETTERS
-    if setters is None:
-        return TrickEnded(number, leader, plays, winner, collected, deal)
-    event: TrickEnded = object.__new__(TrickEnded)
-    for setter, value in zip(setters, (number, leader, plays, winner, collected, deal), strict=True):
-        setter(event, value)
-    return event
 
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
@@ -137,7 +80,7 @@ class GameState:
         deals: Sequence[DealSpec] = (),
         _blank: bool = False,
     ) -> None:
-        if _blank:  # internal: an empty shell that `_clone` and `_from_world` fill in (the compiled build has
+        if _blank:  # internal: an empty shell that `_clone` and `playout.from_world` fill in (the compiled build has
             return  # no other way to make an instance without running this constructor)
         validate_deals(ruleset, deals)
         self.ruleset = ruleset
@@ -344,7 +287,7 @@ class GameState:
         if kind is _PLAY_CARD and phase is _PLAY:
             self._play(action.card)  # type: ignore[union-attr]
         elif kind is PassCards and phase is _PASS:
-            self._pass(action.cards)  # type: ignore[union-attr]
+            exchange.pass_cards(self, action.cards)  # type: ignore[union-attr]
         elif kind is ChooseTrump and phase is _TRUMP:
             self._choose_trump(action.suit)  # type: ignore[union-attr]
         elif kind is ChooseMoon and phase is _MOON:
@@ -363,118 +306,6 @@ class GameState:
         twin = self._clone([], [])
         twin._stop_after_deal = True
         return twin
-
-    def _play_out(self, rng: random.Random, policy: PlayPolicy | None, moon: MoonOption) -> tuple[int, ...]:
-        """Play this (forked) state to the end of its deal and return the deal's scores.
-
-        Cards come from ``policy`` (validated like any choice) or, without one, uniformly from the legal cards
-        by ``rng.random()``; passes and trump are random, and a moon shooter takes ``moon``.
-        """
-        rand = rng.random
-        self._record = policy is not None  # a policy may look at the state's observation; random play does not
-        while True:
-            phase = self.phase
-            if phase is _PLAY:
-                legal = self._legal
-                if legal < 0:
-                    legal = self._legal_mask()
-                if policy is not None:
-                    self._play(policy(self, card_list(legal)))
-                else:
-                    if legal & (legal - 1):  # more than one card: drop a random number of the lowest ones
-                        for _ in range(int(rand() * legal.bit_count())):
-                            legal &= legal - 1
-                    self._place((legal & -legal).bit_length() - 1)
-            elif phase is _PASS:
-                hand = self.hand(self.to_act)
-                chosen: list[Card] = []
-                for _ in range(PASS_COUNT):
-                    chosen.append(hand.pop(int(rand() * len(hand))))
-                self._pass(tuple(chosen))
-            elif phase is _TRUMP:
-                choices = self.trump_choices()
-                self._choose_trump(choices[int(rand() * len(choices))])
-            elif phase is _MOON:
-                self._choose_moon(moon)
-            else:
-                return self.deal_results[-1].scores
-
-    @classmethod
-    def _from_world(cls, ruleset: Ruleset, seen: Observation, hands: Sequence[int]) -> GameState:
-        """The play phase that ``seen`` describes, with every seat holding the cards of ``hands`` (masks).
-
-        For playouts from a sampled world: it ends with the deal, and holds no history before it.
-        """
-        n = ruleset.players
-        state = GameState(ruleset, _blank=True)
-        state.ruleset = ruleset
-        state.players = n
-        state.seed = "0"
-        state.game = 1
-        state.ended_deal = None
-        state.events = []
-        state.totals = list(seen.totals)
-        state.deal_results = []
-        state.final_places = None
-        state.deal_number = seen.deal
-        state._given = []
-        state._kierki = ruleset.game in _KIERKI_GAMES
-        state._double_deck = ruleset.game is Game.CANCELLATION
-        state._hearts_game = ruleset.game is Game.HEARTS
-        state._record = True
-        state._kinds = kierki_scoring.deal_kinds(ruleset) if state._kierki else ()
-        state._first_dealer = (seen.dealer - seen.deal + 1) % n
-        state._stop_after_deal = True
-        state.dealer = seen.dealer
-        state.kind = seen.kind
-        state.dealt = tuple(tuple(card_list(mask)) for mask in hands)
-        state.doubles = [0] * n
-        state.hands = list(hands)
-        state._tricks_per_deal = hand_size(ruleset)
-        state._lottery = seen.kind is DealKind.LOTTERY
-        state._penalty_deal = seen.kind in kierki_scoring.PENALTY_KINDS
-        state._breaks_with_queen = ruleset.qs_breaks_hearts
-        state._kitty = []
-        state.trump = seen.trump
-        state.trick_number = len(seen.tricks) + 1
-        state._leader = seen.trick_leader
-        state._plays = list(seen.trick)
-        state._trick_views = list(seen.tricks)
-        state._unviewed = []
-        state._deal_scores = list(seen.deal_scores)
-        state._taken = mask_of(card for trick in seen.tricks for _, card in trick.plays)
-        state._hearts_broken = seen.hearts_broken
-        state._pending = []
-        passes: list[tuple[Card, ...] | None] = [None] * n
-        exchanged: tuple[tuple[Card, ...], ...] | None = None
-        if seen.pass_offset:
-            passes = [()] * n
-            passes[seen.seat] = seen.passed
-            given: list[tuple[Card, ...]] = [()] * n  # only what the seat sent and received is known
-            given[seen.seat] = seen.passed
-            given[(seen.seat - seen.pass_offset) % n] = seen.received
-            exchanged = tuple(given)
-        state._passes = passes
-        state._exchanged = exchanged
-        state._pass_offset = seen.pass_offset
-        state._columns = [None, None, None, None]
-        state._start_rank = None
-        state._playable = 0
-        if seen.lottery_start_rank is not None:
-            state._start_rank = seen.lottery_start_rank
-            state._playable = mask_of(make_card(seen.lottery_start_rank, s) for s in range(4))
-            for suit, column in enumerate(seen.lottery_columns):
-                if column is not None:
-                    state._extend_column(suit, column[0])
-                    state._extend_column(suit, column[1])
-        state._finished = list(seen.lottery_finished)
-        state._shooter = -1
-        state._legal = -1
-        state.phase = Phase.PLAY
-        state.to_act = seen.to_act
-        state._moon = None
-        state._dealt_event = DealStarted(seen.deal, seen.kind, seen.dealer, state.dealt, (), seen.pass_offset)
-        return state
 
     # --- deals ---------------------------------------------------------------------------------------------
 
@@ -538,7 +369,7 @@ class GameState:
             self.phase = Phase.TRUMP
             self.to_act = self.dealer
         elif self.kind is DealKind.LOTTERY:
-            self._start_lottery()
+            lottery.start(self)
         elif self._pass_offset:
             self.phase = Phase.PASS
             self.to_act = (self.dealer + 1) % n
@@ -606,55 +437,6 @@ class GameState:
 
     # --- passing and trump ---------------------------------------------------------------------------------
 
-    def _pass(self, offered: Sequence[object]) -> None:
-        # Typed `object`: a bot's choice is checked here, and the compiled build would refuse a non-card sooner.
-        seat = self.to_act
-        if len(offered) != PASS_COUNT:
-            raise IllegalActionError("pass-count", f"pass exactly {PASS_COUNT} cards, not {len(offered)}")
-        cards = tuple([c for c in offered if type(c) is int and 0 <= c < 52])
-        if len(cards) != PASS_COUNT:
-            raise IllegalActionError("card", f"{offered!r} are not {PASS_COUNT} cards")
-        if self._double_deck:
-            held = Counter(self.hand(seat))
-            wanted = Counter(cards)
-            owned = wanted <= held
-        else:
-            wanted_mask = mask_of(cards)
-            owned = wanted_mask.bit_count() == PASS_COUNT and not wanted_mask & ~self.hands[seat]
-        if not owned:
-            held, wanted = Counter(self.hand(seat)), Counter(cards)
-            missing = " ".join(card_name(c) for c in sorted((wanted - held).elements()))
-            if set(wanted) <= set(held):
-                raise IllegalActionError("pass-own-cards", f"you hold only one {missing}: pass different cards")
-            raise IllegalActionError("pass-own-cards", f"you cannot pass {missing}: not in your hand")
-        self._passes[seat] = tuple(cards)
-        n = self.players
-        for step in range(1, n):
-            if self._passes[(seat + step) % n] is None:
-                self.to_act = (seat + step) % n
-                return
-        passed = tuple([p or () for p in self._passes])
-        offset = self._pass_offset
-        if self._double_deck:
-            for giver, given in enumerate(passed):
-                for card in given:
-                    self._remove(giver, card)
-            for giver, given in enumerate(passed):
-                for card in given:
-                    self._add((giver + offset) % n, card)
-        else:
-            hands = self.hands
-            masks = [mask_of(given) for given in passed]
-            for giver in range(n):
-                hands[giver] ^= masks[giver]
-            for giver in range(n):
-                hands[(giver + offset) % n] |= masks[giver]
-        self._exchanged = passed
-        self.events.append(
-            PassesExchanged(self._pass_offset, passed, self.deal_number, tuple([tuple(self.hand(s)) for s in range(n)]))
-        )
-        self._start_play()
-
     def _choose_trump(self, suit: object) -> None:
         if suit not in self.trump_choices():
             allowed = "C, D, H, S" + (" or no trump" if self.ruleset.allow_no_trump else "")
@@ -668,57 +450,12 @@ class GameState:
     def _legal_mask(self) -> int:
         if self._legal < 0:
             if self._lottery:
-                self._legal = self._lottery_legal(self.to_act)
+                self._legal = legality.lottery_legal(self, self.to_act)
             elif self._kierki:
-                self._legal = self._kierki_legal()
+                self._legal = legality.kierki_legal(self)
             else:
-                self._legal = self._hearts_legal()
+                self._legal = legality.hearts_legal(self)
         return self._legal
-
-    def _kierki_legal(self) -> int:
-        hand = self.hands[self.to_act]
-        if not self._plays:
-            if self.kind in kierki_scoring.HEART_LEAD_BAN and hand & _NOT_HEARTS:
-                return hand & _NOT_HEARTS
-            return hand
-        follow = hand & SUIT_MASKS[self._plays[0][1] & 3]
-        legal = follow or hand
-        kh = 1 << make_card(11, HEARTS)
-        if self.ruleset.kh_must_discard and self.kind is DealKind.NO_KING_OF_HEARTS and legal & kh:
-            return kh
-        return legal
-
-    def _hearts_legal(self) -> int:
-        hand = self.hands[self.to_act]
-        first_trick = self.trick_number == 1
-        if not self._plays:
-            if first_trick:
-                if self._hearts_game:
-                    return 1 << TWO_OF_CLUBS
-                return (hand & ~POINT_CARDS_MASK) or hand
-            if self._hearts_broken:
-                return hand
-            # Hearts unbroken: no heart lead, unless the hand is only hearts, or hearts and Q♠ [A-H5].
-            return hand if not (hand & _NOT_HEARTS & ~_QS_BIT) else hand & _NOT_HEARTS or hand
-        follow = hand & SUIT_MASKS[self._plays[0][1] & 3]
-        if follow:
-            return follow
-        if first_trick and self.ruleset.first_trick_no_points:
-            safe = hand & ~POINT_CARDS_MASK
-            if safe:
-                return safe
-            if self.ruleset.first_trick_prefer_heart_over_qs and hand & HEARTS_MASK:
-                return hand & HEARTS_MASK
-        return hand
-
-    def _lottery_legal(self, seat: int) -> int:
-        hand = self.hands[seat]
-        if self._start_rank is None:
-            if self.ruleset.lottery_missing_2c is LotteryMissing2C.FORBID_TWO and self.ruleset.game is Game.KIERKI3:
-                twos = mask_of(make_card(TWO, s) for s in range(4))
-                return (hand & ~twos) or hand
-            return hand
-        return hand & self._playable
 
     # --- playing -------------------------------------------------------------------------------------------
 
@@ -728,7 +465,7 @@ class GameState:
             legal = self._legal_mask()
         # A legal mask has no bit at 52 or above, so the shift also rejects cards out of range.
         if type(card) is not int or card < 0 or not legal >> card & 1:
-            raise IllegalActionError(*self._explain_illegal(card))
+            raise IllegalActionError(*legality.explain_illegal(self, card))
         self._place(card)
 
     def _place(self, card: Card) -> None:
@@ -740,9 +477,9 @@ class GameState:
             self.hands[seat] ^= 1 << card
         self._legal = -1
         if self._record:
-            self.events.append(_card_played(seat, card, self.deal_number))
+            self.events.append(tricks.card_played(seat, card, self.deal_number))
         if self._lottery:
-            self._lottery_play(seat, card)
+            lottery.play(self, seat, card)
             return
         if card & 3 == HEARTS or (card == QUEEN_OF_SPADES and self._breaks_with_queen):
             self._hearts_broken = True
@@ -753,52 +490,15 @@ class GameState:
         else:
             self._end_trick()
 
-    def _explain_illegal(self, card: object) -> tuple[str, str]:
-        if type(card) is not int or not 0 <= card < 52:
-            return "card", f"{card!r} is not a card"
-        name = card_name(card)
-        hand = self.hands[self.to_act]
-        if not hand >> card & 1:
-            return "own-card", f"{name} is not in your hand"
-        legal = " ".join(card_name(c) for c in card_list(self._legal_mask()))
-        if self._lottery:
-            if self._start_rank is None:
-                return (
-                    "lottery-no-two-start",
-                    f"{name}: the loteryjka may not open with a 2 (lottery_missing_2c=forbid_two)",
-                )
-            return "lottery-column", f"{name} does not fit a column on the table; legal: {legal}"
-        if self._plays:
-            led = self._plays[0][1] & 3
-            if hand & SUIT_MASKS[led] and card & 3 != led:
-                return "follow-suit", (
-                    f"{name}: you must follow suit ({SUIT_LETTERS[led]}) when you can; legal: {legal}"
-                )
-            if self._kierki:
-                return "kh-must-discard", f"{name}: you must play K♥ now (kh_must_discard)"
-            if self.trick_number == 1:
-                return "first-trick-points", (
-                    f"{name}: no heart or Q♠ on the first trick while you hold another card; legal: {legal}"
-                )
-        if self._kierki:
-            return "heart-lead-ban", (
-                f"{name}: in this deal you may not lead a heart while you hold another suit; legal: {legal}"
-            )
-        if self.trick_number == 1 and self.ruleset.game is Game.HEARTS:
-            return "two-of-clubs-leads", "the 2♣ must open the first trick"
-        if self.trick_number == 1:
-            return "first-lead", f"{name}: the first lead may not be a heart or Q♠; legal: {legal}"
-        return "hearts-not-broken", (f"{name}: hearts may not be led until a heart has been played; legal: {legal}")
-
     def _end_trick(self) -> None:
         plays = tuple(self._plays)
         leader = self._leader
         number = self.trick_number
-        winner = self._double_deck_winner() if self._double_deck else self._single_deck_winner()
+        winner = tricks.double_deck_winner(self) if self._double_deck else tricks.single_deck_winner(self)
         cards = [card for _, card in plays]
         last = number == self._tricks_per_deal
         if winner is None and last:
-            winner = self._last_cancelled_winner()
+            winner = tricks.last_cancelled_winner(self)
         collected: list[Card] = []
         if winner is None:
             self._pending.extend(cards)
@@ -813,9 +513,9 @@ class GameState:
                 collected.extend(self._kitty)
                 self._kitty = []
             next_leader = winner
-            self._score_trick(winner, collected, number)
+            tricks.score_trick(self, winner, collected, number)
         if self._record:
-            ended = _trick_ended(number, leader, plays, winner, tuple(collected), self.deal_number)
+            ended = tricks.trick_ended(number, leader, plays, winner, tuple(collected), self.deal_number)
             self._unviewed.append(ended)
             self.events.append(ended)
         self._plays = []
@@ -828,48 +528,6 @@ class GameState:
             self._taken |= mask_of(cards)
             if kierki_scoring.ends_early(self.kind, self._taken, self.ruleset):
                 self._end_of_tricks(early=True)
-
-    def _single_deck_winner(self) -> int:
-        plays = self._plays
-        best_seat, best = plays[0]
-        trump = self.trump
-        for i in range(1, len(plays)):
-            seat, card = plays[i]
-            suit = card & 3
-            if (suit == best & 3 and card > best) or (suit == trump and best & 3 != trump):
-                best_seat, best = seat, card
-        return best_seat
-
-    def _double_deck_winner(self) -> int | None:
-        led = self._plays[0][1] & 3
-        cancelled = cancelled_cards(card for _, card in self._plays)
-        live = [(card, seat) for seat, card in self._plays if card & 3 == led and card not in cancelled]
-        return max(live)[1] if live else None
-
-    def _last_cancelled_winner(self) -> int | None:
-        rule = self.ruleset.last_cancelled
-        if rule is LastCancelled.LEADER:
-            return self._leader
-        if rule is LastCancelled.SECOND_HIGHEST:
-            led = self._plays[0][1] & 3
-            top = max(card for _, card in self._plays if card & 3 == led)
-            return [seat for seat, card in self._plays if card == top][-1]
-        return None
-
-    def _score_trick(self, winner: int, collected: list[Card], number: int) -> None:
-        if self.kind is _TRUMP_DEAL:
-            self._deal_scores[winner] += self.ruleset.trump_trick_value
-        elif self._kierki:
-            self._deal_scores[winner] += kierki_scoring.trick_penalty(
-                self.kind, mask_of(collected), number, self.ruleset
-            )
-        elif self._double_deck:
-            self._deal_scores[winner] += sum(
-                1 if card & 3 == HEARTS else 13 if card == QUEEN_OF_SPADES else 0 for card in collected
-            )
-        else:
-            taken = mask_of(collected)
-            self._deal_scores[winner] += (taken & HEARTS_MASK).bit_count() + 13 * (taken >> QUEEN_OF_SPADES & 1)
 
     def _end_of_tricks(self, *, early: bool) -> None:
         if not self._kierki:
@@ -908,67 +566,6 @@ class GameState:
         return MoonOption.OTHERS
 
     # --- the loteryjka -------------------------------------------------------------------------------------
-
-    def _start_lottery(self) -> None:
-        self.phase = Phase.PLAY
-        if self.ruleset.lottery_start is LotteryStart.DEALER:
-            self.to_act = self.dealer
-            return
-        self._open_lottery(int(self.ruleset.lottery_start) - 2)
-        self.to_act = self.dealer
-        self._next_lottery_turn()
-
-    def _open_lottery(self, rank: int) -> None:
-        self._start_rank = rank
-        self._playable = mask_of(make_card(rank, s) for s in range(4))
-        virtual_two = self.ruleset.lottery_missing_2c is LotteryMissing2C.VIRTUAL
-        if rank == TWO and self.ruleset.game is Game.KIERKI3 and virtual_two:
-            self._extend_column(CLUBS, TWO)
-
-    def _extend_column(self, suit: Suit, rank: int) -> None:
-        column = self._columns[suit]
-        lo, hi = (rank, rank) if column is None else (min(column[0], rank), max(column[1], rank))
-        self._columns[suit] = (lo, hi)
-        playable = self._playable & ~SUIT_MASKS[suit]
-        if lo > 0:
-            playable |= 1 << make_card(lo - 1, suit)
-        if hi < 12:
-            playable |= 1 << make_card(hi + 1, suit)
-        self._playable = playable
-
-    def _lottery_play(self, seat: int, card: Card) -> None:
-        if self._start_rank is None:
-            self._open_lottery(card >> 2)
-        self._extend_column(card & 3, card >> 2)
-        if not self.hands[seat]:
-            self._finished.append(seat)
-            bonus = kierki_scoring.VALUES[self.ruleset.game].lottery_bonuses[len(self._finished) - 1]
-            self._deal_scores[seat] += bonus
-            self.events.append(PlayerOut(seat, len(self._finished), bonus, self.deal_number))
-            if len(self._finished) == 2:
-                self._finish_deal(list(self._deal_scores), early=True)
-                return
-        self._next_lottery_turn()
-
-    def _next_lottery_turn(self) -> None:
-        """Move to the next seat that can play, passing automatically for those that cannot."""
-        seat = self.to_act
-        for _ in range(self.players):
-            seat = (seat + 1) % self.players
-            if not self.hands[seat]:
-                continue
-            if self._lottery_legal(seat):
-                self.to_act = seat
-                self._legal = -1
-                return
-            self.events.append(LotteryPassed(seat, self.deal_number))
-        raise AssertionError("loteryjka deadlock: a full lap of passes (a rules-core bug)")
-
-
-def cancelled_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
-    """Cancellation Hearts: the cards played twice to one trick (one from each deck), which cancel each other."""
-    counts = Counter(cards)
-    return tuple(sorted(card for card, count in counts.items() if count > 1))
 
 
 def _default_trump(seen: Sequence[Card]) -> Suit:
