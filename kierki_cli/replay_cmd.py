@@ -12,6 +12,7 @@ from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_view import story, trick_story
 from kierki_cli.styled import Style, to_text
 from referee.replay import schema
+from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
 from referee.replay.view import json_records, tricks_of
@@ -34,6 +35,12 @@ from referee.replay.view import json_records, tricks_of
     "--json", "as_json", is_flag=True, help="The records as JSON lines, each with its 'line' and 'decision' number."
 )
 @click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the game as one self-contained web page (every step, every seat's view) to this file.",
+)
+@click.option(
     "--interactive/--no-interactive",
     default=None,
     help="Step through the game [default: when stdin and stdout are a terminal and no --deal/--trick/--json].",
@@ -45,6 +52,7 @@ def replay(
     trick: int | None,
     seat: int | None,
     as_json: bool,
+    html_out: Path | None,
     interactive: bool | None,
 ) -> None:
     """Show a game's replay log (gameNNN.replay.jsonl), step through it, or verify it.
@@ -80,6 +88,15 @@ def replay(
             shown = f"tricks 1 to {max(spans)}" if spans else "no tricks (the loteryjka is played without)"
             raise click.UsageError(f"--trick: deal {deal} has {shown}")
         span = spans[trick]
+    if html_out is not None:
+        if deal is not None or trick is not None or as_json or interactive:
+            raise click.UsageError("--html writes the whole game: leave out --deal, --trick, --json and --interactive")
+        try:
+            size = write_html(timeline, html_out)
+        except OSError as error:
+            raise click.ClickException(f"--html {html_out}: {error.strerror or error}") from None
+        click.echo(f"wrote {html_out} ({size / 1e6:.1f} MB): open it in a browser", err=True)
+        return
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive is None:
         interactive = tty and not (as_json or deal is not None)
