@@ -41,6 +41,11 @@ from referee.replay.view import json_records, tricks_of
     help="Write the game as one self-contained web page (every step, every seat's view) to this file.",
 )
 @click.option(
+    "--symbols/--letters",
+    default=None,
+    help="Cards as 10♥ Q♠ or as the log writes them (TH QS) [default: symbols on a terminal, letters otherwise].",
+)
+@click.option(
     "--interactive/--no-interactive",
     default=None,
     help="Step through the game [default: when stdin and stdout are a terminal and no --deal/--trick/--json].",
@@ -53,6 +58,7 @@ def replay(
     seat: int | None,
     as_json: bool,
     html_out: Path | None,
+    symbols: bool | None,
     interactive: bool | None,
 ) -> None:
     """Show a game's replay log (gameNNN.replay.jsonl), step through it, or verify it.
@@ -104,18 +110,24 @@ def replay(
         if not tty:
             raise click.UsageError("--interactive needs a terminal (stdin and stdout)")
         start = span.first - 1 if span else (timeline.deal_frame(deal) or 0) if deal is not None else 0
-        run_interactive(Stepper(timeline, seat, start), Style.for_stream(sys.stdout))
+        run_interactive(Stepper(timeline, seat, start), _style(symbols))
         return
     if as_json:
         for record in json_records(timeline, seat, deal, span):
             click.echo(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
         return
-    style = Style.for_stream(sys.stdout)
+    style = _style(symbols)
     if span is not None and deal is not None:
         lines = trick_story(timeline, style, seat, deal, span)
     else:
         lines = story(timeline, style, seat, deal)
     click.echo("\n".join(to_text(line, style).rstrip() for line in lines))
+
+
+def _style(symbols: bool | None) -> Style:
+    """The printout and the stepper name cards alike: symbols on a terminal unless --letters (or --symbols)."""
+    style = Style.for_stream(sys.stdout)
+    return style if symbols is None else Style(symbols=symbols, colour=style.colour)
 
 
 def _only_unfinished(timeline: Timeline) -> bool:
