@@ -8,8 +8,9 @@ view holds another seat's hidden card).
 
 Compact data: each viewer's steps are stored as patches. A step's table is flattened to ``path -> value``
 (``seats.3.hand``, ``trick.plays``, ``to_act``); the paths are listed once (``keys``) and a step stores only
-``[key number, value, ...]`` for the paths whose value changed since the viewer's previous step; the step's
-records are stored once in a shared list and referred to by number. The page
+``[key number, value, ...]`` for the paths whose value changed since the viewer's previous step (a list that
+only grew at its end, such as the trick's plays, as ``{"+": [the new items]}``); the step's records are stored
+once in a shared list and referred to by number. The page
 rebuilds a step by applying the patches in order (`page_data` is the embedded object, `table_at` the same
 rebuilding in Python, for tests and tools).
 
@@ -81,6 +82,14 @@ def _flat_table(timeline: Timeline, index: int, viewer: int | None, records: dic
     return flat
 
 
+def _change(before: Any, after: Any) -> Any:
+    """A path's new value, or ``{"+": [...]}`` when it only grew at the end (a trick's plays, card by card)."""
+    grew = isinstance(before, list | tuple) and isinstance(after, list | tuple) and 0 < len(before) < len(after)
+    if grew and tuple(after[: len(before)]) == tuple(before):
+        return {"+": after[len(before) :]}
+    return after
+
+
 def page_data(timeline: Timeline) -> dict[str, Any]:
     """The object the page embeds: the game's facts, the shared records, and each viewer's steps as patches
     (viewer ``"all"`` for every hand, ``"0"``, ``"1"``, ... for each seat's view)."""
@@ -99,7 +108,7 @@ def page_data(timeline: Timeline) -> dict[str, Any]:
             patch: list[Any] = []
             for key, value in flat.items():
                 if key not in previous or previous[key] != value:
-                    patch += [keys.setdefault(key, len(keys)), value]
+                    patch += [keys.setdefault(key, len(keys)), _change(previous.get(key), value)]
             for key in previous.keys() - flat.keys():  # e.g. last_trick.* once the last trick is gone
                 if previous[key] is not None:
                     patch += [keys[key], None]
@@ -159,7 +168,8 @@ def table_at(data: dict[str, Any], viewer: str, index: int) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for patch in data["views"][viewer][: index + 1]:
         for at in range(0, len(patch), 2):
-            table[keys[patch[at]]] = patch[at + 1]
+            key, value = keys[patch[at]], patch[at + 1]
+            table[key] = [*table[key], *value["+"]] if isinstance(value, dict) else value
     return table
 
 
