@@ -327,7 +327,7 @@ class HumanSeat:
         self.write("")
         self.write(f"-- deal {request.deal}: you name trump; your first cards: {seen} --")
         while True:
-            typed = self._ask(f"trump ({choices}; NT = no trump): ", deadline)
+            typed = self._ask(f"trump ({choices}{'; NT = no trump' if 'NT' in request.choices else ''}): ", deadline)
             if typed is None:
                 return None
             text = typed.strip().upper()
