@@ -155,7 +155,7 @@ def test_the_page_shows_the_rules_cores_table_at_decision_n(
         if not state.is_over:
             assert shown["toAct"] == str(state.to_act)
             if obs.kind.value != "lottery":
-                assert shown["trick"] == " ".join(f"{s}:{_names([c])}" for s, c in obs.trick)
+                assert (shown["trick"] or "") == " ".join(f"{s}:{_names([c])}" for s, c in obs.trick)
         # A seat's view: no other hand, and no card of another hand anywhere on the page that it could not know.
         viewer = n % players
         if viewer <= 9:
@@ -197,3 +197,28 @@ def _screenshot(driver: Any, path: Path, width: int) -> int:
     driver.save_screenshot(str(path))
     driver.set_window_size(1200, 900)
     return overflow
+
+
+def test_bot_text_is_shown_as_text(browser: Any, tmp_path: Path) -> None:
+    """A bot named with markup, an escape and a bidi override: shown literally, the override as an escape."""
+    from html_helpers import HOSTILE_NAME
+
+    log = write_game(tmp_path / "hostile.replay.jsonl", "hearts", None, 5, {"target": 20}, names=[HOSTILE_NAME] * 4)
+    page = tmp_path / "hostile.html"
+    write_html(build_timeline(load(log)), page)
+    browser.get(page.as_uri())
+    found = browser.execute_script(
+        """
+        return {
+          bold: document.querySelectorAll("b").length,
+          scripts: document.querySelectorAll("script").length,
+          name: document.querySelector(".seat .name").textContent,
+          option: document.querySelector("#viewer option[value='1']").textContent,
+          alerted: typeof window.x !== "undefined",
+        };
+        """
+    )
+    assert found["bold"] == 0 and found["scripts"] == 2  # the data and the page's own script, nothing more
+    assert found["name"].startswith('</script><script>alert("x")</script><b>bold</b> & \\u001b[2J \\u202eevil')
+    assert "\u202e" not in found["name"] and "\x1b" not in found["name"]
+    assert found["option"].startswith("seat 1: </script>")

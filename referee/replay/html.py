@@ -202,7 +202,6 @@ def render_html(timeline: Timeline, title: str | None = None) -> str:
     return environment.get_template("replay.html").render(
         title=title or f"{data['game']} game {header.game_number} ({data['players']} players, seed {header.seed})",
         data=data,
-        names=data["names"],
         data_json=_embedded_json(data),
     )
 
