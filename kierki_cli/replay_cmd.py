@@ -98,7 +98,7 @@ def replay(
         if deal is not None or trick is not None or as_json or interactive:
             raise click.UsageError("--html writes the whole game: leave out --deal, --trick, --json and --interactive")
         try:
-            size = write_html(timeline, html_out)
+            size = write_html(timeline, html_out, viewer=seat)
         except OSError as error:
             raise click.ClickException(f"--html {html_out}: {error.strerror or error}") from None
         click.echo(f"wrote {html_out} ({size / 1e6:.1f} MB): open it in a browser", err=True)

@@ -148,6 +148,9 @@ def test_the_command_writes_the_page(games: dict[str, Path], tmp_path: Path) -> 
     assert f"wrote {out}" in result.output
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and embedded(page)["game"] == "hearts"
+    assert 'viewer = "all";' in page
+    result = CliRunner().invoke(cli, ["replay", str(games["hearts-target30-seed5"]), "--html", str(out), "--seat", "2"])
+    assert result.exit_code == 0 and 'viewer = "2";' in out.read_text()  # opens on seat 2's view
     result = CliRunner().invoke(cli, ["replay", str(games["hearts-target30-seed5"]), "--html", str(out), "--json"])
     assert result.exit_code == 2 and "--html writes the whole game" in result.output
     result = CliRunner().invoke(cli, ["replay", str(games["hearts-target30-seed5"]), "--html", str(tmp_path / "no/x")])

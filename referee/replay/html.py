@@ -186,8 +186,9 @@ def _embedded_json(data: dict[str, Any]) -> str:
     )
 
 
-def render_html(timeline: Timeline, title: str | None = None) -> str:
-    """The page of ``timeline``: one self-contained HTML document."""
+def render_html(timeline: Timeline, title: str | None = None, viewer: int | None = None) -> str:
+    """The page of ``timeline``: one self-contained HTML document, opening on ``viewer``'s view (None: all hands;
+    the page still holds every view, and its address or selector shows another)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     environment = Environment(
@@ -203,11 +204,12 @@ def render_html(timeline: Timeline, title: str | None = None) -> str:
         title=title or f"{data['game']} game {header.game_number} ({data['players']} players, seed {header.seed})",
         data=data,
         data_json=_embedded_json(data),
+        initial_view="all" if viewer is None else str(viewer),
     )
 
 
-def write_html(timeline: Timeline, path: Path, title: str | None = None) -> int:
+def write_html(timeline: Timeline, path: Path, title: str | None = None, viewer: int | None = None) -> int:
     """Write the page of ``timeline`` to ``path``; returns its size in bytes."""
-    text = render_html(timeline, title).encode()
+    text = render_html(timeline, title, viewer).encode()
     path.write_bytes(text)
     return len(text)
