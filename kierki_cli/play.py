@@ -13,7 +13,6 @@ for a line whatever the bots' deadline is, and when it passes the referee plays 
 
 from __future__ import annotations
 
-import random
 import select
 import sys
 import time
@@ -23,9 +22,8 @@ from typing import IO
 
 import click
 
-from kierki_cli.common import parse_pairs
+from kierki_cli.common import new_seed, parse_pairs
 from kierki_cli.styled import Style, card_span, to_text
-from referee.text import printable
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Closed, Flushed, FlushResult, Line, LineResult, Timeout
@@ -33,6 +31,7 @@ from referee.bots.seat import TimeControl, Transport
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots, parse_bot_commands
 from referee.rules import RulesError, Ruleset
 from referee.rules.cards import SUIT_LETTERS, SUIT_SYMBOLS, parse_card
+from referee.text import printable
 
 __all__ = ["HumanSeat", "play", "read_line_within"]
 
@@ -407,7 +406,7 @@ def _why_not(card: str, request: m.PlayRequest) -> str | None:
 )
 @click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6).")
 @click.option("--seat", type=click.IntRange(0), default=0, show_default=True, help="Your seat.")
-@click.option("--seed", type=int, default=None, help="Seed for the deals (default: random, printed).")
+@click.option("--seed", default=None, help="Seed for the deals, any text [default: 128 random bits, printed].")
 @click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A rule option; repeatable.")
 @click.option(
     "--time-per-move",
@@ -436,7 +435,7 @@ def play(
     game: str,
     players: int | None,
     seat: int,
-    seed: int | None,
+    seed: str | None,
     option_pairs: tuple[str, ...],
     time_per_move: int,
     bot_time_per_move: int,
@@ -470,7 +469,7 @@ def play(
     if not sys.stdin.isatty():
         click.echo("note: stdin is not a terminal; reading your moves from it line by line", err=True)
     if seed is None:
-        seed = random.SystemRandom().randrange(1, 2**31)
+        seed = new_seed()
     if out_dir is None:
         out_dir = Path("kierki-out") / time.strftime("play-%Y%m%d-%H%M%S")
     config = MatchConfig(

@@ -163,7 +163,7 @@ def _match(tmp_path: Path, game: str, players: int | None, person: Person, optio
     def transport(seat: int, spec: BotSpec) -> Transport:
         return human if seat == 0 else ScriptedBot()
 
-    config = MatchConfig(ruleset=ruleset, bots=(BotSpec(("x",)),) * ruleset.players, out_dir=tmp_path, seed=4)
+    config = MatchConfig(ruleset=ruleset, bots=(BotSpec(("x",)),) * ruleset.players, out_dir=tmp_path, seed="4")
     result = Match(config, transport_factory=transport).run()
     return Path(result.replays[0])
 
