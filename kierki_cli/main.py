@@ -20,6 +20,7 @@ from kierki_cli.common import (
     time_per_move_option,
 )
 from kierki_cli.isolation import Isolation, isolation_options
+from kierki_cli.play import play
 from protocol import schema
 from referee.bots.seat import TimeControl
 from referee.dealfile import check_deal_file, parse_deal_file
@@ -332,6 +333,7 @@ cli.add_command(check_bot)
 from kierki_cli.replay_cmd import replay, replay_schema  # noqa: E402
 
 cli.add_command(replay)
+cli.add_command(play)
 cli.add_command(replay_schema)
 
 

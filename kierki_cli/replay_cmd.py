@@ -12,6 +12,7 @@ from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_view import story, trick_story
 from kierki_cli.styled import Style, to_text
 from referee.replay import schema
+from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
 from referee.replay.view import json_records, tricks_of
@@ -34,6 +35,17 @@ from referee.replay.view import json_records, tricks_of
     "--json", "as_json", is_flag=True, help="The records as JSON lines, each with its 'line' and 'decision' number."
 )
 @click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the game as one self-contained web page (every step, every seat's view) to this file.",
+)
+@click.option(
+    "--symbols/--letters",
+    default=None,
+    help="Cards as 10♥ Q♠ or as the log writes them (TH QS) [default: symbols on a terminal, letters otherwise].",
+)
+@click.option(
     "--interactive/--no-interactive",
     default=None,
     help="Step through the game [default: when stdin and stdout are a terminal and no --deal/--trick/--json].",
@@ -45,6 +57,8 @@ def replay(
     trick: int | None,
     seat: int | None,
     as_json: bool,
+    html_out: Path | None,
+    symbols: bool | None,
     interactive: bool | None,
 ) -> None:
     """Show a game's replay log (gameNNN.replay.jsonl), step through it, or verify it.
@@ -80,6 +94,15 @@ def replay(
             shown = f"tricks 1 to {max(spans)}" if spans else "no tricks (the loteryjka is played without)"
             raise click.UsageError(f"--trick: deal {deal} has {shown}")
         span = spans[trick]
+    if html_out is not None:
+        if deal is not None or trick is not None or as_json or interactive:
+            raise click.UsageError("--html writes the whole game: leave out --deal, --trick, --json and --interactive")
+        try:
+            size = write_html(timeline, html_out, viewer=seat)
+        except OSError as error:
+            raise click.ClickException(f"--html {html_out}: {error.strerror or error}") from None
+        click.echo(f"wrote {html_out} ({size / 1e6:.1f} MB): open it in a browser", err=True)
+        return
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive is None:
         interactive = tty and not (as_json or deal is not None)
@@ -87,18 +110,24 @@ def replay(
         if not tty:
             raise click.UsageError("--interactive needs a terminal (stdin and stdout)")
         start = span.first - 1 if span else (timeline.deal_frame(deal) or 0) if deal is not None else 0
-        run_interactive(Stepper(timeline, seat, start), Style.for_stream(sys.stdout))
+        run_interactive(Stepper(timeline, seat, start), _style(symbols))
         return
     if as_json:
         for record in json_records(timeline, seat, deal, span):
             click.echo(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
         return
-    style = Style.for_stream(sys.stdout)
+    style = _style(symbols)
     if span is not None and deal is not None:
         lines = trick_story(timeline, style, seat, deal, span)
     else:
         lines = story(timeline, style, seat, deal)
     click.echo("\n".join(to_text(line, style).rstrip() for line in lines))
+
+
+def _style(symbols: bool | None) -> Style:
+    """The printout and the stepper name cards alike: symbols on a terminal unless --letters (or --symbols)."""
+    style = Style.for_stream(sys.stdout)
+    return style if symbols is None else Style(symbols=symbols, colour=style.colour)
 
 
 def _only_unfinished(timeline: Timeline) -> bool:

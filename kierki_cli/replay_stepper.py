@@ -11,11 +11,12 @@ import os
 from typing import Any
 
 from kierki_cli.replay_view import render_table
-from kierki_cli.styled import Line, Style
+from kierki_cli.styled import Line, Style, line_width
 from referee.replay.records import DealRecord, TrickRecord
 from referee.replay.timeline import Timeline
 from referee.replay.view import step_view
 
+SHORT_HELP = "n/p step  ]/[ trick  d deal  0-9 seat  a all  q quit"
 HELP = "n/→ next  p/← back  ]/N next trick  [/P back  d/g deal  0-9 or s seat view  a all hands  q quit"
 
 
@@ -86,7 +87,11 @@ class Stepper:
         if frame.position >= len(self.timeline.decisions):
             return "the end of the log"
         name = self.timeline.replay.name
-        return f"next: decision #{frame.position} (kierki match --from {name} --at {frame.position} resumes here)"
+        replayed = ""
+        if frame.decision is not None and frame.decision.record.replayed:
+            replayed = f"#{frame.decision.index} was replayed from the earlier log; "
+        at = frame.position
+        return f"{replayed}next: decision #{at} (kierki match --from {name} --at {at} resumes here)"
 
     def _go(self, index: int) -> None:
         if index < 0:
@@ -117,17 +122,36 @@ class Stepper:
                 self.index = index
         return True
 
-    def screen(self, style: Style) -> list[Line]:
-        lines = render_table(step_view(self.timeline, self.index, self.viewer), style)
+    def screen(self, style: Style, height: int | None = None, width: int | None = None) -> list[Line]:
+        """The screen's lines; with a size, fitted to it: the compact table when the full one does not fit, and
+        the step's events cut (the last kept) before the position and the keys."""
+        table = step_view(self.timeline, self.index, self.viewer)
+        lines = render_table(table, style)
+        if width is not None and height is not None:
+            if len(lines) + 3 > height or max(line_width(line) for line in lines) > width:
+                lines = render_table(table, style, width=width)
+                if len(lines) + 2 > height:
+                    lines = [*lines[: max(height - 3, 1)], [("…", "dim")]]
+            lines += self._footer(style, width)
+            return lines
         lines.append([])
+        lines += self._footer(style)
+        return lines
+
+    def _footer(self, style: Style, width: int | None = None) -> list[Line]:
+        lines: list[Line] = []
         if self.prompt is not None:
             asked = "view of seat" if self.asking == "seat" else "go to deal"
             lines.append([(f"{asked}: ", "bold"), (self.prompt, ""), ("_  (Enter to go, Esc to cancel)", "dim")])
         elif self.message:
             lines.append([(self.message, "bold")])
         else:
-            lines.append([(self._where(), "dim")])
-        lines.append([(HELP if style.symbols else HELP.replace("→", "right").replace("←", "left"), "dim")])
+            where = self._where()
+            if width is not None and len(where) > width:  # the command does not fit: its number does
+                where = where.split(" (kierki match")[0] + " (resume: match --from FILE --at N)"
+            lines.append([(where, "dim")])
+        keys = HELP if style.symbols else HELP.replace("→", "right").replace("←", "left")
+        lines.append([(keys if width is None or len(keys) <= width else SHORT_HELP, "dim")])
         return lines
 
 
@@ -167,7 +191,8 @@ def run_interactive(stepper: Stepper, style: Style) -> None:
             attrs["red"] = curses.color_pair(1)
         curses.curs_set(0)
         while True:
-            _draw(screen, stepper.screen(style), attrs)
+            height, width = screen.getmaxyx()
+            _draw(screen, stepper.screen(style, height, width), attrs)
             try:
                 pressed = screen.get_wch()
             except KeyboardInterrupt:

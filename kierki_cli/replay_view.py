@@ -7,6 +7,8 @@ module only words and styles them; the stepper (``replay_stepper``) draws the sa
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -174,8 +176,13 @@ def record_event(
 # --- the table at one step ---------------------------------------------------------------------------------
 
 
-def render_table(table: TableView, style: Style, *, events: bool = True) -> list[Line]:
-    """The table as lines: a title, one row per seat, the trick, the last trick, and (``events``) what happened."""
+def render_table(table: TableView, style: Style, *, events: bool = True, width: int | None = None) -> list[Line]:
+    """The table as lines: a title, one row per seat, the trick, the last trick, and (``events``) what happened.
+
+    With ``width`` (the stepper's screen), the compact form that fits it: no blank lines, names shortened, the
+    passes in a block only while they are made (then only the viewer's own), tricks on as few lines as fit."""
+    if width is not None:
+        return _compact_table(table, style, events, width)
     dot = style.dot
     players = table.players
     of = f" of {table.deals}" if table.deals else ""
@@ -236,11 +243,148 @@ def _hand_spans(table: TableView, seat: int, style: Style) -> Line:
     return cards_spans(row.hand, style)
 
 
-def _plays(plays: Sequence[tuple[int, Card]], style: Style) -> Line:
+def _plays(plays: Sequence[tuple[int, Card]], style: Style, cancelled: Sequence[Card] = (), gap: str = "  ") -> Line:
+    """Each play as ``seat:card``; a card cancelled by its twin (Cancellation Hearts) in brackets: ``[5C]``."""
+    left = Counter({card: 2 for card in cancelled})  # both copies of a cancelled card
     line: Line = []
     for seat, card in plays:
-        line += [(f"  {seat}:", "dim"), card_span(card, style)]
+        line.append((f"{gap}{seat}:", "dim"))
+        if left[card] > 0:
+            left[card] -= 1
+            line += [("[", "dim"), card_span(card, style), ("]", "dim")]
+        else:
+            line.append(card_span(card, style))
     return line
+
+
+def _kitty_lines(table: TableView, style: Style) -> list[Line]:
+    """The kitty: its size while it waits; its cards in the all-hands view, also once a trick has taken it."""
+    parts: Line = []
+    if table.kitty:
+        state = "to the first trick with a winner" if table.kitty_size else "taken"
+        parts += [("kitty: ", "dim"), *cards_spans(table.kitty, style, group=False), (f" ({state})", "dim")]
+    elif table.kitty_size:
+        parts.append((f"kitty: {table.kitty_size} cards (to the first trick with a winner)", "dim"))
+    if table.pending_cards:
+        parts.append((f"{'; ' if parts else ''}carried over from cancelled tricks: {table.pending_cards} cards", "dim"))
+    return [parts] if parts else []
+
+
+def _wrap(line: Line, width: int, indent: str = "    ") -> list[Line]:
+    """A line cut between spans into lines of at most ``width`` (a span longer than that is cut by the screen)."""
+    out: list[Line] = [[]]
+    used = 0
+    words = [(word, tag) for text, tag in line for word in re.split(r"(?<= )(?=\S)", text) if word]
+    for text, tag in words:
+        if used + len(text) > width and out[-1]:
+            piece = text.lstrip()
+            out.append([(indent, ""), (piece, tag)])
+            used = len(indent) + len(piece)
+        else:
+            out[-1].append((text, tag))
+            used += len(text)
+    return out
+
+
+def _short(name: str, room: int) -> str:
+    return name if len(name) <= room else name[: max(room - 1, 1)] + "…"
+
+
+def _compact_table(table: TableView, style: Style, events: bool, width: int) -> list[Line]:
+    dot = style.dot
+    players = table.players
+    of = f" of {table.deals}" if table.deals else ""
+    title: Line = [
+        (table.game.value, "bold"),
+        (f" {dot} deal {table.deal}{of}: {kind_name(table.kind)} {dot} dealer {table.dealer}", ""),
+    ]
+    if table.trump_named:
+        title += [(f" {dot} trump ", ""), suit_text(table.trump, style)]
+    if table.pass_offset:
+        title.append((f" {dot} {pass_direction(table.pass_offset, players)}", ""))
+    view = "all hands" if table.viewer is None else f"seat {table.viewer}'s view"
+    where: Span = (f"[{view} {dot} {table.position}/{table.decisions} decisions]", "dim")
+    lines: list[Line] = []
+    if line_width(title) + 2 + len(where[0]) <= width:
+        lines.append([*title, ("  ", ""), where])
+    else:
+        lines += [title, [where]]
+    names = [printable(row.name) for row in table.seats]
+    hands = [_hand_spans(table, row.seat, style) for row in table.seats]
+    per_card = 3 if style.symbols else 2
+    room = table.cards_per_hand * per_card + 3 + (4 if style.symbols else 0)  # suits apart; the tens' extra digit
+    hand_width = max([line_width(h) for h in hands] + [room])
+    seat_width = len(str(players - 1))
+    fixed = 2 + seat_width + 1 + 1 + 1 + 6 + 6  # marker, seat, dealer mark, spaces, deal and total columns
+    name_width = max(4, min(max(len(n) for n in names), width - fixed - hand_width - 1))
+    lines.append(
+        [
+            (f"  {'#'.rjust(seat_width)}  {'bot'.ljust(name_width)} {'hand'.ljust(hand_width)}", "dim"),
+            (f" {'deal':>5} {'total':>5}", "dim"),
+        ]
+    )
+    for row, name, hand in zip(table.seats, names, hands, strict=True):
+        acting = row.seat == table.to_act
+        marker = style.pointer if acting else " "
+        dealer = "d" if row.seat == table.dealer else " "
+        line: Line = [
+            (
+                f"{marker} {row.seat:>{seat_width}}{dealer} {_short(name, name_width).ljust(name_width)} ",
+                "bold" if acting else "",
+            )
+        ]
+        line += hand
+        line.append((" " * (hand_width - line_width(hand)), ""))
+        line.append((f" {row.deal_score:>5} {row.total:>5}", ""))
+        lines.append(line)
+    lines += [piece for line in _compact_middle(table, style) for piece in _wrap(line, width)]
+    if events:
+        for event in _step_events(table, style):
+            if event:
+                lines += _wrap([(f"{style.pointer} ", "bold"), *event], width)
+    return lines
+
+
+def _compact_middle(table: TableView, style: Style) -> list[Line]:
+    lines: list[Line] = []
+    if table.phase is Phase.TRUMP:
+        line: Line = [(f"seat {table.dealer} (dealer) is naming trump", "")]
+        if table.viewer is None:
+            line += [(", having seen ", ""), *cards_spans(table.trump_cards_seen, style, group=False)]
+        lines.append(line)
+    if table.phase is Phase.PASS and table.passes:
+        block: Line = [("passed:", "dim")]
+        for side in table.passes:
+            block += [(f"  {side.seat}:", "dim"), *cards_spans(side.sent or (), style, group=False)]
+        lines.append(block)
+    elif table.viewer is not None:
+        for side in table.passes:  # after the exchange, only the viewer's own side
+            line = [("you passed ", ""), *cards_spans(side.sent or (), style, group=False)]
+            if side.received:
+                line += [(f", got from seat {side.giver} ", ""), *cards_spans(side.received, style, group=False)]
+            lines.append(line)
+    if table.lottery:
+        return lines + _table_middle(table, style)[-1:]  # the columns line
+    lines += _kitty_lines(table, style)
+    trick = table.trick
+    last = table.last_trick
+    if table.phase not in (Phase.TRUMP, Phase.PASS):
+        if trick.plays:
+            lines.append([(f"trick {trick.number}:", "bold"), *_plays(trick.plays, style, trick.cancelled, " ")])
+        elif table.phase is Phase.PLAY:
+            lines.append([(f"trick {trick.number}: seat {trick.leader} to lead", "")])
+    if last is not None:
+        taker = "nobody (cancelled)" if last.winner is None else _who(last.winner, table.viewer)
+        if table.closing and trick.plays and last.number == trick.number and last.plays == trick.plays:
+            lines.append([(f"  {style.arrow} {taker}", "")])
+        else:
+            lines.append(
+                [
+                    (f"last {last.number} {style.arrow} {taker}:", "dim"),
+                    *_plays(last.plays, style, last.cancelled, " "),
+                ]
+            )
+    return lines
 
 
 def _table_middle(table: TableView, style: Style) -> list[Line]:
@@ -271,18 +415,14 @@ def _table_middle(table: TableView, style: Style) -> list[Line]:
                 )
         lines.append(line)
         return lines
-    if table.kitty_size or table.pending_cards:
-        extra = []
-        if table.kitty_size:
-            extra.append(f"kitty: {table.kitty_size} cards (to the first trick with a winner)")
-        if table.pending_cards:
-            extra.append(f"carried over from cancelled tricks: {table.pending_cards} cards")
-        lines.append([("; ".join(extra), "dim")])
+    lines += _kitty_lines(table, style)
     trick = table.trick
     if table.phase not in (Phase.TRUMP, Phase.PASS):
         if trick.plays:
             leader = trick.plays[0][0]
-            lines.append([(f"trick {trick.number}, seat {leader} led:", "bold"), *_plays(trick.plays, style)])
+            lines.append(
+                [(f"trick {trick.number}, seat {leader} led:", "bold"), *_plays(trick.plays, style, trick.cancelled)]
+            )
         elif table.phase is Phase.PLAY:
             lines.append([(f"trick {trick.number}: seat {trick.leader} to lead", "")])
     last = table.last_trick
@@ -290,7 +430,11 @@ def _table_middle(table: TableView, style: Style) -> list[Line]:
         taker = "nobody (cancelled)" if last.winner is None else _who(last.winner, table.viewer)
         if not (table.closing and trick.plays and last.number == trick.number and last.plays == trick.plays):
             lines.append(
-                [(f"last trick {last.number}:", "dim"), *_plays(last.plays, style), (f"  {style.arrow} {taker}", "")]
+                [
+                    (f"last trick {last.number}:", "dim"),
+                    *_plays(last.plays, style, last.cancelled),
+                    (f"  {style.arrow} {taker}", ""),
+                ]
             )
         else:
             lines.append([(f"  {style.arrow} {taker}", "")])

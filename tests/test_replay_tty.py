@@ -27,13 +27,27 @@ def symbol(card: str) -> str:
 
 
 class Terminal:
-    def __init__(self, directory: Path, args: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, directory: Path, args: list[str], env: dict[str, str] | None = None, size: tuple[int, int] = (120, 40)
+    ) -> None:
         assert TMUX is not None
         self.socket = directory / "tmux.sock"
         self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
         self.env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color", **(env or {}))
         command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "replay", *args]
-        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "replay", "-c", str(ROOT), shlex.join(command))
+        self.tmux(
+            "new-session",
+            "-d",
+            "-x",
+            str(size[0]),
+            "-y",
+            str(size[1]),
+            "-s",
+            "replay",
+            "-c",
+            str(ROOT),
+            shlex.join(command),
+        )
 
     def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         assert TMUX is not None
@@ -124,3 +138,44 @@ def test_colours_in_a_terminal_unless_no_color(tmp_path: Path) -> None:
             assert terminal.gone()
         finally:
             terminal.close()
+
+
+def test_an_eleven_player_game_fits_80_by_24(tmp_path: Path) -> None:
+    """Every screen of an 11-player Cancellation game fits a 80x24 terminal: the seats, the trick, the position
+    line and the keys stay in view (the compact table: no blank lines, the passes in one block while made)."""
+    from html_helpers import write_game
+
+    log = write_game(tmp_path / "c11.replay.jsonl", "cancellation", 11, 3, fault_seat=4)
+    terminal = Terminal(tmp_path, [str(log)], size=(80, 24))
+    try:
+        screen = terminal.wait_for("seat", "q quit")
+        seen_kinds = set()
+        for step in range(60):  # through the passes, the first tricks and a deal's end
+            lines = screen.rstrip("\n").split("\n")
+            assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+            assert "q quit" in lines[-1], screen
+            assert all(f"{seat:>2} " in screen for seat in range(11)), screen  # every seat's row
+            if "passed:" in screen:
+                seen_kinds.add("passes")
+            if "trick " in screen:
+                seen_kinds.add("trick")
+            if "[" in screen and "]" in screen.split("\n", 2)[2]:
+                seen_kinds.add("cancelled")
+            terminal.keys("]" if step > 15 and step % 2 else "n")  # card by card through the passes first
+            screen = _changed(terminal, screen)
+        assert {"passes", "trick"} <= seen_kinds, seen_kinds
+        terminal.keys("q")
+        assert terminal.gone()
+    finally:
+        terminal.close()
+
+
+def _changed(terminal: Terminal, before: str) -> str:
+    """The screen once a key has changed it (every step changes the position shown)."""
+    screen = before
+    for _ in range(400):
+        screen = terminal.screen()
+        if screen != before and "q quit" in screen:
+            return screen
+        time.sleep(0.025)
+    pytest.fail(f"the screen did not change:\n{screen}")
