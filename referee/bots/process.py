@@ -6,11 +6,11 @@ hostile, can hang the referee, make it use unbounded memory, or leave processes 
 Design decisions (the why):
 
 * One thread, one poll loop. Every wait (``read_line``, ``flush``, ``terminate``) is a
-  ``select.poll`` loop over the bot's stdin (only while we have bytes to write), stdout,
-  stderr and a pidfd, bounded by a ``time.monotonic()`` deadline. There are no helper
-  threads, so writing a request, waiting for the answer and draining stderr cannot deadlock
-  against each other: a bot that does not read its stdin, or floods its stderr, only costs
-  us the deadline we were going to wait anyway.
+  loop over one ``select.poll`` object kept for the bot's life, watching the bot's stdin
+  (only while we have bytes to write), stdout, stderr and a pidfd, bounded by a
+  ``time.monotonic()`` deadline. There are no helper threads, so writing a request,
+  waiting for the answer and draining stderr cannot deadlock against each other: a bot
+  that does not read its stdin, or floods its stderr, only costs us the deadline we were going to wait anyway.
 * Because the referee has no threads, resource limits are applied with ``preexec_fn``
   (``setrlimit`` between fork and exec). That is the only race-free way: the limits are in
   force before the bot's first instruction. ``preexec_fn`` is unsafe once other threads
@@ -192,6 +192,10 @@ class BotProcess:
         self._overflow: Overflow | None = None
         self._exited = False
         self._terminated = False
+        # One poll object for the bot's life: each fd is registered once and its mask changed only when what we
+        # wait for changes (a new poll object with 3-4 registrations on every round cost more than the round trip).
+        self._poller = select.poll()
+        self._masks: dict[int, int] = {}
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -342,6 +346,9 @@ class BotProcess:
         call_start = time.monotonic()
         if self._pending and not self._stdin_broken and not self._terminated:
             self._write_pending()  # a pipe with room takes it now: no poll round needed for the usual request
+            # On one CPU the write usually let the bot run and answer already: read before sleeping in poll.
+            if not self._stdout_eof and self._overflow is None and b"\n" not in self._out:
+                self._read_stdout()
         first = True
         progress = True
         while True:
@@ -452,21 +459,17 @@ class BotProcess:
 
     def _pump(self, timeout_s: float, *, want_stdout: bool) -> bool:
         """One poll round over all our fds; True if stdout moved or the bot just exited."""
-        poller = select.poll()
-        if self._pending and not self._stdin_broken:
-            poller.register(self._stdin_fd, select.POLLOUT)
-        if want_stdout and not self._stdout_eof:
-            poller.register(self._stdout_fd, select.POLLIN)
-        if not self._stderr_eof:
-            poller.register(self._stderr_fd, select.POLLIN)
-        if self._pidfd is not None and not self._exited:
-            poller.register(self._pidfd, select.POLLIN)
+        self._watch(self._stdin_fd, select.POLLOUT if self._pending and not self._stdin_broken else 0)
+        self._watch(self._stdout_fd, select.POLLIN if want_stdout and not self._stdout_eof else 0)
+        self._watch(self._stderr_fd, 0 if self._stderr_eof else select.POLLIN)
+        if self._pidfd is not None:
+            self._watch(self._pidfd, 0 if self._exited else select.POLLIN)
         ms = min(math.ceil(max(0.0, timeout_s) * 1000), _POLL_CAP_MS)
         if self._pidfd is None and not self._exited:
             ms = min(ms, _NO_PIDFD_POLL_MS)
         was_exited = self._exited
         progress = False
-        for fd, _events in poller.poll(ms):
+        for fd, _events in self._poller.poll(ms):
             if fd == self._stdin_fd:
                 self._write_pending()
             elif fd == self._stdout_fd:
@@ -478,6 +481,20 @@ class BotProcess:
         if self._pidfd is None and not self._exited:
             self._peek_exit()
         return progress or (self._exited and not was_exited)
+
+    def _watch(self, fd: int, mask: int) -> None:
+        """Poll ``fd`` for ``mask`` from now on (0: not at all, so a hung-up pipe we do not read cannot spin us)."""
+        if self._masks.get(fd, 0) == mask:
+            return
+        if not mask:
+            self._poller.unregister(fd)
+            del self._masks[fd]
+        elif fd in self._masks:
+            self._poller.modify(fd, mask)
+            self._masks[fd] = mask
+        else:
+            self._poller.register(fd, mask)
+            self._masks[fd] = mask
 
     def _write_pending(self) -> None:
         try:
