@@ -22,6 +22,7 @@ from kierki_cli.common import (
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.bots.seat import TimeControl
+from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.dealfile import check_deal_file, parse_deal_file
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import (
@@ -142,6 +143,14 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 )
 @click.option("--transcript", is_flag=True, help="Also log every raw line sent to and received from each bot.")
 @isolation_options
+@click.option(
+    "--cpu",
+    "cpu_choice",
+    metavar="N|none",
+    default=None,
+    help="Run the referee and every bot on CPU N (a hand-off between CPUs costs several times one on the same "
+    "CPU); none: let the system place them [default: one usable CPU, chosen by process id].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result object on stdout (for scripts).")
 def match(
     bot_commands: tuple[str, ...],
@@ -162,6 +171,7 @@ def match(
     on_fault: tuple[str, ...],
     out_dir: Path | None,
     transcript: bool,
+    cpu_choice: str | None,
     as_json: bool,
     isolation: Isolation,
 ) -> None:
@@ -203,6 +213,7 @@ def match(
     except MatchSetupError as error:
         raise click.UsageError(str(error)) from None
     faults = parse_fault_policy(max_strikes, on_fault)
+    cpu = parse_cpu(cpu_choice)
     if seed is None:
         seed = new_seed()
     elif len(seed) < SHORT_SEED and from_path is None and not as_json:
@@ -245,13 +256,31 @@ def match(
             err.flush()
 
     try:
-        result = run_match(config, progress)
+        with pinned(cpu):  # before the bots start: they inherit it
+            result = run_match(config, progress)
     except MatchSetupError as error:
         raise click.ClickException(printable(str(error))) from None
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
         click.echo(format_table(result))
+
+
+def parse_cpu(choice: str | None) -> int | None:
+    """``--cpu``: the CPU to pin the match to, or None for no pinning; by default one the process may use."""
+    if choice is None:
+        return choose_cpu()
+    if choice.strip().lower() == "none":
+        return None
+    try:
+        cpu = int(choice)
+    except ValueError:
+        raise click.UsageError(f"--cpu: {choice!r} is not a CPU number; give one such as 0, or none") from None
+    try:
+        check_cpu(cpu)
+    except CpuError as error:
+        raise click.UsageError(f"--cpu: {error}") from None
+    return cpu
 
 
 def _new_out_dir(base: Path) -> Path:
