@@ -158,6 +158,13 @@ def request_for(state: GameState, request_id: int, game_number: int, time_ms: in
     return moon_request(obs, request_id, game_number, time_ms)
 
 
+def pass_request_for(state: GameState, seat: int, request_id: int, game_number: int, time_ms: int) -> m.PassRequest:
+    """The pass request of ``seat`` while the deal's passes are collected, whether or not it is its turn yet
+    (what a seat passes depends on its own hand alone, so the request is the one its turn would bring)."""
+    assert state.phase is Phase.PASS
+    return pass_request(state.observation(seat), request_id, game_number, time_ms)
+
+
 class AnswerError(ValueError):
     """An answer of the right type whose content is not a choice (a card name that cannot be parsed)."""
 

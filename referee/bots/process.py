@@ -75,6 +75,7 @@ __all__ = [
     "Overflow",
     "ResourceLimits",
     "Timeout",
+    "wait_any",
 ]
 
 _READ_CHUNK = 65536
@@ -459,14 +460,8 @@ class BotProcess:
 
     def _pump(self, timeout_s: float, *, want_stdout: bool) -> bool:
         """One poll round over all our fds; True if stdout moved or the bot just exited."""
-        self._watch(self._stdin_fd, select.POLLOUT if self._pending and not self._stdin_broken else 0)
-        self._watch(self._stdout_fd, select.POLLIN if want_stdout and not self._stdout_eof else 0)
-        self._watch(self._stderr_fd, 0 if self._stderr_eof else select.POLLIN)
-        if self._pidfd is not None:
-            self._watch(self._pidfd, 0 if self._exited else select.POLLIN)
-        ms = min(math.ceil(max(0.0, timeout_s) * 1000), _POLL_CAP_MS)
-        if self._pidfd is None and not self._exited:
-            ms = min(ms, _NO_PIDFD_POLL_MS)
+        self._watch_all(want_stdout)
+        ms = _poll_ms(timeout_s, self._pidfd is None and not self._exited)
         was_exited = self._exited
         progress = False
         for fd, _events in self._poller.poll(ms):
@@ -481,6 +476,13 @@ class BotProcess:
         if self._pidfd is None and not self._exited:
             self._peek_exit()
         return progress or (self._exited and not was_exited)
+
+    def _watch_all(self, want_stdout: bool) -> None:
+        self._watch(self._stdin_fd, select.POLLOUT if self._pending and not self._stdin_broken else 0)
+        self._watch(self._stdout_fd, select.POLLIN if want_stdout and not self._stdout_eof else 0)
+        self._watch(self._stderr_fd, 0 if self._stderr_eof else select.POLLIN)
+        if self._pidfd is not None:
+            self._watch(self._pidfd, 0 if self._exited else select.POLLIN)
 
     def _watch(self, fd: int, mask: int) -> None:
         """Poll ``fd`` for ``mask`` from now on (0: not at all, so a hung-up pipe we do not read cannot spin us)."""
@@ -633,7 +635,32 @@ class BotProcess:
         self.terminate()
 
 
+def wait_any(bots: Sequence[BotProcess], deadline: float) -> None:
+    """Sleep until one of ``bots`` may have news (a line, room for input, stderr, an exit) or ``deadline``.
+
+    It reads nothing: each bot's own ``read_line`` then takes what is there. This is how several requests out at
+    once (every seat's pass) are waited for together, each answer read as it comes.
+    """
+    poller = select.poll()
+    slow_exit = False
+    for bot in bots:
+        if bot._terminated:
+            return  # it has news: read_line says Closed at once
+        bot._watch_all(want_stdout=True)
+        for fd, mask in bot._masks.items():
+            poller.register(fd, mask)
+        slow_exit = slow_exit or (bot._pidfd is None and not bot._exited)
+    poller.poll(_poll_ms(deadline - time.monotonic(), slow_exit))
+
+
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _poll_ms(timeout_s: float, slow_exit: bool) -> int:
+    """poll()'s timeout for a wait of ``timeout_s``; capped when an exit can only be seen by asking again."""
+    ms = min(math.ceil(max(0.0, timeout_s) * 1000), _POLL_CAP_MS)
+    return min(ms, _NO_PIDFD_POLL_MS) if slow_exit else ms
+
 
 _LIMIT_FIELDS = (
     ("memory_bytes", resource.RLIMIT_AS),
