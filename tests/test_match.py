@@ -222,7 +222,7 @@ def test_every_seat_is_asked_to_pass_at_once(tmp_path: Path) -> None:
     assert deals >= 1, "no pass was asked"
     assert [s["faults"] for s in result["seats"]] == [{}] * 4
     replay = replay_records(result["replays"][0])
-    passes = [r["seat"] for r in replay if r.get("type") == "pass"]
+    passes = [int(str(r["seat"])) for r in replay if r.get("type") == "pass"]
     assert len(passes) == deals * 4
     for deal in range(deals):  # applied in the rules' order: round the table from the first passer
         first = passes[4 * deal]

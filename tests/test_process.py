@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import resource
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -374,3 +375,41 @@ def test_stderr_tail_keeps_the_last_bytes_even_past_the_log_cap(spawn: Spawn, tm
     flood.terminate()
     tail = flood.stderr_tail()
     assert 0 < len(tail) <= 4096 and set(tail) == {ord("e")}
+
+
+def test_no_proc_sweep_when_an_adopting_referee_sees_nothing_left(
+    spawn: Spawn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An orphan-adopting referee whose children are only bots knows nothing survived: no /proc scan then."""
+    import referee.bots.process as process_module
+    from referee.bots import reaper
+
+    if not reaper.become_subreaper() or process_module.own_children() is None:
+        pytest.skip("needs a child subreaper and /proc/self/task/*/children")
+    sweeps: list[int] = []
+    real = process_module._session_members
+
+    def counted(sid: int) -> list[int]:
+        sweeps.append(sid)
+        return real(sid)
+
+    monkeypatch.setattr(process_module, "_session_members", counted)
+    clean = spawn("echo")
+    # A child of ours that is no bot (as a grandchild a bot left would be once adopted) forces the sweep.
+    stranger = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        clean.terminate(grace_s=SOON)
+        assert sweeps == [clean.pid]
+    finally:
+        assert stranger.stdin is not None
+        stranger.stdin.close()
+        stranger.wait()
+    quiet = spawn("echo")
+    quiet.terminate(grace_s=SOON)
+    assert sweeps == [clean.pid], "nothing left and nothing unknown: no sweep"
+    left = spawn("double_fork")
+    grandchild = int(expect_line(left))
+    left.terminate(grace_s=0.1)
+    assert is_gone(grandchild)
+    assert live_session_members(left.pid) == []
+    assert sweeps[-1] == left.pid

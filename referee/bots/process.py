@@ -75,6 +75,8 @@ __all__ = [
     "Overflow",
     "ResourceLimits",
     "Timeout",
+    "adopt_orphans",
+    "own_children",
     "wait_any",
 ]
 
@@ -255,6 +257,7 @@ class BotProcess:
                 f"cannot start bot {shlex.join(argv)}: applying resource limits {limits} "
                 f"failed ({exc}); lower the limits or run without them"
             ) from exc
+        _LIVE_BOTS.add(proc.pid)
         bot = cls(
             proc,
             log,
@@ -581,13 +584,16 @@ class BotProcess:
                 self._wait_exit(time.monotonic() + _TERM_WAIT_S)
             # Even after a clean exit, children it left behind must go too.
             self._signal_group(signal.SIGKILL)
-            self._kill_session()
+            if not self._left_nobody():
+                self._kill_session()
             try:
                 self._proc.wait(timeout=_REAP_S)
             except subprocess.TimeoutExpired as exc:
                 raise BotProcessError(
                     f"bot pid {self.pid} survived SIGKILL for {_REAP_S}s (stuck in the kernel?)"
                 ) from exc
+            finally:
+                _LIVE_BOTS.discard(self._proc.pid)
             self._drain_stderr()  # the dead bot's last words explain crashes
         finally:
             for stream in (self._proc.stdout, self._proc.stderr):
@@ -609,6 +615,18 @@ class BotProcess:
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, sig)
+
+    def _left_nobody(self) -> bool:
+        """True when the bot has exited and provably left no process behind, so the ``/proc`` sweep can be skipped.
+
+        When this process adopts orphans (``adopt_orphans``), a descendant still alive after the bot's exit either
+        is our child now or has a live ancestor that is: so our children being only bots proves there is none.
+        Anything else (no adoption, an unknown child, children not listed by this kernel) means: sweep.
+        """
+        if not _ADOPTING or not self._exited:
+            return False
+        children = own_children()
+        return children is not None and children <= _LIVE_BOTS
 
     def _kill_session(self) -> None:
         """SIGKILL every live process in the bot's session, including other process groups."""
@@ -633,6 +651,30 @@ class BotProcess:
         tb: TracebackType | None,
     ) -> None:
         self.terminate()
+
+
+_LIVE_BOTS: set[int] = set()  # pids of the bots started here and not yet reaped
+_ADOPTING = False  # set by adopt_orphans: orphaned descendants of a bot become our children
+
+
+def adopt_orphans() -> None:
+    """Note that this process is a child subreaper (``referee.bots.reaper``): lets ``terminate`` skip its sweep."""
+    global _ADOPTING
+    _ADOPTING = True
+
+
+def own_children() -> set[int] | None:
+    """This process's children, zombies included, from ``/proc/self/task/*/children``; None where not listed."""
+    children: set[int] = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as listing:
+                children.update(int(pid) for pid in listing.read().split())
+    except FileNotFoundError:
+        return None  # a kernel without CONFIG_PROC_CHILDREN, or a thread that just ended: ask the slow way
+    except OSError:
+        return None
+    return children
 
 
 def wait_any(bots: Sequence[BotProcess], deadline: float) -> None:
