@@ -1,9 +1,12 @@
-"""The ``kierki`` command: thin click commands that parse options, call the referee and print."""
+"""The ``kierki`` commands: thin click commands that parse options, call the referee and print.
+
+``cli`` here is the group built eagerly; the installed ``kierki`` is `kierki_cli.entry.cli`, which imports a
+command only when it runs.
+"""
 
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
 from pathlib import Path
@@ -19,6 +22,7 @@ from kierki_cli.common import (
     time_bank_option,
     time_per_move_option,
 )
+from kierki_cli.entry import CONTEXT_SETTINGS, DESCRIPTION, install_stop_handlers
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.bots.seat import TimeControl
@@ -41,24 +45,10 @@ from referee.text import printable
 GAMES = [g.value for g in Game]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(context_settings=CONTEXT_SETTINGS, help=DESCRIPTION)
 @click.version_option(package_name="kierki")
 def cli() -> None:
-    """A referee for bot competitions in Polish Kierki and the Hearts family.
-
-    Start with `kierki match`: a full 4-player Kierki match between the sample bots.
-    """
-    for stop in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(stop, _stop_like_ctrl_c)
-
-
-def _stop_like_ctrl_c(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP (a service manager, a closed terminal, cron's timeout) stop a run as Ctrl-C does: the
-    game in progress ends with an ``interrupted`` record, every bot gets ``bye`` and is stopped, nothing finished
-    is lost. Once: a second signal while cleaning up is ignored (SIGKILL remains for the impatient)."""
-    for stop in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(stop, signal.SIG_IGN)
-    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+    install_stop_handlers()
 
 
 def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
