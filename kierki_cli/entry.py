@@ -3,7 +3,8 @@
 ``kierki --help`` and ``kierki --version`` import click and this module alone: the short help of each command is
 written here (``tests/test_cli.py`` checks it against the commands themselves), so listing them costs no import
 of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the modules it names;
-`kierki_cli.main.cli` is the same group built eagerly (tests use it).
+a command that a module registers on ``cli`` itself (``@cli.command()``) is found as well, and listed once its
+module is imported.
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "replay_schema",
         "Print the JSON Schema of a replay log's records (REPLAY.md); the same text as referee/replay/schema.json.",
     ),
+    "sprt": (
+        "kierki_cli.tournament_cmd",
+        "sprt",
+        "Is the new version better than the old? A sequential probability ratio test on paired sets.",
+    ),
+    "tournament": (
+        "kierki_cli.tournament_cmd",
+        "tournament",
+        "Play a tournament of duplicate sets and print the standings.",
+    ),
 }
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
@@ -49,21 +60,26 @@ class LazyGroup(click.Group):
     """A group whose commands are imported by name when run, and listed from ``COMMANDS`` without importing."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted(set(COMMANDS) | set(self.commands))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = COMMANDS.get(cmd_name)
-        if entry is None:
-            return None
-        command = getattr(importlib.import_module(entry[0]), entry[1])
-        assert isinstance(command, click.Command)
-        return command
+        if cmd_name not in self.commands and entry is not None:
+            command = getattr(importlib.import_module(entry[0]), entry[1])
+            assert isinstance(command, click.Command)
+            self.commands.setdefault(cmd_name, command)
+        return self.commands.get(cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))
         # A bare Command of the same help shortens it exactly as the real one would.
-        rows = [(name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)) for name in names]
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))
+            if name in COMMANDS
+            else (name, self.commands[name].get_short_help_str(limit))
+            for name in names
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -1,7 +1,7 @@
 """The ``kierki`` commands: thin click commands that parse options, call the referee and print.
 
-``cli`` here is the group built eagerly; the installed ``kierki`` is `kierki_cli.entry.cli`, which imports a
-command only when it runs.
+The group is `kierki_cli.entry.cli`, which imports a command's module only when it runs (``kierki match``
+imports neither the replay viewer nor check-bot).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from kierki_cli.common import (
     time_bank_option,
     time_per_move_option,
 )
-from kierki_cli.entry import CONTEXT_SETTINGS, DESCRIPTION, install_stop_handlers
+from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
 from referee.bots.seat import TimeControl
@@ -43,12 +43,6 @@ from referee.rules.ruleset import Game, option_specs
 from referee.text import printable
 
 GAMES = [g.value for g in Game]
-
-
-@click.group(context_settings=CONTEXT_SETTINGS, help=DESCRIPTION)
-@click.version_option(package_name="kierki")
-def cli() -> None:
-    install_stop_handlers()
 
 
 def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
@@ -341,20 +335,3 @@ def protocol() -> None:
 def protocol_schema() -> None:
     """Print the JSON Schema of every protocol message."""
     sys.stdout.write(json.dumps(schema.json_schema(), indent=2, sort_keys=True) + "\n")
-
-
-from kierki_cli.checkbot_cmd import check_bot  # noqa: E402
-
-cli.add_command(check_bot)
-
-
-from kierki_cli.replay_cmd import replay, replay_schema  # noqa: E402
-
-cli.add_command(replay)
-cli.add_command(replay_schema)
-
-
-from kierki_cli.tournament_cmd import sprt, tournament  # noqa: E402
-
-cli.add_command(tournament)
-cli.add_command(sprt)
