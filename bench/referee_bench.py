@@ -29,6 +29,8 @@ Result = dict[str, Any]
 
 
 def _result(name: str, unit: str, ours: float, baseline: float, better: str, **context: Any) -> Result:
+    if hasattr(os, "getloadavg"):
+        context.setdefault("load_average", round(os.getloadavg()[0], 2))  # wall-clock figures suffer under load
     return {
         "name": name,
         "unit": unit,
@@ -52,6 +54,19 @@ def pin_to_one_cpu(cpu: int = 0) -> None:
     """Referee and bots on one core: a hand-off between cores costs several times one on the same core."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {cpu % (os.cpu_count() or 1)})
+
+
+class _pinned_here:
+    """This process on one CPU for a block (what kierki match does by default), then back to what it had."""
+
+    def __enter__(self) -> None:
+        self.before = _usable()
+        if self.before:
+            os.sched_setaffinity(0, {min(self.before)})
+
+    def __exit__(self, *exc: object) -> None:
+        if self.before:
+            os.sched_setaffinity(0, self.before)
 
 
 def play_match(bot: Path, out_dir: Path, seed: int, transcript: bool = False) -> tuple[float, int, Match]:
@@ -108,8 +123,7 @@ def raw_round_trips(echo: Path, request_bytes: int, answer_bytes: int, seconds: 
 
 
 def referee_overhead(seconds: float) -> Result:
-    pin_to_one_cpu()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _pinned_here():  # restored after: later benchmarks may not pin
         work = Path(tmp)
         bot, echo = build("trivial_bot", work), build("echo_child", work)
         request_bytes, answer_bytes = _message_sizes(bot, work)
@@ -160,8 +174,7 @@ def _in_parallel(workers: int, seconds: float, work: str) -> float:
 
 def match_throughput(seconds: float) -> Result:
     """Full Kierki matches per second on one core, against raw round trips of the same count per second."""
-    pin_to_one_cpu()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _pinned_here():
         work = Path(tmp)
         bot, echo = build("trivial_bot", work), build("echo_child", work)
         request_bytes, answer_bytes = _message_sizes(bot, work)
@@ -318,19 +331,6 @@ def match_wall(seconds: float) -> Result:
         decisions=decisions[0],
         target="<= 2.5",
     )
-
-
-class _pinned_here:
-    """This process on one CPU for a block (what kierki match does by default), then back to what it had."""
-
-    def __enter__(self) -> None:
-        self.before = _usable()
-        if self.before:
-            os.sched_setaffinity(0, {min(self.before)})
-
-    def __exit__(self, *exc: object) -> None:
-        if self.before:
-            os.sched_setaffinity(0, self.before)
 
 
 def cli_startup(seconds: float) -> Result:
