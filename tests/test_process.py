@@ -377,39 +377,44 @@ def test_stderr_tail_keeps_the_last_bytes_even_past_the_log_cap(spawn: Spawn, tm
     assert 0 < len(tail) <= 4096 and set(tail) == {ord("e")}
 
 
-def test_no_proc_sweep_when_an_adopting_referee_sees_nothing_left(
-    spawn: Spawn, monkeypatch: pytest.MonkeyPatch
-) -> None:
+# Run in a fresh interpreter: a long-lived test process adopts other tests' orphans, which (rightly) forces sweeps.
+_SWEEP_SCENARIO = """
+import subprocess, sys, time
+from pathlib import Path
+import referee.bots.process as process
+from referee.bots import reaper
+
+bots, out = Path(sys.argv[1]), Path(sys.argv[2])
+if not reaper.become_subreaper() or process.own_children() is None:
+    print("skip"); sys.exit()
+sweeps = []
+real = process._session_members
+process._session_members = lambda sid: sweeps.append(sid) or real(sid)
+
+def spawn(name):
+    return process.BotProcess.start([sys.executable, str(bots / f"{name}.py")], cwd=out, env=None,
+                                    stderr_log=out / f"{name}.log")
+
+clean = spawn("echo")
+stranger = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+clean.terminate(10)  # a child of ours that is no bot (as an adopted descendant would be): sweep
+print("with a stranger", sweeps == [clean.pid])
+stranger.stdin.close(); stranger.wait()
+quiet = spawn("echo")
+quiet.terminate(10)
+print("nothing left", sweeps == [clean.pid])
+left = spawn("double_fork")
+left.read_line(time.monotonic() + 10)
+left.terminate(0.1)
+print("a grandchild left", sweeps[-1] == left.pid)
+"""
+
+
+def test_no_proc_sweep_when_an_adopting_referee_sees_nothing_left(tmp_path: Path) -> None:
     """An orphan-adopting referee whose children are only bots knows nothing survived: no /proc scan then."""
-    import referee.bots.process as process_module
-    from referee.bots import reaper
-
-    if not reaper.become_subreaper() or process_module.own_children() is None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SWEEP_SCENARIO, str(BOTS), str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    if done.stdout.strip() == "skip":
         pytest.skip("needs a child subreaper and /proc/self/task/*/children")
-    sweeps: list[int] = []
-    real = process_module._session_members
-
-    def counted(sid: int) -> list[int]:
-        sweeps.append(sid)
-        return real(sid)
-
-    monkeypatch.setattr(process_module, "_session_members", counted)
-    clean = spawn("echo")
-    # A child of ours that is no bot (as a grandchild a bot left would be once adopted) forces the sweep.
-    stranger = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
-    try:
-        clean.terminate(grace_s=SOON)
-        assert sweeps == [clean.pid]
-    finally:
-        assert stranger.stdin is not None
-        stranger.stdin.close()
-        stranger.wait()
-    quiet = spawn("echo")
-    quiet.terminate(grace_s=SOON)
-    assert sweeps == [clean.pid], "nothing left and nothing unknown: no sweep"
-    left = spawn("double_fork")
-    grandchild = int(expect_line(left))
-    left.terminate(grace_s=0.1)
-    assert is_gone(grandchild)
-    assert live_session_members(left.pid) == []
-    assert sweeps[-1] == left.pid
+    assert done.stdout.splitlines() == ["with a stranger True", "nothing left True", "a grandchild left True"]
