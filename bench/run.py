@@ -539,6 +539,10 @@ def _referee_benchmark(name: str) -> Callable[[Config], Result]:
 for _name in ("referee_overhead", "match_throughput", "parallel_scaling"):
     BENCHMARKS[_name] = _referee_benchmark(_name)
 
+# Pinning, a whole `kierki match` and `kierki --help` from the shell, concurrent passes (issue 14).
+for _name in ("unpinned_penalty", "match_wall", "cli_startup", "passes_concurrent"):
+    BENCHMARKS[_name] = _referee_benchmark(_name)
+
 
 # --- tournaments (bench/tournament_bench.py): wall clock, real bot processes, a pool of workers ---------------
 

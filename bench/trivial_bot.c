@@ -1,9 +1,11 @@
 /* The cheapest correct bot: answers every request by string search, no JSON parser.
    Used by the benchmarks so that the bot's own work is next to nothing and the referee's cost shows.
-   Build: cc -O2 -o trivial_bot trivial_bot.c */
+   Build: cc -O2 -o trivial_bot trivial_bot.c
+   Usage: trivial_bot [PASS_MS]: with PASS_MS, each pass answer is held back that many milliseconds (a slow passer). */
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static char line[1 << 20];
 
@@ -24,8 +26,9 @@ static void first_strings(const char *key, int n, char *out) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     char items[256];
+    long pass_ms = argc > 1 ? atol(argv[1]) : 0;
     while (fgets(line, sizeof line, stdin)) {
         const char *idp = strstr(line, "\"id\":");
         if (strncmp(line, "{\"type\":\"bye\"", 13) == 0) return 0;
@@ -37,6 +40,7 @@ int main(void) {
             printf("{\"type\":\"play\",\"id\":%ld,\"card\":%s}\n", id, items);
         } else if (strncmp(line, "{\"type\":\"pass\"", 14) == 0) {
             first_strings("\"hand\":", 3, items);
+            if (pass_ms > 0) usleep((useconds_t)(pass_ms * 1000));
             printf("{\"type\":\"pass\",\"id\":%ld,\"cards\":[%s]}\n", id, items);
         } else if (strncmp(line, "{\"type\":\"trump\"", 15) == 0) {
             first_strings("\"choices\":", 1, items);

@@ -1,9 +1,12 @@
-"""The ``kierki`` command: thin click commands that parse options, call the referee and print."""
+"""The ``kierki`` commands: thin click commands that parse options, call the referee and print.
+
+The group is `kierki_cli.entry.cli`, which imports a command's module only when it runs (``kierki match``
+imports neither the replay viewer nor check-bot).
+"""
 
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
 from pathlib import Path
@@ -19,10 +22,11 @@ from kierki_cli.common import (
     time_bank_option,
     time_per_move_option,
 )
+from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
 from kierki_cli.isolation import Isolation, isolation_options
-from kierki_cli.play import play
 from protocol import schema
 from referee.bots.seat import TimeControl
+from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.dealfile import check_deal_file, parse_deal_file
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import (
@@ -39,26 +43,6 @@ from referee.rules.ruleset import Game, option_specs
 from referee.text import printable
 
 GAMES = [g.value for g in Game]
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@click.version_option(package_name="kierki")
-def cli() -> None:
-    """A referee for bot competitions in Polish Kierki and the Hearts family.
-
-    Start with `kierki match`: a full 4-player Kierki match between the sample bots.
-    """
-    for stop in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(stop, _stop_like_ctrl_c)
-
-
-def _stop_like_ctrl_c(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP (a service manager, a closed terminal, cron's timeout) stop a run as Ctrl-C does: the
-    game in progress ends with an ``interrupted`` record, every bot gets ``bye`` and is stopped, nothing finished
-    is lost. Once: a second signal while cleaning up is ignored (SIGKILL remains for the impatient)."""
-    for stop in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(stop, signal.SIG_IGN)
-    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
 
 
 def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
@@ -143,6 +127,14 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 )
 @click.option("--transcript", is_flag=True, help="Also log every raw line sent to and received from each bot.")
 @isolation_options
+@click.option(
+    "--cpu",
+    "cpu_choice",
+    metavar="N|none",
+    default=None,
+    help="Run the referee and every bot on CPU N (a hand-off between CPUs costs several times one on the same "
+    "CPU); none: let the system place them [default: one usable CPU, chosen by process id].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result object on stdout (for scripts).")
 def match(
     bot_commands: tuple[str, ...],
@@ -163,6 +155,7 @@ def match(
     on_fault: tuple[str, ...],
     out_dir: Path | None,
     transcript: bool,
+    cpu_choice: str | None,
     as_json: bool,
     isolation: Isolation,
 ) -> None:
@@ -204,6 +197,7 @@ def match(
     except MatchSetupError as error:
         raise click.UsageError(str(error)) from None
     faults = parse_fault_policy(max_strikes, on_fault)
+    cpu = parse_cpu(cpu_choice)
     if seed is None:
         seed = new_seed()
     elif len(seed) < SHORT_SEED and from_path is None and not as_json:
@@ -246,13 +240,31 @@ def match(
             err.flush()
 
     try:
-        result = run_match(config, progress)
+        with pinned(cpu):  # before the bots start: they inherit it
+            result = run_match(config, progress)
     except MatchSetupError as error:
         raise click.ClickException(printable(str(error))) from None
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
         click.echo(format_table(result))
+
+
+def parse_cpu(choice: str | None) -> int | None:
+    """``--cpu``: the CPU to pin the match to, or None for no pinning; by default one the process may use."""
+    if choice is None:
+        return choose_cpu()
+    if choice.strip().lower() == "none":
+        return None
+    try:
+        cpu = int(choice)
+    except ValueError:
+        raise click.UsageError(f"--cpu: {choice!r} is not a CPU number; give one such as 0, or none") from None
+    try:
+        check_cpu(cpu)
+    except CpuError as error:
+        raise click.UsageError(f"--cpu: {error}") from None
+    return cpu
 
 
 def _new_out_dir(base: Path) -> Path:
@@ -323,21 +335,3 @@ def protocol() -> None:
 def protocol_schema() -> None:
     """Print the JSON Schema of every protocol message."""
     sys.stdout.write(json.dumps(schema.json_schema(), indent=2, sort_keys=True) + "\n")
-
-
-from kierki_cli.checkbot_cmd import check_bot  # noqa: E402
-
-cli.add_command(check_bot)
-
-
-from kierki_cli.replay_cmd import replay, replay_schema  # noqa: E402
-
-cli.add_command(replay)
-cli.add_command(play)
-cli.add_command(replay_schema)
-
-
-from kierki_cli.tournament_cmd import sprt, tournament  # noqa: E402
-
-cli.add_command(tournament)
-cli.add_command(sprt)

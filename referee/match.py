@@ -24,12 +24,12 @@ from referee import wire
 from referee.bots import reaper
 from referee.bots.process import BotProcess, BotStartError, ResourceLimits
 from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
-from referee.bots.seat import BotSeat, TimeControl, Transport
+from referee.bots.seat import BotSeat, TimeControl, Transport, converse_all
 from referee.faults import Fault, FaultCode, FaultPolicy
 from referee.game_loop import SeatMessages, play_out
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
-from referee.rules import Action, DealSpec, Event, GameEnded, GameState, IllegalActionError, Ruleset
+from referee.rules import Action, DealSpec, Event, GameEnded, GameState, IllegalActionError, Phase, Ruleset
 
 
 class MatchSetupError(RuntimeError):
@@ -211,6 +211,7 @@ class Match:
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
         self._transcript_files: dict[int, Any] = {}
+        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float]] = {}  # seat: request id, outcome, time
 
     # --- running -------------------------------------------------------------------------------------------
 
@@ -465,9 +466,14 @@ class Match:
             events = state.apply(action)
             writer.write(decision_record(index, action, None, True))
             return events
-        request_id = seat.new_id()
-        request = wire.request_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
-        answer, spent = seat.ask(request)
+        if state.phase is Phase.PASS:
+            if index not in self._passes:
+                self._ask_passes(state, game_number)
+            request_id, answer, spent = self._passes.pop(index)
+        else:
+            request_id = seat.new_id()
+            request = wire.request_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
+            answer, spent = seat.ask(request)
         fault: Fault
         if isinstance(answer, Fault):
             fault = answer
@@ -483,6 +489,22 @@ class Match:
                 writer.write(decision_record(index, action, spent * 1000, False))
                 return events
         return self._fault(state, seat, request_id, fault, writer, spent)
+
+    def _ask_passes(self, state: GameState, game_number: int) -> None:
+        """Ask every seat still to pass at once (a pass depends only on the seat's own hand) and keep the replies.
+
+        They are applied one by one in the rules' order as each seat's turn comes, so the replay log and every
+        message are as if asked in turn; only the waiting overlaps.
+        """
+        asks = []
+        for index in range(state.players):
+            seat = self.seats[index]
+            if not seat.forfeited and not state.observation(index).passed:
+                request_id = seat.new_id()
+                time_ms = int(seat.deadline_s() * 1000)
+                asks.append((seat, wire.pass_request_for(state, index, request_id, game_number, time_ms)))
+        for (seat, request), reply in zip(asks, converse_all(asks), strict=True):
+            self._passes[seat.seat] = (request.id, reply.outcome, reply.elapsed_s)
 
     def _fault(
         self, state: GameState, seat: BotSeat, request_id: int, fault: Fault, writer: ReplayWriter, spent: float

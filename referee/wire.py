@@ -60,16 +60,53 @@ def pass_direction(offset: int, players: int) -> m.PassDirection | None:
     return "across"
 
 
+_TRICK_CARDS: dict[tuple[int, Card], m.TrickCard] = {}  # (seat, card): its message part, made once
+
+
 def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]:
-    return tuple(m.TrickCard(seat=s, card=card_name(c)) for s, c in plays)
+    parts = _TRICK_CARDS
+    try:
+        return tuple([parts[play] for play in plays])
+    except KeyError:
+        for s, c in plays:
+            parts.setdefault((s, c), m.TrickCard(seat=s, card=card_name(c)))
+        return tuple([parts[play] for play in plays])
 
 
-@functools.lru_cache(maxsize=4096)
+_CACHE_ENTRIES = 4096
+# Finished tricks never change, and every later request of the deal repeats them: each trick's message, and the
+# tuple of a deal's finished tricks so far, are built once. Keyed by the identity of the (last) TrickView, which
+# the entry holds, so the id cannot be reused while it is cached; a view's tricks before it are fixed by the game
+# that made it.
+_COMPLETED: dict[int, tuple[TrickView, m.CompletedTrick]] = {}
+_COMPLETED_SO_FAR: dict[int, tuple[TrickView, int, tuple[m.CompletedTrick, ...]]] = {}
+
+
 def _completed_trick(trick: TrickView) -> m.CompletedTrick:
-    """Finished tricks never change, and every later request of the deal repeats them: build each once."""
-    return m.CompletedTrick(
+    hit = _COMPLETED.get(id(trick))
+    if hit is not None and hit[0] is trick:
+        return hit[1]
+    if len(_COMPLETED) >= _CACHE_ENTRIES:
+        _COMPLETED.clear()
+    message = m.CompletedTrick(
         number=trick.number, leader=trick.leader, cards=_trick_cards(trick.plays), winner=trick.winner
     )
+    _COMPLETED[id(trick)] = (trick, message)
+    return message
+
+
+def _completed_tricks(tricks: tuple[TrickView, ...]) -> tuple[m.CompletedTrick, ...]:
+    if not tricks:
+        return ()
+    last = tricks[-1]
+    hit = _COMPLETED_SO_FAR.get(id(last))
+    if hit is not None and hit[0] is last and hit[1] == len(tricks):
+        return hit[2]
+    if len(_COMPLETED_SO_FAR) >= _CACHE_ENTRIES:
+        _COMPLETED_SO_FAR.clear()
+    messages = tuple([_completed_trick(t) for t in tricks])
+    _COMPLETED_SO_FAR[id(last)] = (last, len(tricks), messages)
+    return messages
 
 
 def _columns(obs: Observation) -> m.LotteryColumns:
@@ -94,7 +131,7 @@ def play_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         legal=cards(obs.legal),
         trump=suit_letter(obs.trump),
         trick=None if lottery else m.CurrentTrick(leader=obs.trick_leader, cards=_trick_cards(obs.trick)),
-        tricks=tuple(_completed_trick(t) for t in obs.tricks),
+        tricks=_completed_tricks(obs.tricks),
         lottery=m.LotteryState(
             start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
             columns=_columns(obs),
@@ -156,6 +193,13 @@ def request_for(state: GameState, request_id: int, game_number: int, time_ms: in
     if phase is Phase.TRUMP:
         return trump_request(obs, state.trump_choices(), request_id, game_number, time_ms)
     return moon_request(obs, request_id, game_number, time_ms)
+
+
+def pass_request_for(state: GameState, seat: int, request_id: int, game_number: int, time_ms: int) -> m.PassRequest:
+    """The pass request of ``seat`` while the deal's passes are collected, whether or not it is its turn yet
+    (what a seat passes depends on its own hand alone, so the request is the one its turn would bring)."""
+    assert state.phase is Phase.PASS
+    return pass_request(state.observation(seat), request_id, game_number, time_ms)
 
 
 class AnswerError(ValueError):

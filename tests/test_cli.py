@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -225,3 +226,37 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> Non
     blocker.write_text("not a folder")
     code, _, err = run("match", "--out", str(blocker / "runs"))
     assert code == 1 and "cannot create the output folder" in err and "Traceback" not in err
+
+
+def test_the_help_table_names_every_command_with_its_own_short_help() -> None:
+    from kierki_cli import entry
+
+    listed = CliRunner().invoke(entry.cli, ["--help"]).stdout
+    for name, (module, attribute, short_help) in entry.COMMANDS.items():
+        command = entry.cli.get_command(click.Context(entry.cli), name)
+        assert command is not None and getattr(sys.modules[module], attribute) is command
+        assert command.get_short_help_str(10_000) == short_help, f"update entry.COMMANDS[{name!r}]"
+        assert re.search(rf"^  {re.escape(name)} ", listed, re.MULTILINE)
+    assert sorted(entry.cli.commands) == sorted(entry.COMMANDS), "a command registered on cli is missing from COMMANDS"
+    assert CliRunner().invoke(entry.cli, ["--help"]).stdout == listed  # the same once every module is imported
+
+
+def test_help_imports_no_command_module() -> None:
+    # In a fresh interpreter: `kierki --help` must not import the referee, msgspec or any command's module.
+    code = (
+        "import sys; from kierki_cli.entry import cli\n"
+        "try: cli(['--help'])\n"
+        "except SystemExit: pass\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('referee', 'protocol', 'msgspec', 'competition')"
+        " or m in ('kierki_cli.main', 'kierki_cli.replay_cmd', 'kierki_cli.checkbot_cmd', 'importlib.metadata'))\n"
+        "print('imported:', heavy, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "imported: []" in done.stderr, done.stderr
+
+
+def test_the_installed_entry_runs_a_command() -> None:
+    from kierki_cli import entry
+
+    result = CliRunner().invoke(entry.cli, ["options", "--game", "hearts"])
+    assert result.exit_code == 0 and result.stdout.startswith("hearts:")

@@ -45,6 +45,7 @@ from referee.bots.sandbox import (
     describe_exit,
     prepare,
     resolve_argv,
+    status_tasks,
     user_task_count,
 )
 from referee.bots.seat import TimeControl
@@ -689,6 +690,15 @@ def test_limits_resolve_to_kernel_values() -> None:
     assert limits.cpu_seconds == 3 * 600
     assert limits.processes is not None and limits.processes >= 256 + 1
     assert user_task_count() >= 1
+
+
+def test_a_process_status_counts_its_threads_for_its_real_uid_only() -> None:
+    status = b"Name:\tbot\nUmask:\t0022\nUid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\nThreads:\t7\nX:\t1\n"
+    assert status_tasks(status, 1000) == 7
+    assert status_tasks(status, 0) == 0  # the effective uid is 0; RLIMIT_NPROC counts the real one
+    assert status_tasks(status.replace(b"Threads:\t7\n", b""), 1000) == 1
+    with open("/proc/self/status", "rb") as own:
+        assert status_tasks(own.read(), os.getuid()) >= 1
     none = NO_LIMITS.resource_limits(games=3)
     assert (none.memory_bytes, none.cpu_seconds, none.processes, none.file_bytes) == (None, None, None, None)
 

@@ -203,3 +203,35 @@ def test_slow_start_fails_the_handshake(tmp_path: Path) -> None:
         match.run()
     for seat in match.seats:
         assert isinstance(seat.process, BotProcess) and session_members(seat.process.pid) == []
+
+
+def barrier_bots(folder: Path, silent_seat: int | None = None) -> tuple[BotSpec, ...]:
+    folder.mkdir()
+    count = 4 if silent_seat is None else 3
+    script = str(BOTS / "pass_barrier.py")
+    return tuple(
+        BotSpec((sys.executable, script, str(folder), str(count), *(["silent"] if s == silent_seat else [])))
+        for s in range(4)
+    )
+
+
+def test_every_seat_is_asked_to_pass_at_once(tmp_path: Path) -> None:
+    # Each bot answers its pass only when all four hold their pass request: asked in turn, every pass would time out.
+    _, result = run(tmp_path, "hearts", bots=barrier_bots(tmp_path / "barrier"), options={"target": 30})
+    deals = len(list((tmp_path / "barrier").glob("*"))) // 4
+    assert deals >= 1, "no pass was asked"
+    assert [s["faults"] for s in result["seats"]] == [{}] * 4
+    replay = replay_records(result["replays"][0])
+    passes = [int(str(r["seat"])) for r in replay if r.get("type") == "pass"]
+    assert len(passes) == deals * 4
+    for deal in range(deals):  # applied in the rules' order: round the table from the first passer
+        first = passes[4 * deal]
+        assert passes[4 * deal : 4 * deal + 4] == [(first + k) % 4 for k in range(4)]
+
+
+def test_a_silent_passer_times_out_alone(tmp_path: Path) -> None:
+    bots = barrier_bots(tmp_path / "barrier", silent_seat=2)
+    _, result = run(tmp_path, "hearts", bots=bots, move_ms=1000, options={"target": 30})
+    faults = [s["faults"] for s in result["seats"]]
+    assert faults[2].get("timeout", 0) >= 1
+    assert faults[:2] + faults[3:] == [{}] * 3

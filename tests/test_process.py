@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import resource
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -374,3 +375,46 @@ def test_stderr_tail_keeps_the_last_bytes_even_past_the_log_cap(spawn: Spawn, tm
     flood.terminate()
     tail = flood.stderr_tail()
     assert 0 < len(tail) <= 4096 and set(tail) == {ord("e")}
+
+
+# Run in a fresh interpreter: a long-lived test process adopts other tests' orphans, which (rightly) forces sweeps.
+_SWEEP_SCENARIO = """
+import subprocess, sys, time
+from pathlib import Path
+import referee.bots.process as process
+from referee.bots import reaper
+
+bots, out = Path(sys.argv[1]), Path(sys.argv[2])
+if not reaper.become_subreaper() or process.own_children() is None:
+    print("skip"); sys.exit()
+sweeps = []
+real = process._session_members
+process._session_members = lambda sid: sweeps.append(sid) or real(sid)
+
+def spawn(name):
+    return process.BotProcess.start([sys.executable, str(bots / f"{name}.py")], cwd=out, env=None,
+                                    stderr_log=out / f"{name}.log")
+
+clean = spawn("echo")
+stranger = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+clean.terminate(10)  # a child of ours that is no bot (as an adopted descendant would be): sweep
+print("with a stranger", sweeps == [clean.pid])
+stranger.stdin.close(); stranger.wait()
+quiet = spawn("echo")
+quiet.terminate(10)
+print("nothing left", sweeps == [clean.pid])
+left = spawn("double_fork")
+left.read_line(time.monotonic() + 10)
+left.terminate(0.1)
+print("a grandchild left", sweeps[-1] == left.pid)
+"""
+
+
+def test_no_proc_sweep_when_an_adopting_referee_sees_nothing_left(tmp_path: Path) -> None:
+    """An orphan-adopting referee whose children are only bots knows nothing survived: no /proc scan then."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SWEEP_SCENARIO, str(BOTS), str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    if done.stdout.strip() == "skip":
+        pytest.skip("needs a child subreaper and /proc/self/task/*/children")
+    assert done.stdout.splitlines() == ["with a stranger True", "nothing left True", "a grandchild left True"]

@@ -6,11 +6,11 @@ hostile, can hang the referee, make it use unbounded memory, or leave processes 
 Design decisions (the why):
 
 * One thread, one poll loop. Every wait (``read_line``, ``flush``, ``terminate``) is a
-  ``select.poll`` loop over the bot's stdin (only while we have bytes to write), stdout,
-  stderr and a pidfd, bounded by a ``time.monotonic()`` deadline. There are no helper
-  threads, so writing a request, waiting for the answer and draining stderr cannot deadlock
-  against each other: a bot that does not read its stdin, or floods its stderr, only costs
-  us the deadline we were going to wait anyway.
+  loop over one ``select.poll`` object kept for the bot's life, watching the bot's stdin
+  (only while we have bytes to write), stdout, stderr and a pidfd, bounded by a
+  ``time.monotonic()`` deadline. There are no helper threads, so writing a request,
+  waiting for the answer and draining stderr cannot deadlock against each other: a bot
+  that does not read its stdin, or floods its stderr, only costs us the deadline we were going to wait anyway.
 * Because the referee has no threads, resource limits are applied with ``preexec_fn``
   (``setrlimit`` between fork and exec). That is the only race-free way: the limits are in
   force before the bot's first instruction. ``preexec_fn`` is unsafe once other threads
@@ -75,6 +75,9 @@ __all__ = [
     "Overflow",
     "ResourceLimits",
     "Timeout",
+    "adopt_orphans",
+    "own_children",
+    "wait_any",
 ]
 
 _READ_CHUNK = 65536
@@ -192,6 +195,10 @@ class BotProcess:
         self._overflow: Overflow | None = None
         self._exited = False
         self._terminated = False
+        # One poll object for the bot's life: each fd is registered once and its mask changed only when what we
+        # wait for changes (a new poll object with 3-4 registrations on every round cost more than the round trip).
+        self._poller = select.poll()
+        self._masks: dict[int, int] = {}
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -250,6 +257,7 @@ class BotProcess:
                 f"cannot start bot {shlex.join(argv)}: applying resource limits {limits} "
                 f"failed ({exc}); lower the limits or run without them"
             ) from exc
+        _LIVE_BOTS.add(proc.pid)
         bot = cls(
             proc,
             log,
@@ -342,6 +350,9 @@ class BotProcess:
         call_start = time.monotonic()
         if self._pending and not self._stdin_broken and not self._terminated:
             self._write_pending()  # a pipe with room takes it now: no poll round needed for the usual request
+            # On one CPU the write usually let the bot run and answer already: read before sleeping in poll.
+            if not self._stdout_eof and self._overflow is None and b"\n" not in self._out:
+                self._read_stdout()
         first = True
         progress = True
         while True:
@@ -452,21 +463,11 @@ class BotProcess:
 
     def _pump(self, timeout_s: float, *, want_stdout: bool) -> bool:
         """One poll round over all our fds; True if stdout moved or the bot just exited."""
-        poller = select.poll()
-        if self._pending and not self._stdin_broken:
-            poller.register(self._stdin_fd, select.POLLOUT)
-        if want_stdout and not self._stdout_eof:
-            poller.register(self._stdout_fd, select.POLLIN)
-        if not self._stderr_eof:
-            poller.register(self._stderr_fd, select.POLLIN)
-        if self._pidfd is not None and not self._exited:
-            poller.register(self._pidfd, select.POLLIN)
-        ms = min(math.ceil(max(0.0, timeout_s) * 1000), _POLL_CAP_MS)
-        if self._pidfd is None and not self._exited:
-            ms = min(ms, _NO_PIDFD_POLL_MS)
+        self._watch_all(want_stdout)
+        ms = _poll_ms(timeout_s, self._pidfd is None and not self._exited)
         was_exited = self._exited
         progress = False
-        for fd, _events in poller.poll(ms):
+        for fd, _events in self._poller.poll(ms):
             if fd == self._stdin_fd:
                 self._write_pending()
             elif fd == self._stdout_fd:
@@ -478,6 +479,27 @@ class BotProcess:
         if self._pidfd is None and not self._exited:
             self._peek_exit()
         return progress or (self._exited and not was_exited)
+
+    def _watch_all(self, want_stdout: bool) -> None:
+        self._watch(self._stdin_fd, select.POLLOUT if self._pending and not self._stdin_broken else 0)
+        self._watch(self._stdout_fd, select.POLLIN if want_stdout and not self._stdout_eof else 0)
+        self._watch(self._stderr_fd, 0 if self._stderr_eof else select.POLLIN)
+        if self._pidfd is not None:
+            self._watch(self._pidfd, 0 if self._exited else select.POLLIN)
+
+    def _watch(self, fd: int, mask: int) -> None:
+        """Poll ``fd`` for ``mask`` from now on (0: not at all, so a hung-up pipe we do not read cannot spin us)."""
+        if self._masks.get(fd, 0) == mask:
+            return
+        if not mask:
+            self._poller.unregister(fd)
+            del self._masks[fd]
+        elif fd in self._masks:
+            self._poller.modify(fd, mask)
+            self._masks[fd] = mask
+        else:
+            self._poller.register(fd, mask)
+            self._masks[fd] = mask
 
     def _write_pending(self) -> None:
         try:
@@ -562,13 +584,16 @@ class BotProcess:
                 self._wait_exit(time.monotonic() + _TERM_WAIT_S)
             # Even after a clean exit, children it left behind must go too.
             self._signal_group(signal.SIGKILL)
-            self._kill_session()
+            if not self._left_nobody():
+                self._kill_session()
             try:
                 self._proc.wait(timeout=_REAP_S)
             except subprocess.TimeoutExpired as exc:
                 raise BotProcessError(
                     f"bot pid {self.pid} survived SIGKILL for {_REAP_S}s (stuck in the kernel?)"
                 ) from exc
+            finally:
+                _LIVE_BOTS.discard(self._proc.pid)
             self._drain_stderr()  # the dead bot's last words explain crashes
         finally:
             for stream in (self._proc.stdout, self._proc.stderr):
@@ -590,6 +615,18 @@ class BotProcess:
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, sig)
+
+    def _left_nobody(self) -> bool:
+        """True when the bot has exited and provably left no process behind, so the ``/proc`` sweep can be skipped.
+
+        When this process adopts orphans (``adopt_orphans``), a descendant still alive after the bot's exit either
+        is our child now or has a live ancestor that is: so our children being only bots proves there is none.
+        Anything else (no adoption, an unknown child, children not listed by this kernel) means: sweep.
+        """
+        if not _ADOPTING or not self._exited:
+            return False
+        children = own_children()
+        return children is not None and children <= _LIVE_BOTS
 
     def _kill_session(self) -> None:
         """SIGKILL every live process in the bot's session, including other process groups."""
@@ -616,7 +653,56 @@ class BotProcess:
         self.terminate()
 
 
+_LIVE_BOTS: set[int] = set()  # pids of the bots started here and not yet reaped
+_ADOPTING = False  # set by adopt_orphans: orphaned descendants of a bot become our children
+
+
+def adopt_orphans() -> None:
+    """Note that this process is a child subreaper (``referee.bots.reaper``): lets ``terminate`` skip its sweep."""
+    global _ADOPTING
+    _ADOPTING = True
+
+
+def own_children() -> set[int] | None:
+    """This process's children, zombies included, from ``/proc/self/task/*/children``; None where not listed."""
+    children: set[int] = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as listing:
+                children.update(int(pid) for pid in listing.read().split())
+    except FileNotFoundError:
+        return None  # a kernel without CONFIG_PROC_CHILDREN, or a thread that just ended: ask the slow way
+    except OSError:
+        return None
+    return children
+
+
+def wait_any(bots: Sequence[BotProcess], deadline: float) -> None:
+    """Sleep until one of ``bots`` may have news (a line, room for input, stderr, an exit) or ``deadline``.
+
+    It reads nothing: each bot's own ``read_line`` then takes what is there. This is how several requests out at
+    once (every seat's pass) are waited for together, each answer read as it comes.
+    """
+    poller = select.poll()
+    slow_exit = False
+    for bot in bots:
+        if bot._terminated:
+            return  # it has news: read_line says Closed at once
+        bot._watch_all(want_stdout=True)
+        for fd, mask in bot._masks.items():
+            poller.register(fd, mask)
+        slow_exit = slow_exit or (bot._pidfd is None and not bot._exited)
+    poller.poll(_poll_ms(deadline - time.monotonic(), slow_exit))
+
+
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _poll_ms(timeout_s: float, slow_exit: bool) -> int:
+    """poll()'s timeout for a wait of ``timeout_s``; capped when an exit can only be seen by asking again."""
+    ms = min(math.ceil(max(0.0, timeout_s) * 1000), _POLL_CAP_MS)
+    return min(ms, _NO_PIDFD_POLL_MS) if slow_exit else ms
+
 
 _LIMIT_FIELDS = (
     ("memory_bytes", resource.RLIMIT_AS),

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import signal
 import time
 from collections.abc import Collection
 
-from referee.bots.process import proc_files
+from referee.bots.process import adopt_orphans, own_children, proc_files
 
 __all__ = ["become_subreaper", "child_pids", "reap_orphans"]
 
@@ -31,14 +30,21 @@ _REAP_S = 2.0
 def become_subreaper() -> bool:
     """Make orphaned descendants re-parent to this process; False where the kernel does not offer it."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        # The program's own symbols include libc's: no find_library, which runs ldconfig in a subprocess.
+        libc = ctypes.CDLL(None, use_errno=True)
+        adopted = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+    if adopted:
+        adopt_orphans()
+    return adopted
 
 
 def child_pids() -> set[int]:
     """Our live children (zombies included: they are ours to reap)."""
+    listed = own_children()
+    if listed is not None:
+        return listed
     me = os.getpid()
     children = set()
     for pid, stat in proc_files("stat"):

@@ -61,6 +61,7 @@ __all__ = [
     "describe_exit",
     "prepare",
     "resolve_argv",
+    "status_tasks",
     "user_task_count",
 ]
 
@@ -128,17 +129,19 @@ class PreparedBot:
 def user_task_count(uid: int | None = None) -> int:
     """Processes and threads whose real uid is ``uid`` (default: ours): what ``RLIMIT_NPROC`` is compared with."""
     uid = os.getuid() if uid is None else uid
-    count = 0
-    for _, text in proc_files("status"):
-        real_uid = threads = None
-        for line in text.splitlines():
-            if line.startswith(b"Uid:"):
-                real_uid = int(line.split()[1])
-            elif line.startswith(b"Threads:"):
-                threads = int(line.split()[1])
-        if real_uid == uid:
-            count += threads or 1
-    return count
+    return sum(status_tasks(text, uid) for _, text in proc_files("status"))
+
+
+def status_tasks(status: bytes, uid: int) -> int:
+    """The tasks (threads) a ``/proc/PID/status`` counts for real uid ``uid``: its Threads, or 0 for another user.
+
+    Two fields of a long file: found, not every line split (this runs once per process on the machine).
+    """
+    at = status.find(b"\nUid:")
+    if at < 0 or int(status[at + 5 : status.index(b"\n", at + 5)].split()[0]) != uid:
+        return 0
+    at = status.find(b"\nThreads:")
+    return int(status[at + 9 : status.index(b"\n", at + 9)]) if at >= 0 else 1
 
 
 def resolve_argv(argv: Sequence[str], user_cwd: Path) -> tuple[str, ...]:

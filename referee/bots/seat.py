@@ -12,13 +12,23 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.process import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
+from referee.bots.process import (
+    BotProcess,
+    Closed,
+    FlushResult,
+    Line,
+    LineResult,
+    LineTooLong,
+    Overflow,
+    Timeout,
+    wait_any,
+)
 from referee.bots.sandbox import describe_exit
 from referee.faults import Fault, FaultCode
 
@@ -119,6 +129,17 @@ class Reply:
         return None if isinstance(self.outcome, Fault) else self.outcome
 
 
+@dataclass
+class Asked:
+    """A request sent and not yet answered: when it went out, the time allowed, the lines heard for it so far."""
+
+    request: m.Request
+    started: float
+    allowed_s: float
+    charged: bool  # the decision's own deadline, charged to the seat's clock (not the handshake's)
+    heard: list[Heard] = field(default_factory=list)
+
+
 _EXIT_WAIT_S = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
 
 
@@ -202,19 +223,34 @@ class BotSeat:
         to the answer or the deadline, so that a check can report each one and still judge the answer. After a
         deadline passed with no line at all, ``grace_s`` more is given for one: a slow bot's answer (``late``).
         """
+        reply = self.await_reply(self.send_request(request, timeout_s=timeout_s, line=line), read_on, grace_s)
+        assert reply is not None
+        return reply
+
+    def send_request(self, request: m.Request, *, timeout_s: float | None = None, line: bytes | None = None) -> Asked:
+        """The first half of ``converse``: send queued events and ``request``; its deadline starts now."""
         process = self.process
         assert process is not None and not self.forfeited
-        expected = m.ANSWER_TYPES[type(request)]
         self._queue.append(codec.encode(request) if line is None else line)
-        charged = timeout_s is None
         allowed = self.deadline_s() if timeout_s is None else timeout_s
         started = time.monotonic()
-        deadline = started + allowed
         self._send_queue(process)
-        heard: list[Heard] = []
+        return Asked(request, started, allowed, timeout_s is None)
+
+    def await_reply(self, asked: Asked, read_on: bool = False, grace_s: float = 0.0, wait: bool = True) -> Reply | None:
+        """The second half of ``converse``: the reply to ``asked``. Without ``wait``, only what has arrived is read
+        and None means no reply yet (the deadline has not passed either)."""
+        process = self.process
+        assert process is not None
+        request, started, allowed, charged = asked.request, asked.started, asked.allowed_s, asked.charged
+        expected = m.ANSWER_TYPES[type(request)]
+        deadline = started + allowed
+        heard = asked.heard
         while True:
-            result = self._read(process, deadline)
+            result = self._read(process, deadline if wait else 0.0)
             at_s = time.monotonic() - started
+            if not wait and isinstance(result, Timeout) and at_s < allowed:
+                return None
             if isinstance(result, Line):
                 outcome = self._read_answer(result.data, request.id, expected, heard, at_s)
                 if outcome is None or (read_on and isinstance(outcome, Fault) and heard[-1].message is None):
@@ -356,3 +392,27 @@ class BotSeat:
             self.recent.append((direction, line))
         if self._transcript and direction != INPUT_CLOSED:
             self._transcript(self.seat, direction, line)
+
+
+def converse_all(asks: Sequence[tuple[BotSeat, m.Request]]) -> list[Reply]:
+    """Send every request at once and collect each reply under its own seat's deadline (every seat's pass).
+
+    Each answer is read as it arrives, so each seat's time is its own: a slow or silent seat costs the others
+    nothing beyond their own answers. With transports that are not processes (scripted fakes, which answer at
+    once), the replies are collected one seat after the other.
+    """
+    sent = [(seat, seat.send_request(request)) for seat, request in asks]
+    replies: list[Reply | None] = [None] * len(sent)
+    processes = [seat.process for seat, _ in sent]
+    together = all(isinstance(p, BotProcess) for p in processes)
+    while True:
+        waiting: list[int] = []
+        for i, (seat, asked) in enumerate(sent):
+            if replies[i] is None:
+                replies[i] = seat.await_reply(asked, wait=not together)
+                if replies[i] is None:
+                    waiting.append(i)
+        if not waiting:
+            return [reply for reply in replies if reply is not None]
+        deadline = min(sent[i][1].started + sent[i][1].allowed_s for i in waiting)
+        wait_any([p for i, p in enumerate(processes) if i in waiting and isinstance(p, BotProcess)], deadline)

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import functools
-import importlib.metadata
 import os
 from pathlib import Path
 from typing import IO
 
 import msgspec
 
+import referee
 from referee.replay.records import (
     END_STATUSES,
     DealEndRecord,
@@ -120,12 +119,8 @@ def decision_record(seat: int, action: Action, ms: float | None, fallback: bool,
     return MoonDecision(seat=seat, choice=action.option, ms=took, fallback=fallback, replayed=replayed)
 
 
-@functools.cache
 def referee_version() -> str:
-    try:
-        return importlib.metadata.version("kierki")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled checkout
-        return "unknown"
+    return referee.__version__
 
 
 _encoder = msgspec.json.Encoder()

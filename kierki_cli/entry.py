@@ -1,0 +1,110 @@
+"""The ``kierki`` command as installed: the command group, each command imported only when it runs.
+
+``kierki --help`` and ``kierki --version`` import click and this module alone: the short help of each command is
+written here (``tests/test_cli.py`` checks it against the commands themselves), so listing them costs no import
+of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the modules it names;
+a command that a module registers on ``cli`` itself (``@cli.command()``) is found as well, and listed once its
+module is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import signal
+from typing import Any
+
+import click
+
+__all__ = ["COMMANDS", "cli", "install_stop_handlers"]
+
+# name -> (module, attribute, the short help `kierki --help` shows)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check-bot": (
+        "kierki_cli.checkbot_cmd",
+        "check_bot",
+        "Check that a bot speaks the protocol (PROTOCOL.md) before it plays a match.",
+    ),
+    "match": ("kierki_cli.main", "match", "Play a match between bots and print the result table."),
+    "options": ("kierki_cli.main", "options", "List every rule option with its default and what it means."),
+    "play": (
+        "kierki_cli.play",
+        "play",
+        "Take a seat at the table against bots (the sample bots by default), in the terminal.",
+    ),
+    "protocol": ("kierki_cli.main", "protocol", "The wire protocol (PROTOCOL.md)."),
+    "replay": (
+        "kierki_cli.replay_cmd",
+        "replay",
+        "Show a game's replay log (gameNNN.replay.jsonl), step through it, or verify it.",
+    ),
+    "replay-schema": (
+        "kierki_cli.replay_cmd",
+        "replay_schema",
+        "Print the JSON Schema of a replay log's records (REPLAY.md); the same text as referee/replay/schema.json.",
+    ),
+    "sprt": (
+        "kierki_cli.tournament_cmd",
+        "sprt",
+        "Is the new version better than the old? A sequential probability ratio test on paired sets.",
+    ),
+    "tournament": (
+        "kierki_cli.tournament_cmd",
+        "tournament",
+        "Play a tournament of duplicate sets and print the standings.",
+    ),
+}
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+DESCRIPTION = """A referee for bot competitions in Polish Kierki and the Hearts family.
+
+Start with `kierki match`: a full 4-player Kierki match between the sample bots.
+"""
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported by name when run, and listed from ``COMMANDS`` without importing."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if cmd_name not in self.commands and entry is not None:
+            command = getattr(importlib.import_module(entry[0]), entry[1])
+            assert isinstance(command, click.Command)
+            self.commands.setdefault(cmd_name, command)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        # A bare Command of the same help shortens it exactly as the real one would.
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))
+            if name in COMMANDS
+            else (name, self.commands[name].get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def install_stop_handlers() -> None:
+    """SIGTERM and SIGHUP stop a run as Ctrl-C does (see ``stop_like_ctrl_c``)."""
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, stop_like_ctrl_c)
+
+
+def stop_like_ctrl_c(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP (a service manager, a closed terminal, cron's timeout) stop a run as Ctrl-C does: the
+    game in progress ends with an ``interrupted`` record, every bot gets ``bye`` and is stopped, nothing finished
+    is lost. Once: a second signal while cleaning up is ignored (SIGKILL remains for the impatient)."""
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, signal.SIG_IGN)
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS, help=DESCRIPTION)
+@click.version_option(package_name="kierki")
+def cli() -> None:
+    install_stop_handlers()
