@@ -22,7 +22,8 @@ from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.bots import reaper
-from referee.bots.process import BotProcess, BotStartError, ResourceLimits
+from referee.bots.limits import ResourceLimits
+from referee.bots.process import BotProcess, BotStartError
 from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
 from referee.bots.seat import BotSeat, TimeControl, Transport, converse_all
 from referee.faults import Fault, FaultCode, FaultPolicy

@@ -382,14 +382,14 @@ _SWEEP_SCENARIO = """
 import subprocess, sys, time
 from pathlib import Path
 import referee.bots.process as process
-from referee.bots import reaper
+from referee.bots import procfs, reaper
 
 bots, out = Path(sys.argv[1]), Path(sys.argv[2])
 if not reaper.become_subreaper() or process.own_children() is None:
     print("skip"); sys.exit()
 sweeps = []
-real = process._session_members
-process._session_members = lambda sid: sweeps.append(sid) or real(sid)
+real = procfs.session_members
+procfs.session_members = lambda sid: sweeps.append(sid) or real(sid)
 
 def spawn(name):
     return process.BotProcess.start([sys.executable, str(bots / f"{name}.py")], cwd=out, env=None,

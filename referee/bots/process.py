@@ -54,13 +54,15 @@ import select
 import shlex
 import signal
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
+
+from referee.bots import procfs
+from referee.bots.limits import ResourceLimits, limit_pairs, setrlimits, single_threaded
 
 __all__ = [
     "BotProcess",
@@ -97,17 +99,6 @@ class BotProcessError(RuntimeError):
 
 class BotStartError(BotProcessError):
     """The bot's command could not be started; the message says why and what to fix."""
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceLimits:
-    """Kernel limits for the bot process; ``None`` leaves that limit as the referee's own."""
-
-    memory_bytes: int | None = None  # RLIMIT_AS: address space, so allocations fail early
-    cpu_seconds: int | None = None  # RLIMIT_CPU: SIGXCPU/SIGKILL when CPU time runs out
-    processes: int | None = None  # RLIMIT_NPROC: per user, ignored for root
-    file_bytes: int | None = None  # RLIMIT_FSIZE: largest file the bot may write
-    core_bytes: int | None = None  # RLIMIT_CORE: 0 stops a crashing bot from writing a core file
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +217,8 @@ class BotProcess:
             raise BotStartError("cannot start bot: its command is empty; configure a command")
         if max_line_bytes < 1 or stderr_cap_bytes < 0 or stdin_cap_bytes < 1:
             raise ValueError("max_line_bytes and stdin_cap_bytes must be >= 1, caps >= 0")
-        pairs = _limit_pairs(limits)
-        use_preexec = bool(pairs) and _single_threaded()
+        pairs = limit_pairs(limits)
+        use_preexec = bool(pairs) and single_threaded()
         try:
             log = open(stderr_log, "wb", buffering=0)  # noqa: SIM115 - closed in terminate()
         except OSError as exc:
@@ -246,7 +237,7 @@ class BotProcess:
                 bufsize=0,
                 close_fds=True,
                 start_new_session=True,
-                preexec_fn=_setrlimits(pairs) if use_preexec else None,
+                preexec_fn=setrlimits(pairs) if use_preexec else None,
             )
         except OSError as exc:
             log.close()
@@ -397,7 +388,7 @@ class BotProcess:
                                 return False
             children: list[int] = []
             for pid in frontier:
-                found = _children(pid)
+                found = procfs.children(pid)
                 if found is None:
                     return False
                 children += found
@@ -633,7 +624,7 @@ class BotProcess:
         deadline = time.monotonic() + _SWEEP_S
         me = os.getpid()
         while True:
-            members = [p for p in _session_members(self._proc.pid) if p != me]
+            members = [p for p in procfs.session_members(self._proc.pid) if p != me]
             if not members or time.monotonic() >= deadline:
                 return
             for member in members:
@@ -704,54 +695,6 @@ def _poll_ms(timeout_s: float, slow_exit: bool) -> int:
     return min(ms, _NO_PIDFD_POLL_MS) if slow_exit else ms
 
 
-_LIMIT_FIELDS = (
-    ("memory_bytes", resource.RLIMIT_AS),
-    ("cpu_seconds", resource.RLIMIT_CPU),
-    ("processes", resource.RLIMIT_NPROC),
-    ("file_bytes", resource.RLIMIT_FSIZE),
-    ("core_bytes", resource.RLIMIT_CORE),
-)
-
-
-def _limit_pairs(limits: ResourceLimits | None) -> list[tuple[int, int, int]]:
-    """Resolve limits in the parent, so the child only makes setrlimit calls: (resource, soft, hard).
-
-    A value above our own hard limit is clamped to it: raising a hard limit needs privileges,
-    and asking for more than the referee has is not a reason to refuse to start. The CPU
-    limit's hard value is one second above the soft one, so a bot first gets SIGXCPU (which
-    says what happened, and which it may catch to exit cleanly) and SIGKILL only after that.
-    """
-    if limits is None:
-        return []
-    pairs = []
-    for name, res in _LIMIT_FIELDS:
-        value: int | None = getattr(limits, name)
-        if value is None:
-            continue
-        ours = resource.getrlimit(res)[1]
-        hard = value + 1 if res == resource.RLIMIT_CPU else value
-        if ours != resource.RLIM_INFINITY:
-            value, hard = min(value, ours), min(hard, ours)
-        pairs.append((res, value, hard))
-    return pairs
-
-
-def _single_threaded() -> bool:
-    """Count kernel tasks, not just Python threads: native libraries start threads too."""
-    try:
-        return len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return threading.active_count() == 1
-
-
-def _setrlimits(pairs: list[tuple[int, int, int]]) -> Callable[[], None]:
-    def apply() -> None:
-        for res, soft, hard in pairs:
-            resource.setrlimit(res, (soft, hard))
-
-    return apply
-
-
 def _start_error(argv: Sequence[str], cwd: Path, exc: OSError) -> BotStartError:
     program = argv[0]
     if not cwd.is_dir():
@@ -775,48 +718,3 @@ def _start_error(argv: Sequence[str], cwd: Path, exc: OSError) -> BotStartError:
         why = exc.strerror or str(exc)
         fix = "check the bot's command line"
     return BotStartError(f"cannot start bot command {shlex.join(argv)}: {why}; {fix}")
-
-
-def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
-    """(pid, contents of /proc/PID/FILENAME) for every process that still exists while we read (Linux only)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/{filename}", "rb") as f:
-                yield int(name), f.read()
-        except OSError:
-            continue  # exited while we looked
-
-
-def _children(pid: int) -> list[int] | None:
-    """The children of ``pid`` (from every thread's ``children`` file), or None when they cannot be read."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []  # gone: no children
-    found: list[int] = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as children:
-                found += [int(child) for child in children.read().split()]
-        except FileNotFoundError:
-            continue  # that thread ended
-        except OSError:
-            return None
-    return found
-
-
-def _session_members(sid: int) -> list[int]:
-    """Live (non-zombie) pids whose session id is ``sid``."""
-    members = []
-    for pid, stat in proc_files("stat"):
-        # Field 2 (comm) is in parentheses and may contain spaces and ')': split after the last.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
-            members.append(pid)
-    return members

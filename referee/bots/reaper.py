@@ -19,7 +19,8 @@ import signal
 import time
 from collections.abc import Collection
 
-from referee.bots.process import adopt_orphans, own_children, proc_files
+from referee.bots.process import adopt_orphans, own_children
+from referee.bots.procfs import proc_files
 
 __all__ = ["become_subreaper", "child_pids", "reap_orphans"]
 

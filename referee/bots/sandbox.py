@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from referee.bots.process import ResourceLimits, proc_files
+from referee.bots.limits import ResourceLimits
+from referee.bots.procfs import proc_files
 
 __all__ = [
     "DEFAULT_CPU_S_PER_GAME",

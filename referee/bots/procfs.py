@@ -1,0 +1,56 @@
+"""Reading Linux's /proc: every process's file of one kind, a process's children, a session's members.
+
+The transport's kill sweep, the reaper and the sandbox's task count read processes here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+__all__ = ["children", "proc_files", "session_members"]
+
+
+def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
+    """(pid, contents of /proc/PID/FILENAME) for every process that still exists while we read (Linux only)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/{filename}", "rb") as f:
+                yield int(name), f.read()
+        except OSError:
+            continue  # exited while we looked
+
+
+def children(pid: int) -> list[int] | None:
+    """The children of ``pid`` (from every thread's ``children`` file), or None when they cannot be read."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []  # gone: no children
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except FileNotFoundError:
+            continue  # that thread ended
+        except OSError:
+            return None
+    return found
+
+
+def session_members(sid: int) -> list[int]:
+    """Live (non-zombie) pids whose session id is ``sid``."""
+    members = []
+    for pid, stat in proc_files("stat"):
+        # Field 2 (comm) is in parentheses and may contain spaces and ')': split after the last.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+            members.append(pid)
+    return members
