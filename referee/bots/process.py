@@ -47,13 +47,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import math
 import os
 import resource
 import select
 import shlex
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -295,6 +298,18 @@ class BotProcess:
     def buffered_bytes(self) -> int:
         """Unconsumed stdout bytes we hold: lets tests check memory stays bounded."""
         return len(self._out)
+
+    def unread_input_bytes(self) -> int:
+        """Bytes sent to the bot that it has not read yet: our pending buffer plus what waits in its stdin pipe.
+
+        What the bot has already pulled into its own input buffer counts as read (a pipe cannot tell more).
+        """
+        if self._stdin_broken or self._terminated:
+            return 0
+        in_pipe = 0
+        with contextlib.suppress(OSError):
+            in_pipe = struct.unpack("i", fcntl.ioctl(self._stdin_fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        return len(self._pending) + in_pipe
 
     def _peek_exit(self) -> int | None:
         """Exit status without reaping, so the pid stays ours until terminate() sweeps."""
