@@ -7,6 +7,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any, Final, NoReturn
 
 import click
 
@@ -41,7 +42,41 @@ from referee.text import printable
 GAMES = [g.value for g in Game]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+USAGE_EXIT: Final = 2  # a mistake on the command line (click's convention)
+FAILED_EXIT: Final = 1  # the command could not do its work (a bot that cannot start, a bad deal file)
+INTERRUPTED_EXIT: Final = 130  # Ctrl-C, SIGTERM or SIGHUP (the shell's 128 + SIGINT)
+
+
+class _OneLineErrors(click.Group):
+    """Every error is one line on stderr, "Error: ..." (a usage error also names the command's --help), with the
+    exit status the README gives: 2 for a mistake on the command line, 1 when the command could not do its work.
+    With ``--json`` the error is a JSON object on stdout as well, so a script reading stdout always gets JSON."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("standalone_mode", True):
+            return super().main(*args, **kwargs)
+        argv = list(kwargs.get("args") or (args[0] if args else None) or sys.argv[1:])
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as error:
+            where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
+            _fail(error.format_message() + where, USAGE_EXIT, argv)
+        except click.ClickException as error:
+            _fail(error.format_message(), error.exit_code, argv)
+        except click.Abort:
+            _fail("interrupted", INTERRUPTED_EXIT, argv)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int, argv: list[str]) -> NoReturn:
+    if "--json" in argv:
+        click.echo(json.dumps({"error": message, "exit_status": code}))
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(package_name="kierki")
 def cli() -> None:
     """A referee for bot competitions in Polish Kierki and the Hearts family.
@@ -312,6 +347,8 @@ def options(game: str | None) -> None:
                 else str(value)
             )
             click.echo(f"  {spec.name}={shown}\n      {spec.help}")
+            if spec.choices:
+                click.echo(f"      choices: {', '.join(str(c).lower() for c in spec.choices)}")
 
 
 @cli.group()

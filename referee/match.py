@@ -34,7 +34,17 @@ from referee.rules import Action, DealSpec, Event, GameEnded, GameState, Illegal
 
 class MatchSetupError(RuntimeError):
     """The match could not run, or had to stop: a bot that cannot be started or fails its handshake, a bad
-    configuration, a replay log that cannot be written."""
+    configuration, a replay log that cannot be written.
+
+    ``stderr`` holds the last lines the bot concerned wrote to its stderr, when there is one (they usually say why).
+    """
+
+    def __init__(self, message: str, stderr: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+_STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
 
 
 @dataclass(frozen=True)
@@ -336,7 +346,10 @@ class Match:
             command = config.bots[seat.seat].command
             try:
                 if isinstance(answer, Fault):
-                    raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
+                    tail = seat.stderr_tail().decode("utf-8", "replace").splitlines()[-_STDERR_LINES:]
+                    raise MatchSetupError(
+                        f"seat {seat.seat} ({command}) failed the handshake: {answer.message}", tuple(tail)
+                    )
                 assert isinstance(answer, m.HelloAnswer)
                 if answer.protocol != codec.PROTOCOL_VERSION:
                     seat.close("protocol_mismatch")
@@ -528,6 +541,10 @@ class Match:
                 seat.process.terminate(0)
         for file in self._transcript_files.values():
             file.close()
+
+    def result_so_far(self, status: str = "interrupted") -> MatchResult:
+        """The result of the games finished so far (after Ctrl-C: what the standings were when it came)."""
+        return self._result(status)
 
     def _result(self, status: str) -> MatchResult:
         for seat, result in zip(self.players, self.results, strict=True):

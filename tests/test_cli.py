@@ -225,3 +225,36 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> Non
     blocker.write_text("not a folder")
     code, _, err = run("match", "--out", str(blocker / "runs"))
     assert code == 1 and "cannot create the output folder" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("game", ["kierki", "kierki3", "hearts", "cancellation"])
+def test_options_lists_exactly_the_choices_each_game_takes(game: str) -> None:
+    from referee.rules import RulesError
+    from referee.rules.ruleset import Passing
+
+    code, out, _ = run("options", "--game", game)
+    assert code == 0
+    listed: dict[str, list[str]] = {}
+    name = ""
+    for line in out.splitlines():
+        if line.startswith("  ") and not line.startswith("      "):
+            name = line.strip().split("=", 1)[0]
+        elif line.strip().startswith("choices: "):
+            listed[name] = line.strip().removeprefix("choices: ").split(", ")
+    assert listed, out
+    for option, choices in listed.items():
+        for choice in choices:  # every listed choice is taken
+            Ruleset.create(game, None, {option: choice})
+    if "passing" in listed:  # and every passing value not listed is refused
+        for value in set(Passing) - set(listed["passing"]):
+            with pytest.raises(RulesError):
+                Ruleset.create(game, None, {"passing": value.value})
+    if game == "cancellation":
+        assert listed["passing"] == ["alternate", "left", "right", "none"]
+
+
+@pytest.mark.parametrize("target", ["0", "-5"])
+def test_a_target_below_one_is_refused(target: str) -> None:
+    code, _, err = run("match", "--game", "hearts", "--option", f"target={target}")
+    assert code == 2 and f"option target: '{target}' is too small (the least is 1)" in err
+    assert len(err.strip().splitlines()) == 1  # one line, no usage block
