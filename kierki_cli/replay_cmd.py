@@ -11,6 +11,7 @@ import click
 from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_view import story, trick_story
 from kierki_cli.styled import Style, to_text
+from kierki_cli.terminal import printable
 from referee.replay import schema
 from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
@@ -158,6 +159,8 @@ def resume_from(file: Path, at: int) -> ResumePoint:
         point = resume_point(file, at)
     except ReplayError as error:
         raise click.ClickException(f"--from {file}: {error}") from None
+    for warning in point.warnings:
+        click.echo(f"warning: {file}: {printable(warning)}", err=True)
     click.echo(f"resuming {file} at decision {at} of {point.decisions}", err=True)
     return point
 

@@ -311,7 +311,7 @@ class Match:
                 launchers=bot.launchers,
             )
         except (BotStartError, SandboxError) as error:
-            raise MatchSetupError(f"seat {seat}: {error}") from None
+            raise MatchSetupError(f"seat {seat} ({spec.command}): {error}") from None
 
     def _transcript_writer(self, bot: int) -> Callable[[int, str, bytes], None]:
         """One log per bot, named by its first seat (with ``rotate`` its seat changes from game to game)."""

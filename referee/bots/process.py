@@ -691,8 +691,11 @@ def _start_error(argv: Sequence[str], cwd: Path, exc: OSError) -> BotStartError:
             why = f"{program!r} exists but the interpreter on its #! line was not found"
             fix = "fix the #! line or start it through its interpreter, e.g. python3 bot.py"
         else:
-            where = f"relative to {cwd}" if "/" in program else "on PATH"
-            why = f"executable {program!r} was not found {where}"
+            if os.path.isabs(program):
+                why = f"executable {program!r} was not found"
+            else:
+                where = f"relative to {cwd}" if "/" in program else "on PATH"
+                why = f"executable {program!r} was not found {where}"
             fix = "check the spelling, install it, or give an absolute path"
     elif exc.errno in (errno.EACCES, errno.EPERM):
         why = f"{program!r} is not executable (permission denied)"
