@@ -395,3 +395,18 @@ def test_from_a_truncated_log_warns_and_resumes(tmp_path: Path) -> None:
     assert code == 0, err
     warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
     assert any("the log has no end record: it was cut off" in line for line in warnings), err
+
+
+@pytest.mark.parametrize("written", ["10H", "th", "qs"])
+def test_deal_files_take_only_the_canonical_card_form(tmp_path: Path, written: str) -> None:
+    import random
+
+    ruleset = Ruleset.create("hearts")
+    deal = deal_cards(ruleset, 0, random.Random(3))
+    data = json.loads(dump_deal_file(ruleset, [deal]))
+    data["deals"][0]["hands"][0][0] = written
+    path = tmp_path / "deals.json"
+    path.write_text(json.dumps(data))
+    code, _, err = run("match", "--game", "hearts", "--deals", str(path), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert f"deal 1: {written!r} is not a card: write rank then suit in capitals" in err and "(T is the ten)" in err
