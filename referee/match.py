@@ -394,9 +394,7 @@ class Match:
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
-            seat.queue(
-                m.GameStartEvent(game_number=game_number, players=state.players, seat=seat.seat, dealer=state.dealer)
-            )
+            seat.queue(wire.game_start(state, seat.seat, game_number))
         prefix = list(config.prefix) if game_number == 1 else []
 
         def decide(state: GameState) -> Sequence[Event]:

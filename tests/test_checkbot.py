@@ -155,7 +155,7 @@ def test_hearts_situations_include_a_moon() -> None:
     passing, first_trick, moon = checkpoint_requests("hearts")
     assert isinstance(passing, m.PassRequest) and passing.direction == "left" and passing.count == 3
     assert isinstance(first_trick, m.PlayRequest) and first_trick.tricks == ()
-    assert isinstance(moon, m.MoonRequest) and moon.deal == 4
+    assert isinstance(moon, m.MoonRequest) and moon.deal == 4 and moon.seat == scenario("hearts").seat
 
 
 def test_cancellation_situations() -> None:

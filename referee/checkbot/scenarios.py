@@ -320,7 +320,7 @@ def walk(
     seat = scn.seat
     state = scn.new_state()
     messages = SeatMessages(state.players, GAME_NUMBER)
-    send(m.GameStartEvent(game_number=GAME_NUMBER, players=state.players, seat=seat, dealer=state.dealer))
+    send(wire.game_start(state, seat, GAME_NUMBER))
     pending = list(scn.checkpoints)
 
     def deliver(events: Sequence[Event]) -> None:
