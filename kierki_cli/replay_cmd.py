@@ -11,12 +11,12 @@ import click
 from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_view import story, trick_story
 from kierki_cli.styled import Style, to_text
-from kierki_cli.terminal import printable
 from referee.replay import schema
 from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
 from referee.replay.view import json_records, tricks_of
+from referee.text import printable
 
 
 @click.command()

@@ -224,7 +224,7 @@ def test_a_wrong_id_is_named_at_the_handshake_and_in_the_error_event(tmp_path: P
         return first_legal(request)
 
     bots = [ScriptedBot(hello_with_wrong_id), *(ScriptedBot() for _ in range(3))]
-    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed=4)
+    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed="4")
     with pytest.raises(
         MatchSetupError,
         match=r"failed the handshake: no answer with id 1 within 5000 ms: answered "
