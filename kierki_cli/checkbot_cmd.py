@@ -11,10 +11,11 @@ import sys
 
 import click
 
-from kierki_cli.common import startup_time_option, time_per_move_option
+from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
 from referee import checkbot
 from referee.bots.seat import TimeControl
-from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult
+from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, scenario
+from referee.rules import RulesError
 from referee.text import printable
 
 _CLIP = 160  # characters of one shown stderr line
@@ -65,6 +66,14 @@ def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
     default=None,
     help="Check only this game [default: all four].",
 )
+@click.option("--players", type=int, default=None, help="Players, as in `kierki match` (needs --game).")
+@click.option(
+    "--option",
+    "option_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A rule option, as in `kierki match` (needs --game); repeat for several. `kierki options` lists them.",
+)
 @time_per_move_option
 @startup_time_option
 @click.option(
@@ -75,16 +84,24 @@ def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
     help="How long the bot may take to exit after bye or end of input (ms).",
 )
 def check_bot(
-    command: tuple[str, ...], game: str | None, time_per_move: int, startup_time: int, exit_time: int
+    command: tuple[str, ...],
+    game: str | None,
+    players: int | None,
+    option_pairs: tuple[str, ...],
+    time_per_move: int,
+    startup_time: int,
+    exit_time: int,
 ) -> None:
     """Check that a bot speaks the protocol (PROTOCOL.md) before it plays a match.
 
     Give the bot's command after `--`, e.g. `kierki check-bot -- python3 my_bot.py --level 2`, or as one quoted
-    string. For each game the bot plays one real game in one seat and is asked in the situations worth
-    checking (handshake, passing, naming trump, leading and following, the loteryjka, the moon); the referee's
-    fallback plays its turns in the other deals. Every answer must come in time, flushed, well-formed, with the
-    request's type and id, and be legal. The bot must ignore an unknown message type and unknown fields, answer
-    no event, and exit on bye and at end of input.
+    string. For each game the bot plays one real game in one seat and is asked on every one of its turns, as in
+    a match; the situations worth checking are reported by name (handshake, passing, naming trump, leading and
+    following, the loteryjka, the moon, Cancellation's kitty trick, void and trick nobody won), the other turns
+    in one line. Every answer must come in time, flushed, well-formed, with the request's type and id, and be
+    legal; a cause that repeats is shown once, then counted. The bot must ignore an unknown message type and
+    unknown fields, answer no event, and exit on bye and at end of input. `--players` and `--option` set the
+    rules as in `kierki match` (with `--game`).
 
     One PASS/FAIL line per check; a failure shows the last lines exchanged and a hint of the usual cause.
     Exit status 0 when every check passed, 1 otherwise.
@@ -93,16 +110,28 @@ def check_bot(
     if not argv:
         raise click.UsageError("give the bot's command after --, e.g. kierki check-bot -- python3 my_bot.py")
     games = (game,) if game else ALL_GAMES
+    rule_options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
+    if (players is not None or rule_options) and game is None:
+        raise click.UsageError("--players and --option set one game's rules: add --game, e.g. --game cancellation")
+    if game is not None:
+        try:
+            scenario(game, players, rule_options)
+        except RulesError as error:
+            raise click.UsageError(str(error)) from None
     options = CheckOptions(
         argv=argv,
         games=games,
         time=TimeControl(move_ms=time_per_move, startup_ms=startup_time),
         exit_ms=exit_time,
+        players=players,
+        rule_options=rule_options,
     )
     click.echo(f"checking {shlex.join(argv)}")
+    table = f", {players} players" if players is not None else ""
+    rules = "".join(f", {key}={value}" for key, value in rule_options.items())
     click.echo(
-        f"games: {', '.join(games)}; {time_per_move} ms per move. One game each, the bot in one seat; the "
-        "referee's fallback plays its turns in deals it is not asked about."
+        f"games: {', '.join(games)}{table}{rules}; {time_per_move} ms per move. One game each, the bot in one "
+        "seat, asked on every turn as in a match."
     )
 
     def show(result: CheckResult) -> None:

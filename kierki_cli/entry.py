@@ -10,12 +10,14 @@ module is imported.
 from __future__ import annotations
 
 import importlib
+import json
 import signal
-from typing import Any
+import sys
+from typing import Any, Final, NoReturn
 
 import click
 
-__all__ = ["COMMANDS", "cli", "install_stop_handlers"]
+__all__ = ["COMMANDS", "FAILED_EXIT", "INTERRUPTED_EXIT", "USAGE_EXIT", "cli", "install_stop_handlers"]
 
 # name -> (module, attribute, the short help `kierki --help` shows)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -61,7 +63,41 @@ Start with `kierki match`: a full 4-player Kierki match between the sample bots.
 """
 
 
-class LazyGroup(click.Group):
+USAGE_EXIT: Final = 2  # a mistake on the command line (click's convention)
+FAILED_EXIT: Final = 1  # the command could not do its work (a bot that cannot start, a bad deal file)
+INTERRUPTED_EXIT: Final = 130  # Ctrl-C, SIGTERM or SIGHUP (the shell's 128 + SIGINT)
+
+
+class OneLineErrors(click.Group):
+    """Every error is one line on stderr, "Error: ..." (a usage error also names the command's --help), with the
+    exit status the README gives: 2 for a mistake on the command line, 1 when the command could not do its work.
+    With ``--json`` the error is a JSON object on stdout as well, so a script reading stdout always gets JSON."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("standalone_mode", True):
+            return super().main(*args, **kwargs)
+        argv = list(kwargs.get("args") or (args[0] if args else None) or sys.argv[1:])
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as error:
+            where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
+            _fail(error.format_message() + where, USAGE_EXIT, argv)
+        except click.ClickException as error:
+            _fail(error.format_message(), error.exit_code, argv)
+        except click.Abort:
+            _fail("interrupted", INTERRUPTED_EXIT, argv)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int, argv: list[str]) -> NoReturn:
+    if "--json" in argv:
+        click.echo(json.dumps({"error": message, "exit_status": code}))
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+class LazyGroup(OneLineErrors):
     """A group whose commands are imported by name when run, and listed from ``COMMANDS`` without importing."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from kierki_cli.common import (
     SHORT_SEED,
@@ -22,6 +23,7 @@ from kierki_cli.common import (
     time_bank_option,
     time_per_move_option,
 )
+from kierki_cli.entry import INTERRUPTED_EXIT
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
 from kierki_cli.isolation import Isolation, isolation_options
 from protocol import schema
@@ -30,16 +32,16 @@ from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.dealfile import check_deal_file, parse_deal_file
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import (
+    Match,
     MatchConfig,
     MatchResult,
     MatchSetupError,
     default_bots,
     parse_bot_commands,
-    run_match,
 )
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
-from referee.rules.ruleset import Game, option_specs
+from referee.rules.ruleset import PLAYER_COUNTS, Game, option_specs
 from referee.text import printable
 
 GAMES = [g.value for g in Game]
@@ -165,10 +167,16 @@ def match(
     sample:heuristic and sample:random name the sample bots. With none, the sample bots play (heuristic and
     random, alternating). With no arguments at all this plays one full 4-player Kierki match.
 
-    Exit status 0 when the match ran, whatever the bots did; 1 with a one-line reason when it could not run.
+    Exit status 0 when the match ran, whatever the bots did; 2 for a mistake on the command line; 1 when it could
+    not run (with a one-line reason); 130 after Ctrl-C, with the standings of the finished games. The result is also
+    written into the --out folder (result.json, result.txt).
     """
+    options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
+    if from_path is not None and (players is not None or options):
+        raise click.UsageError(
+            "--from takes the players and rule options from the replay: leave out --players and --option"
+        )
     try:
-        options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
         ruleset = Ruleset.create(game, players, options)
     except RulesError as error:
         raise click.UsageError(str(error)) from None
@@ -188,6 +196,11 @@ def match(
         from kierki_cli.replay_cmd import resume_from
 
         resume = resume_from(from_path, at or 0)
+        game_given = click.get_current_context().get_parameter_source("game") is not ParameterSource.DEFAULT
+        if game_given and resume.ruleset.game.value != game:
+            raise click.UsageError(
+                f"--from {from_path} is a {resume.ruleset.game.value} game, not {game}: leave out --game"
+            )
         ruleset, seed, deals = resume.ruleset, resume.seed, resume.deals
         first_game = resume.game_number
     elif at is not None:
@@ -196,6 +209,7 @@ def match(
         bots = parse_bot_commands(bot_commands) if bot_commands else default_bots(ruleset.players)
     except MatchSetupError as error:
         raise click.UsageError(str(error)) from None
+    _check_bot_count(ruleset, len(bots), players)
     faults = parse_fault_policy(max_strikes, on_fault)
     cpu = parse_cpu(cpu_choice)
     if seed is None:
@@ -228,26 +242,60 @@ def match(
         bot_ro=isolation.bot_ro,
     )
     err = sys.stderr
-    if not as_json:
-        click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
+    on_terminal = err.isatty()
 
     def progress(number: int, total: int, ended: GameEnded) -> None:
         if total > 1 and not as_json:
             shown = " ".join(f"{t:+d}" for t in ended.totals)
-            err.write(f"\rgame {number}/{total}: {shown}   ")
-            if number == total:
-                err.write("\n")
+            if on_terminal:  # one line rewritten in place; a log gets one line per game
+                err.write(f"\rgame {number}/{total}: {shown}   " + ("\n" if number == total else ""))
+            else:
+                err.write(f"game {number}/{total}: {shown}\n")
             err.flush()
 
     try:
-        with pinned(cpu):  # before the bots start: they inherit it
-            result = run_match(config, progress)
+        runner = Match(config, progress)
     except MatchSetupError as error:
+        raise click.UsageError(printable(str(error))) from None
+    if not as_json:  # only once the match is sure to start writing into the folder
+        click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
+    try:
+        with pinned(cpu):  # before the bots start: they inherit it
+            result = runner.run()
+    except MatchSetupError as error:
+        if error.stderr:
+            shown = "\n".join(f"  {printable(line)}" for line in error.stderr)
+            click.echo(f"the bot's stderr (last lines):\n{shown}", err=True)
         raise click.ClickException(printable(str(error))) from None
-    if as_json:
-        click.echo(json.dumps(result.to_json()))
-    else:
-        click.echo(format_table(result))
+    except KeyboardInterrupt:
+        partial = runner.result_so_far()
+        _report(partial, as_json, out_dir)
+        click.echo(
+            f"interrupted: the standings above are those of the {partial.games_played} finished game(s)", err=True
+        )
+        sys.exit(INTERRUPTED_EXIT)
+    _report(result, as_json, out_dir)
+
+
+def _check_bot_count(ruleset: Ruleset, bots: int, players: int | None) -> None:
+    """As many bot commands as seats; when the game takes that many players, say how to seat them all."""
+    if bots == ruleset.players:
+        return
+    problem = f"{ruleset.game.value} with {ruleset.players} players needs {ruleset.players} bot commands, got {bots}"
+    if players is None and bots in PLAYER_COUNTS[ruleset.game]:
+        problem += f": add --players {bots} to seat them all"
+    raise click.UsageError(problem)
+
+
+def _report(result: MatchResult, as_json: bool, out_dir: Path) -> None:
+    """Print the result, and keep it in the output folder: result.json and the table (result.txt)."""
+    table = format_table(result)
+    try:
+        (out_dir / "result.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")
+        (out_dir / "result.txt").write_text(table + "\n")
+    except OSError as error:
+        click.echo(f"warning: could not write the result into {out_dir}: {error.strerror or error}", err=True)
+    click.echo(json.dumps(result.to_json()) if as_json else table)
 
 
 def parse_cpu(choice: str | None) -> int | None:
@@ -324,6 +372,8 @@ def options(game: str | None) -> None:
                 else str(value)
             )
             click.echo(f"  {spec.name}={shown}\n      {spec.help}")
+            if spec.choices:
+                click.echo(f"      choices: {', '.join(str(c).lower() for c in spec.choices)}")
 
 
 @cli.group()

@@ -153,6 +153,9 @@ class HumanSeat:
     def stderr_tail(self) -> bytes:
         return b""
 
+    def unread_input_bytes(self) -> int:
+        return 0  # a person reads the table on the screen: nothing waits unread
+
     def terminate(self, grace_s: float = 0.5) -> None:
         self.closed = True
 

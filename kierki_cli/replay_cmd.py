@@ -16,6 +16,7 @@ from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
 from referee.replay.view import json_records, tricks_of
+from referee.text import printable
 
 
 @click.command()
@@ -158,6 +159,8 @@ def resume_from(file: Path, at: int) -> ResumePoint:
         point = resume_point(file, at)
     except ReplayError as error:
         raise click.ClickException(f"--from {file}: {error}") from None
+    for warning in point.warnings:
+        click.echo(f"warning: {file}: {printable(warning)}", err=True)
     click.echo(f"resuming {file} at decision {at} of {point.decisions}", err=True)
     return point
 

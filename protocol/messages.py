@@ -68,6 +68,7 @@ __all__ = [
     "RefereeMessage",
     "Request",
     "Scores",
+    "Scoring",
     "Seat",
     "Suit",
     "TimeControl",
@@ -195,10 +196,12 @@ class LotteryState(_Part, frozen=True, kw_only=True):
 
 
 class Scores(_Part, frozen=True, kw_only=True):
-    """Per seat: points taken so far in this deal, and game totals from the deals already finished."""
+    """Per seat: points taken so far in this deal, and game totals from the deals already finished ("totals", as
+    in deal_end and game_end; "total" is the same list under its first name, kept for bots written before)."""
 
     deal: tuple[int, ...]
     total: tuple[int, ...]
+    totals: tuple[int, ...] = ()
 
 
 class MoonOptions(_Part, frozen=True, kw_only=True):
@@ -318,13 +321,16 @@ class PlayRequest(_RefereeMessage, tag="play", frozen=True, kw_only=True):
 
 
 class MoonRequest(_RefereeMessage, tag="moon", frozen=True, kw_only=True):
-    """You took every penalty card: choose how the moon is scored, seeing the totals either way."""
+    """You took every penalty card: choose how the moon is scored, seeing the totals either way. Only the seat that
+    shot the moon is asked, so "seat" is always yours. "options" are the two outcomes to choose from, not rule
+    options (those are hello's)."""
 
     id: RequestId
     game_number: int
     deal: int
     options: MoonOptions
     time_ms: Millis
+    seat: Seat | None = None  # the shooter: you (added with a default; always set by this referee)
 
 
 Request: TypeAlias = HelloRequest | PassRequest | TrumpRequest | PlayRequest | MoonRequest
@@ -332,13 +338,33 @@ Request: TypeAlias = HelloRequest | PassRequest | TrumpRequest | PlayRequest | M
 # --- referee -> bot: events --------------------------------------------------------------------------------
 
 
+class Scoring(_Part, frozen=True, kw_only=True):
+    """What each thing taken is worth in this game (0 or empty where the game has no such item); which deal scores
+    which item is the deal's "kind" (PROTOCOL.md, "The games"). Kierki's penalties are negative, the Hearts games
+    count penalty points up."""
+
+    trick: int = 0
+    heart: int = 0
+    queen: int = 0
+    king_or_jack: int = 0
+    king_of_hearts: int = 0
+    seventh_or_last: int = 0
+    seventh_or_last_tricks: tuple[int, ...] = ()
+    trump_trick: int = 0
+    lottery: tuple[int, ...] = ()
+    queen_of_spades: int = 0
+    moon: int = 0
+
+
 class GameStartEvent(_RefereeMessage, tag="game_start", frozen=True, kw_only=True):
-    """A game of the match begins; "game_number" counts from 1 and "seat" is yours in this game."""
+    """A game of the match begins; "game_number" counts from 1 and "seat" is yours in this game; "scoring" gives
+    the point values (added in protocol 1 with a default, so a decoder written before it keeps working)."""
 
     game_number: int
     players: int
     seat: Seat
     dealer: Seat
+    scoring: Scoring = msgspec.field(default_factory=Scoring)
 
 
 class DealEvent(_RefereeMessage, tag="deal", frozen=True, kw_only=True):
@@ -413,9 +439,10 @@ class GameEndEvent(_RefereeMessage, tag="game_end", frozen=True, kw_only=True):
 
 
 class ErrorEvent(_RefereeMessage, tag="error", frozen=True, kw_only=True):
-    """Your bot misbehaved: what was wrong, what the referee played for you, and where that leaves you."""
+    """Your bot misbehaved: what was wrong, what the referee played for you, and where that leaves you. "id" is
+    the request concerned: every fault happens while a request waits for its answer."""
 
-    id: RequestId | None
+    id: RequestId
     code: ErrorCode
     message: str
     fallback: BotMessage | None

@@ -35,7 +35,17 @@ from referee.rules import Action, DealSpec, Event, GameEnded, GameState, Illegal
 
 class MatchSetupError(RuntimeError):
     """The match could not run, or had to stop: a bot that cannot be started or fails its handshake, a bad
-    configuration, a replay log that cannot be written."""
+    configuration, a replay log that cannot be written.
+
+    ``stderr`` holds the last lines the bot concerned wrote to its stderr, when there is one (they usually say why).
+    """
+
+    def __init__(self, message: str, stderr: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+_STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
 
 
 @dataclass(frozen=True)
@@ -303,7 +313,7 @@ class Match:
                 launchers=bot.launchers,
             )
         except (BotStartError, SandboxError) as error:
-            raise MatchSetupError(f"seat {seat}: {error}") from None
+            raise MatchSetupError(f"seat {seat} ({spec.command}): {error}") from None
 
     def _transcript_writer(self, bot: int) -> Callable[[int, str, bytes], None]:
         """One log per bot, named by its first seat (with ``rotate`` its seat changes from game to game)."""
@@ -338,7 +348,10 @@ class Match:
             command = config.bots[seat.seat].command
             try:
                 if isinstance(answer, Fault):
-                    raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {answer.message}")
+                    tail = seat.stderr_tail().decode("utf-8", "replace").splitlines()[-_STDERR_LINES:]
+                    raise MatchSetupError(
+                        f"seat {seat.seat} ({command}) failed the handshake: {answer.message}", tuple(tail)
+                    )
                 assert isinstance(answer, m.HelloAnswer)
                 if answer.protocol != codec.PROTOCOL_VERSION:
                     seat.close("protocol_mismatch")
@@ -383,9 +396,7 @@ class Match:
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
-            seat.queue(
-                m.GameStartEvent(game_number=game_number, players=state.players, seat=seat.seat, dealer=state.dealer)
-            )
+            seat.queue(wire.game_start(state, seat.seat, game_number))
         prefix = list(config.prefix) if game_number == 1 else []
 
         def decide(state: GameState) -> Sequence[Event]:
@@ -551,6 +562,10 @@ class Match:
                 seat.process.terminate(0)
         for file in self._transcript_files.values():
             file.close()
+
+    def result_so_far(self, status: str = "interrupted") -> MatchResult:
+        """The result of the games finished so far (after Ctrl-C: what the standings were when it came)."""
+        return self._result(status)
 
     def _result(self, status: str) -> MatchResult:
         for seat, result in zip(self.players, self.results, strict=True):

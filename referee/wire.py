@@ -34,6 +34,7 @@ from referee.rules import (
     parse_card,
 )
 from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, Card, CardParseError, make_card, sort_for_display
+from referee.rules.points import point_values
 from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, project
 
 
@@ -138,7 +139,7 @@ def play_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         )
         if lottery
         else None,
-        scores=m.Scores(deal=obs.deal_scores, total=obs.totals),
+        scores=m.Scores(deal=obs.deal_scores, total=obs.totals, totals=obs.totals),
         time_ms=time_ms,
     )
 
@@ -179,6 +180,7 @@ def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         deal=obs.deal,
         options=m.MoonOptions(self_=obs.moon_options[MoonOption.SELF], others=obs.moon_options[MoonOption.OTHERS]),
         time_ms=time_ms,
+        seat=obs.seat,
     )
 
 
@@ -231,6 +233,30 @@ def to_answer(action: Action, request_id: int) -> m.BotMessage:
     if isinstance(action, ChooseTrump):
         return m.TrumpAnswer(id=request_id, suit=suit_letter(action.suit) or "NT")
     return m.MoonAnswer(id=request_id, choice=action.option.value)
+
+
+def game_start(state: GameState, seat: int, game_number: int) -> m.GameStartEvent:
+    """The first message of a game to ``seat``: its seat, the first dealer and the game's point values."""
+    points = point_values(state.ruleset)
+    return m.GameStartEvent(
+        game_number=game_number,
+        players=state.players,
+        seat=seat,
+        dealer=state.dealer,
+        scoring=m.Scoring(
+            trick=points.trick,
+            heart=points.heart,
+            queen=points.queen,
+            king_or_jack=points.king_or_jack,
+            king_of_hearts=points.king_of_hearts,
+            seventh_or_last=points.seventh_or_last,
+            seventh_or_last_tricks=points.seventh_or_last_tricks,
+            trump_trick=points.trump_trick,
+            lottery=points.lottery,
+            queen_of_spades=points.queen_of_spades,
+            moon=points.moon,
+        ),
+    )
 
 
 def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | None:

@@ -7,6 +7,9 @@ Knobs for check-bot's tests: ``flushes=False`` holds every answer back until end
 flushes stdout), ``answers_late`` lets each request's deadline pass before its answer can be read (a slow bot),
 ``ignores_bye`` keeps it running after ``bye``, ``tolerant`` makes it ignore lines it cannot
 decode (an unknown message type) instead of failing the test, and ``stderr`` is what its stderr says.
+``ms_per_message`` simulates a bot that spends that long on every line it reads: when the lines sent with a
+request (and the request itself) take longer to read than the request's ``time_ms``, its answer is late, and
+until then it reports as unread the lines it had not reached at the deadline (no clock: the cost is counted).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class ScriptedBot:
     ignores_bye: bool = False
     tolerant: bool = False
     stderr: bytes = b""
+    ms_per_message: float = 0.0
     received: list[m.RefereeMessage] = field(default_factory=list)
     writes: list[bytes] = field(default_factory=list)  # one entry per send(): what arrived in one write
     undecodable: list[bytes] = field(default_factory=list)  # lines ignored by a tolerant bot
@@ -58,6 +62,9 @@ class ScriptedBot:
     _held: list[bytes] = field(default_factory=list)  # answers "in the stdout buffer" of a bot that never flushes
     _closed: bool = False
     _on_time: bool = True  # answers_late: the first read after a request has not timed out yet
+    _late_once: bool = False  # ms_per_message: this request's answer comes after its deadline
+    _unread: int = 0  # ms_per_message: bytes not yet read when the deadline passed
+    longest_burst: int = 0  # the most lines that came in one write
     terminated: bool = False
 
     @property
@@ -72,7 +79,9 @@ class ScriptedBot:
         if self._closed:
             return
         self.writes.append(data)
-        for line in data.splitlines():
+        lines = data.splitlines()
+        self.longest_burst = max(self.longest_burst, len(lines))
+        for index, line in enumerate(lines):
             try:
                 message = codec.decode_referee_line(line)
             except codec.ProtocolError:
@@ -89,17 +98,34 @@ class ScriptedBot:
                     return
                 (self._answers if self.flushes else self._held).extend(answers)
                 self._on_time = True
+                self._simulate_reading(message, lines[: index + 1])
             elif isinstance(message, m.ByeEvent) and not self.ignores_bye:
                 self._exit()
                 return
+
+    def _simulate_reading(self, request: m.Request, read: list[bytes]) -> None:
+        """ms_per_message: whether reading ``read`` (the request last) overran its time, and what was left unread."""
+        self._late_once = False
+        self._unread = 0
+        if not self.ms_per_message or isinstance(request, m.HelloRequest):
+            return
+        assert not isinstance(request, m.HelloRequest)
+        in_time = int(request.time_ms // self.ms_per_message)  # lines it can read before the deadline
+        if len(read) > in_time:
+            self._late_once = True
+            self._unread = sum(len(line) + 1 for line in read[in_time:])
+
+    def unread_input_bytes(self) -> int:
+        return self._unread if self._late_once else 0
 
     def flush(self, deadline: float) -> Flushed:
         return Flushed()
 
     def read_line(self, deadline: float) -> LineResult:
-        if self.answers_late and self._on_time:
+        if (self.answers_late or self._late_once) and self._on_time:
             self._on_time = False
             return Timeout()
+        self._late_once = False
         if self._answers:
             return Line(self._answers.pop(0), 0.0)
         return Closed() if self._closed else Timeout()

@@ -48,15 +48,21 @@ from referee.rules.projection import CardsPassed, HandDealt, SeatEvent
 SUITS = "CDHS"
 
 
+def _canonical(token: str) -> str:
+    """The tests' shorthand ("10H", "2c") in the one form the referee reads ("TH", "2C")."""
+    token = token.upper()
+    return "T" + token[2:] if token.startswith("10") else token
+
+
 def cards(text: str) -> tuple[int, ...]:
     """``cards("QS 10H C:AK")`` -> (Q♠, 10♥, A♣, K♣) as card ids, in the order written."""
     result: list[int] = []
     for token in text.split():
         if ":" in token:
             suit, ranks = token.split(":")
-            result.extend(parse_card(rank + suit) for rank in ranks if rank != "-")
+            result.extend(parse_card(_canonical(rank + suit)) for rank in ranks if rank != "-")
         else:
-            result.append(parse_card(token))
+            result.append(parse_card(_canonical(token)))
     return tuple(result)
 
 

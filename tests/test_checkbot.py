@@ -7,6 +7,7 @@ that every situation is reached whatever the bot chooses, and that every message
 from __future__ import annotations
 
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -74,38 +75,50 @@ def assert_all_pass(report: CheckReport) -> None:
 # --- the scenarios, without a process ----------------------------------------------------------------------------
 
 
-def play_randomly(game: str, seed: int) -> tuple[int, list[m.Request], list[m.Request], list[m.RefereeMessage]]:
-    """Walk the check's game with random legal choices: (situations missed, requests, checkpoints, events)."""
+def play_randomly(game: str, seed: int) -> tuple[int, list[m.Request], list[m.Request], list[m.RefereeMessage], int]:
+    """Walk the check's game with random legal choices: (situations missed, requests, checkpoints, events, and
+    the most events sent between two requests)."""
     scn = scenario(game)
     rng = random.Random(seed)
     asked: list[m.Request] = []
     named: list[m.Request] = []
     sent: list[m.RefereeMessage] = []
+    burst = {"now": 0, "most": 0}
+
+    def send(message: m.RefereeMessage) -> None:
+        sent.append(message)
+        burst["now"] += 1
+        burst["most"] = max(burst["most"], burst["now"])
 
     def decide(state: GameState, is_checkpoint: bool) -> Action:
         assert state.to_act == scn.seat
         request = request_for(state, len(asked) + 1, GAME_NUMBER, 1000)
         asked.append(request)
+        burst["now"] = 0
         if is_checkpoint:
             named.append(request)
         return random_action(state, rng)
 
-    pending = walk(scn, decide, sent.append)
-    return len(pending), asked, named, sent
+    pending = walk(scn, decide, send)
+    return len(pending), asked, named, sent, burst["most"]
 
 
 @pytest.mark.parametrize("game", ALL_GAMES)
 def test_every_situation_is_reached_whatever_the_bot_plays(game: str) -> None:
     checkpoints = len(scenario(game).checkpoints)
     for seed in range(12):
-        missed, asked, named, sent = play_randomly(game, seed)
+        missed, asked, named, sent, burst = play_randomly(game, seed)
         assert missed == 0, f"seed {seed}: {missed} situation(s) never reached"
         assert len(named) == checkpoints
         assert isinstance(sent[0], m.GameStartEvent) and sent[0].seat == scenario(game).seat
         assert isinstance(sent[-1], m.GameEndEvent)
         for message in [*sent, *asked]:  # every line is one the protocol defines, and round-trips
             assert codec.decode_referee_line(codec.encode(message)) == message
-        assert len(asked) < 40, "the check asks few questions, so a slow bot is checked quickly too"
+        # asked on every turn of its seat, as in a match: never whole deals of events between two requests
+        assert len(asked) == sum(isinstance(e, m.PlayedEvent) and e.seat == scenario(game).seat for e in sent) + sum(
+            isinstance(r, m.PassRequest | m.TrumpRequest | m.MoonRequest) for r in asked
+        )
+        assert burst <= 16  # at 27 ms a message, read well inside the default 1000 ms
 
 
 def checkpoint_requests(game: str) -> list[m.Request]:
@@ -142,13 +155,22 @@ def test_hearts_situations_include_a_moon() -> None:
     passing, first_trick, moon = checkpoint_requests("hearts")
     assert isinstance(passing, m.PassRequest) and passing.direction == "left" and passing.count == 3
     assert isinstance(first_trick, m.PlayRequest) and first_trick.tricks == ()
-    assert isinstance(moon, m.MoonRequest) and moon.deal == 4
+    assert isinstance(moon, m.MoonRequest) and moon.deal == 4 and moon.seat == scenario("hearts").seat
 
 
 def test_cancellation_situations() -> None:
-    passing, play = checkpoint_requests("cancellation")
+    passing, kitty_trick, after_no_winner, void, following = checkpoint_requests("cancellation")
     assert isinstance(passing, m.PassRequest) and len(passing.hand) == 17
-    assert isinstance(play, m.PlayRequest) and play.kind == "cancellation"
+    for play in (kitty_trick, after_no_winner, void, following):
+        assert isinstance(play, m.PlayRequest) and play.kind == "cancellation" and play.trick is not None
+    assert isinstance(kitty_trick, m.PlayRequest) and kitty_trick.tricks == ()
+    assert isinstance(after_no_winner, m.PlayRequest) and after_no_winner.tricks[-1].winner is None
+    assert isinstance(void, m.PlayRequest) and void.trick is not None and void.trick.cards
+    led = void.trick.cards[0].card[-1]
+    assert not any(card.endswith(led) for card in void.hand) and set(void.legal) == set(void.hand)
+    assert isinstance(following, m.PlayRequest) and following.trick is not None and following.trick.cards
+    led = following.trick.cards[0].card[-1]
+    assert following.legal and all(card.endswith(led) for card in following.legal)
 
 
 # --- every starter bot passes ------------------------------------------------------------------------------------
@@ -194,8 +216,9 @@ def test_debug_print_on_stdout_is_reported() -> None:
     assert plays and all(r.status == "FAIL" for r in plays)
     for result in plays:
         assert "not valid JSON" in result.detail and "thinking about" in result.detail
-        assert result.hint == HINT_DEBUG
-        assert any(line.startswith("<- thinking about") for line in result.exchange)
+    assert plays[0].hint == HINT_DEBUG  # the cause in full once; the same cause after it is named and counted
+    assert any(line.startswith("<- thinking about") for line in plays[0].exchange)
+    assert all("(the cause reported at " in r.detail and not r.exchange for r in plays[1:])
     # Only the play answers have a debug line: the rest is judged on its own.
     assert by_name(report, "handshake")[0].status == "PASS"
     assert by_name(report, "kierki: trump")[0].status == "PASS"
@@ -268,3 +291,30 @@ def test_cli_accepts_one_quoted_command_and_exits_1_on_failure() -> None:
 def test_cli_requires_a_command() -> None:
     result = CliRunner().invoke(cli, ["check-bot"])
     assert result.exit_code == 2
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed (.ci/run installs it)")
+def test_a_bash_bot_that_starts_jq_for_every_message_passes() -> None:
+    """The bot a first-time author writes in bash: one jq process per message read. It is asked on every turn,
+    as in a match, so between two requests it reads a handful of events, never whole deals (the scenario tests
+    bound that to 16); the generous deadline only keeps a loaded test machine from failing it."""
+    options = CheckOptions(
+        ("bash", str(BROKEN / "bash_jq_bot.sh")),
+        ("kierki3",),
+        TimeControl(move_ms=30_000, startup_ms=30_000),
+        cwd=ROOT,
+    )
+    assert_all_pass(check_bot(options))
+
+
+def test_cli_players_and_option_need_a_game_and_valid_rules() -> None:
+    bot = [sys.executable, str(SAMPLES / "random_bot.py")]
+    no_game = CliRunner().invoke(cli, ["check-bot", "--players", "7", "--", *bot])
+    assert no_game.exit_code == 2 and "add --game" in no_game.output
+    bad = CliRunner().invoke(cli, ["check-bot", "--game", "cancellation", "--players", "5", "--", *bot])
+    assert bad.exit_code == 2 and "cancellation is played by 6 to 11 players, not 5" in bad.output
+    ok = CliRunner().invoke(
+        cli, ["check-bot", "--game", "cancellation", "--players", "7", "--option", "target=40", "--", *bot]
+    )
+    assert ok.exit_code == 0, ok.output
+    assert "games: cancellation, 7 players, target=40;" in ok.output

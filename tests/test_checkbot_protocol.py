@@ -14,6 +14,7 @@ from fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 from kierki_cli.checkbot_cmd import format_result
 from protocol import messages as m
+from referee.bots.seat import TimeControl
 from referee.checkbot import (
     ALL_GAMES,
     HINT_CRASH,
@@ -32,7 +33,7 @@ from referee.checkbot.scenarios import UNKNOWN_MESSAGE
 
 
 def run_scripted(
-    script: Script = first_legal, games: tuple[str, ...] = ALL_GAMES, **knobs: Any
+    script: Script = first_legal, games: tuple[str, ...] = ALL_GAMES, move_ms: int = 1000, **knobs: Any
 ) -> tuple[CheckReport, list[ScriptedBot]]:
     """Run the whole check on a fresh scripted bot per start (one per game, one for end of input)."""
     bots: list[ScriptedBot] = []
@@ -41,7 +42,8 @@ def run_scripted(
         bots.append(ScriptedBot(script, tolerant=True, **knobs))
         return bots[-1]
 
-    return check_bot(CheckOptions(("scripted-bot",), games), start=start), bots
+    options = CheckOptions(("scripted-bot",), games, TimeControl(move_ms=move_ms))
+    return check_bot(options, start=start), bots
 
 
 def failed(report: CheckReport) -> list[CheckResult]:
@@ -85,12 +87,42 @@ def test_an_answer_with_a_wrong_id_fails_with_the_ids_named() -> None:
     )
     plays = [r for r in failed(report) if r.name.startswith("hearts: play")]
     assert plays
-    for result in plays:
-        assert result.detail.startswith('your bot answered with "id": ')
-        assert ", the request's id is " in result.detail and "(and 1 more problem)" in result.detail
-        assert result.hint == HINT_ID
-        assert result.exchange[-1].startswith('<- {"type":"play","id":')
-    assert 'hint: copy the request\'s "id" into your answer' in format_result(plays[0])
+    first = plays[0]
+    assert re.fullmatch(
+        r"your bot answered with id (\d+); the request's id is (\d+) \(and 1 more problem: no valid answer within "
+        r"1000 ms\)",
+        first.detail,
+    ), first.detail
+    assert first.hint == HINT_ID
+    assert first.exchange[-1].startswith('<- {"type":"play","id":')
+    assert 'hint: copy the request\'s "id" into your answer' in format_result(first)
+    for again in plays[1:]:  # the same cause: named once in full, then counted
+        assert "(the cause reported at " in again.detail and not again.exchange and not again.hint
+    # three timeouts and the bot is no longer asked, as a match forfeits it: the rest is skipped, not waited for
+    assert any(r.status == "SKIP" and "timed out 3 times" in r.detail for r in report.results)
+
+
+def test_a_repeated_cause_is_reported_once_with_a_count() -> None:
+    """One debug print before every play answer: one full FAIL block, then one short line per named situation,
+    and the other decisions in one line with their count."""
+    report, _ = run_scripted(
+        on_play(lambda r: [b"thinking about " + r.legal[0].encode(), *first_legal(r)]), ("kierki",)
+    )
+    plays = [r for r in report.results if r.name.startswith("kierki: play")]
+    assert len(plays) == 4 and all(r.status == "FAIL" for r in plays)
+    assert plays[0].hint == HINT_DEBUG and plays[0].exchange
+    assert "not valid JSON" in plays[0].detail and "thinking about" in plays[0].detail
+    for again in plays[1:]:
+        assert re.search(r'\(the cause reported at "play, [^"]*", \d+ times in this game so far\)$', again.detail)
+        assert not again.hint and not again.exchange and not again.stderr
+    (others,) = [r for r in report.results if "more decision(s)" in r.name]
+    assert others.status == "FAIL"
+    count = int(others.name.split(": ", 1)[1].split()[0])
+    assert count > 100  # every turn of the game is asked
+    assert re.fullmatch(rf'{count} of them failed: {count} with the cause reported at "play, .*"', others.detail)
+    printed = "\n".join(format_result(r) for r in report.results)
+    assert printed.count("hint: ") == 1  # the cause is explained once
+    assert len(printed.splitlines()) < 40
 
 
 def test_a_debug_line_before_the_answer_fails_but_the_answer_still_counts() -> None:
@@ -99,10 +131,9 @@ def test_a_debug_line_before_the_answer_fails_but_the_answer_still_counts() -> N
     )
     plays = [r for r in report.results if r.name.startswith("kierki: play")]
     assert plays and all(r.status == "FAIL" for r in plays)
-    for result in plays:
-        assert "not valid JSON" in result.detail and "thinking about" in result.detail
-        assert result.hint == HINT_DEBUG
-        assert any(line.startswith("<- thinking about") for line in result.exchange)
+    assert "not valid JSON" in plays[0].detail and "thinking about" in plays[0].detail
+    assert plays[0].hint == HINT_DEBUG
+    assert any(line.startswith("<- thinking about") for line in plays[0].exchange)
     by_name = {r.name: r for r in report.results}
     assert by_name["kierki: handshake (hello)"].status == "PASS"
     assert by_name["kierki: unknown message type and fields ignored"].status == "PASS"  # its answer came after all
@@ -124,7 +155,7 @@ def test_an_illegal_card_fails_with_the_rule_named() -> None:
 
 def test_a_wrong_answer_type_is_named() -> None:
     report, _ = run_scripted(on_play(lambda r: [answer_line(m.MoonAnswer(id=r.id, choice="self"))]), ("cancellation",))
-    (play,) = [r for r in failed(report) if r.name.startswith("cancellation: play")]
+    play = next(r for r in failed(report) if r.name.startswith("cancellation: play"))
     assert re.fullmatch(r'request \d+ asked for a "play" answer, your bot sent "moon"', play.detail)
     assert play.hint == HINT_TYPE
 
@@ -187,3 +218,37 @@ def test_bot_text_is_printed_with_control_characters_escaped() -> None:
     assert '"\\x1b[2J\\x1b]0;owned\\x07" version "1"' in printed
     assert "<- \\x1b[31mred\\x1b[0m \\u202e debug" in printed
     assert "trace \\x1b[5m blink" in printed
+
+
+def test_a_bot_that_takes_27_ms_per_message_passes_with_the_default_time() -> None:
+    """It is asked on every turn, as in a match, so it never gets whole deals of events before one request: at
+    27 ms a message (a bot that starts a process per line) it reads what comes with each request in time."""
+    report, bots = run_scripted(ms_per_message=27)
+    assert report.ok and not failed(report), "\n".join(format_result(r) for r in failed(report))
+    for bot in bots[:-1]:
+        assert 0 < bot.longest_burst * 27 < 1000  # the most lines in one write, each read at 27 ms
+
+
+def test_messages_still_unread_at_the_deadline_are_counted() -> None:
+    report, _ = run_scripted(games=("hearts",), move_ms=60, ms_per_message=27)
+    pattern = re.compile(r"your bot had (\d+) earlier messages? still to read when the deadline passed")
+    slow = [r for r in failed(report) if pattern.search(r.detail)]
+    assert slow, "\n".join(format_result(r) for r in failed(report))
+    assert any(r.hint == HINT_SLOW for r in failed(report))
+
+
+def test_players_and_options_set_the_checked_game_as_in_a_match() -> None:
+    bots: list[ScriptedBot] = []
+
+    def start(label: str) -> ScriptedBot:
+        bots.append(ScriptedBot(first_legal, tolerant=True))
+        return bots[-1]
+
+    options = CheckOptions(("scripted-bot",), ("cancellation",), players=7, rule_options={"target": "60"})
+    report = check_bot(options, start=start)
+    assert report.ok, "\n".join(format_result(r) for r in failed(report))
+    (hello,) = bots[0].of_type(m.HelloRequest)
+    assert hello.players == 7 and hello.options["target"] == 60
+    assert len(bots[0].of_type(m.PassRequest)[0].hand) == 14  # 104 cards among 7
+    named = [r.name for r in report.results if r.name.startswith("cancellation: play")]
+    assert any("kitty trick" in name for name in named)

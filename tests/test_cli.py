@@ -119,8 +119,19 @@ def test_parse_pairs_keeps_order_and_checks_keys_and_values() -> None:
 
 
 def test_wrong_number_of_bots_is_one_line(tmp_path: Path) -> None:
-    code, _, err = run("match", "--out", str(tmp_path), "sample:random")
-    assert code == 1 and "needs 4 bot commands, got 1" in err and "Traceback" not in err
+    code, _, err = run("match", "--out", str(tmp_path / "out"), "sample:random")
+    assert code == 2 and "needs 4 bot commands, got 1" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1  # no "logs in DIR" header: nothing is written
+    assert not (tmp_path / "out").exists()
+
+
+def test_seven_bots_for_cancellation_suggest_players_7(tmp_path: Path) -> None:
+    code, _, err = run("match", "--game", "cancellation", "--out", str(tmp_path), *["sample:random"] * 7)
+    assert code == 2
+    assert err.strip() == (
+        "Error: cancellation with 6 players needs 6 bot commands, got 7: add --players 7 to seat them all "
+        "(see `cli match --help`)"  # CliRunner names the program "cli"; the installed command says kierki
+    )
 
 
 def test_a_bot_that_cannot_start_is_one_line(tmp_path: Path) -> None:
@@ -128,6 +139,18 @@ def test_a_bot_that_cannot_start_is_one_line(tmp_path: Path) -> None:
         "match", "--out", str(tmp_path), "/no/such/bot", "sample:random", "sample:random", "sample:random"
     )
     assert code == 1 and "seat 0" in err and "/no/such/bot" in err and "Traceback" not in err
+
+
+def test_a_missing_relative_bot_is_named_as_given_and_where_it_was_looked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("match", "--out", "out", "./missing.sh", "sample:random", "sample:random", "sample:random")
+    assert code == 1
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("Error: seat 0 (./missing.sh): cannot start bot command ")
+    assert f"executable '{tmp_path / 'missing.sh'}' was not found;" in line
+    assert "relative to" not in line
 
 
 def test_on_fault_forfeit_ends_a_seat_at_its_first_timeout(tmp_path: Path) -> None:
@@ -260,3 +283,165 @@ def test_the_installed_entry_runs_a_command() -> None:
 
     result = CliRunner().invoke(entry.cli, ["options", "--game", "hearts"])
     assert result.exit_code == 0 and result.stdout.startswith("hearts:")
+
+
+@pytest.mark.parametrize("game", ["kierki", "kierki3", "hearts", "cancellation"])
+def test_options_lists_exactly_the_choices_each_game_takes(game: str) -> None:
+    from referee.rules import RulesError
+    from referee.rules.ruleset import Passing
+
+    code, out, _ = run("options", "--game", game)
+    assert code == 0
+    listed: dict[str, list[str]] = {}
+    name = ""
+    for line in out.splitlines():
+        if line.startswith("  ") and not line.startswith("      "):
+            name = line.strip().split("=", 1)[0]
+        elif line.strip().startswith("choices: "):
+            listed[name] = line.strip().removeprefix("choices: ").split(", ")
+    assert listed, out
+    for option, choices in listed.items():
+        for choice in choices:  # every listed choice is taken
+            Ruleset.create(game, None, {option: choice})
+    if "passing" in listed:  # and every passing value not listed is refused
+        for value in set(Passing) - set(listed["passing"]):
+            with pytest.raises(RulesError):
+                Ruleset.create(game, None, {"passing": value.value})
+    if game == "cancellation":
+        assert listed["passing"] == ["alternate", "left", "right", "none"]
+
+
+@pytest.mark.parametrize("target", ["0", "-5"])
+def test_a_target_below_one_is_refused(target: str) -> None:
+    code, _, err = run("match", "--game", "hearts", "--option", f"target={target}")
+    assert code == 2 and f"option target: '{target}' is too small (the least is 1)" in err
+    assert len(err.strip().splitlines()) == 1  # one line, no usage block
+
+
+def _handshake_crash_bot(tmp_path: Path) -> str:
+    bot = tmp_path / "dies.py"
+    bot.write_text(
+        "import sys\nprint('loading model weights', file=sys.stderr)\nprint('ImportError: no numpy', file=sys.stderr)\n"
+        "sys.exit(4)\n"
+    )
+    return f"{sys.executable} {bot}"
+
+
+def test_a_failed_handshake_shows_the_end_of_the_bots_stderr(tmp_path: Path) -> None:
+    code, _, err = run("match", "--out", str(tmp_path / "out"), _handshake_crash_bot(tmp_path), *["sample:random"] * 3)
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert "the bot's stderr (last lines):" in lines and "  ImportError: no numpy" in lines
+    assert lines[-1].startswith("Error: seat 0 (") and "failed the handshake" in lines[-1]
+
+
+def test_with_json_an_error_is_a_json_object(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "match", "--json", "--out", str(tmp_path / "out"), _handshake_crash_bot(tmp_path), *["sample:random"] * 3
+    )
+    assert code == 1
+    error = json.loads(out)
+    assert error["exit_status"] == 1 and "failed the handshake" in error["error"]
+    code, out, _ = run("match", "--json", "--option", "target=0", "--game", "hearts")
+    assert code == 2 and "too small" in json.loads(out)["error"]
+
+
+def test_a_wrong_answer_id_is_named_in_the_fault_record(tmp_path: Path) -> None:
+    bad = f"{sys.executable} {MISBEHAVE} wrong_id 0"
+    out_dir = tmp_path / "out"
+    code, _, err = run(
+        "match", "--game", "hearts", "--time-per-move", "200", "--out", str(out_dir), bad, *["sample:random"] * 3
+    )
+    assert code == 0, err
+    records = [json.loads(line) for line in (out_dir / "game001.replay.jsonl").read_text().splitlines()]
+    faults = [r for r in records if r["type"] == "fault"]
+    assert faults and all(f["code"] == "timeout" for f in faults)
+    for fault in faults:
+        found = re.search(r"answered with id (\d+); the request's id is (\d+)", fault["message"])
+        assert found and int(found.group(1)) == int(found.group(2)) + 1000, fault["message"]
+
+
+def test_the_result_and_table_are_written_into_out(tmp_path: Path) -> None:
+    out_dir = tmp_path / "out"
+    code, out, _ = run("match", "--game", "hearts", "--option", "target=30", "--seed", "2", "--out", str(out_dir))
+    assert code == 0
+    assert (out_dir / "result.txt").read_text() == out
+    saved = json.loads((out_dir / "result.json").read_text())
+    assert saved["status"] == "complete" and saved["game"] == "hearts" and len(saved["seats"]) == 4
+
+
+def test_progress_is_one_line_per_game_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+    code, _, err = run(
+        "match", "--game", "hearts", "--option", "target=20", "--games", "3", "--seed", "1", "--out", str(tmp_path)
+    )
+    assert code == 0 and "\r" not in err
+    assert [line.split(":")[0] for line in err.splitlines() if line.startswith("game ")] == [
+        "game 1/3",
+        "game 2/3",
+        "game 3/3",
+    ]
+
+
+def test_ctrl_c_prints_the_standings_of_the_finished_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.match import Match
+
+    real_play = Match._play_game
+
+    def stop_in_game_3(self: Match, game_number: int) -> None:
+        if game_number == 3:
+            raise KeyboardInterrupt
+        real_play(self, game_number)
+
+    monkeypatch.setattr(Match, "_play_game", stop_in_game_3)
+    code, out, err = run(
+        "match", "--game", "hearts", "--option", "target=20", "--games", "5", "--seed", "1", "--out", str(tmp_path)
+    )
+    assert code == 130
+    assert out.splitlines()[0].split()[:4] == ["place", "seat", "bot", "total"]
+    assert "the standings above are those of the 2 finished game(s)" in err
+    saved = json.loads((tmp_path / "result.json").read_text())
+    assert saved["status"] == "interrupted" and saved["games"] == 2
+
+
+def test_from_refuses_another_game_and_explicit_rules(tmp_path: Path) -> None:
+    code, _, err = run(
+        "match", "--game", "hearts", "--option", "target=20", "--seed", "1", "--out", str(tmp_path / "a")
+    )
+    assert code == 0, err
+    log = str(tmp_path / "a" / "game001.replay.jsonl")
+    code, _, err = run("match", "--from", log, "--game", "kierki", "--out", str(tmp_path / "b"))
+    assert code == 2 and "is a hearts game, not kierki: leave out --game" in err
+    code, _, err = run("match", "--from", log, "--option", "target=50", "--out", str(tmp_path / "c"))
+    assert code == 2 and "leave out --players and --option" in err
+    code, _, err = run("match", "--from", log, "--game", "hearts", "--at", "3", "--out", str(tmp_path / "d"))
+    assert code == 0, err
+
+
+def test_from_a_truncated_log_warns_and_resumes(tmp_path: Path) -> None:
+    code, _, err = run(
+        "match", "--game", "hearts", "--option", "target=20", "--seed", "1", "--out", str(tmp_path / "a")
+    )
+    assert code == 0, err
+    log = tmp_path / "a" / "game001.replay.jsonl"
+    data = log.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[: len(data) // 2])
+    code, _, err = run("match", "--from", str(cut), "--at", "5", "--out", str(tmp_path / "b"))
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert any("the log has no end record: it was cut off" in line for line in warnings), err
+
+
+@pytest.mark.parametrize("written", ["10H", "th", "qs"])
+def test_deal_files_take_only_the_canonical_card_form(tmp_path: Path, written: str) -> None:
+    import random
+
+    ruleset = Ruleset.create("hearts")
+    deal = deal_cards(ruleset, 0, random.Random(3))
+    data = json.loads(dump_deal_file(ruleset, [deal]))
+    data["deals"][0]["hands"][0][0] = written
+    path = tmp_path / "deals.json"
+    path.write_text(json.dumps(data))
+    code, _, err = run("match", "--game", "hearts", "--deals", str(path), "--out", str(tmp_path / "out"))
+    assert code == 1
+    assert f"deal 1: {written!r} is not a card: write rank then suit in capitals" in err and "(T is the ten)" in err

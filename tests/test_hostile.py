@@ -877,7 +877,9 @@ def test_a_referee_stopped_by_a_signal_ends_the_game_and_every_bot(tmp_path: Pat
         _, stderr = referee.communicate(timeout=60)
     finally:
         referee.kill()
-    assert referee.returncode == 1, stderr
+    assert referee.returncode == 130, stderr  # README: 130 after Ctrl-C, SIGTERM or SIGHUP
+    assert b"the standings above are those of the 0 finished game(s)" in stderr
+    assert json.loads((out / "result.json").read_text())["status"] == "interrupted"
     records = [json.loads(line) for line in (out / "game001.replay.jsonl").read_text().splitlines()]
     assert records[-1]["type"] == "end" and records[-1]["status"] == "interrupted"
     for seat in range(4):

@@ -29,6 +29,7 @@ from referee.bots.process import (
     ResourceLimits,
     Timeout,
 )
+from referee.faults import Fault
 
 BOTS = Path(__file__).parent / "bots"
 SOON = 10.0  # generous deadline for answers that should come at once; never reached when green
@@ -234,6 +235,34 @@ def test_bot_that_never_reads_stdin_does_not_hang_us(spawn: Spawn) -> None:
         bot.send(b"y" * 1_000_000)
     assert isinstance(bot.read_line(deadline()), Overflow)
     assert isinstance(bot.flush(deadline()), Overflow)
+
+
+def test_unread_input_counts_what_the_bot_has_not_read(spawn: Spawn) -> None:
+    """Our pending bytes plus what waits in the bot's stdin pipe: the seat turns it into "N earlier messages"."""
+    bot = spawn("no_read")
+    assert expect_line(bot) == b"ready"
+    assert bot.unread_input_bytes() == 0
+    bot.send(b"one\ntwo\nthree\n")
+    assert bot.unread_input_bytes() == 14  # still ours
+    assert isinstance(bot.flush(deadline()), Flushed)
+    assert bot.unread_input_bytes() == 14  # in the pipe now, and the bot never reads it
+    bot.close_input()
+    assert bot.unread_input_bytes() == 0
+
+
+def test_a_seat_names_the_messages_unread_at_a_missed_deadline(spawn: Spawn) -> None:
+    from protocol import messages as m
+    from referee.bots.seat import BotSeat, TimeControl
+
+    bot = spawn("no_read")
+    assert expect_line(bot) == b"ready"
+    seat = BotSeat(0, bot, TimeControl(move_ms=50))
+    for number in range(1, 6):
+        seat.queue(m.LotteryPassEvent(game_number=1, deal=12, seat=number % 4))
+    request = m.MoonRequest(id=1, game_number=1, deal=1, options=m.MoonOptions(self_=(0,), others=(0,)), time_ms=50)
+    reply = seat.converse(request)
+    assert reply.backlog == 5
+    assert isinstance(reply.outcome, Fault) and "your bot had 5 earlier messages still to read" in reply.outcome.message
 
 
 # -- termination ------------------------------------------------------------------------------

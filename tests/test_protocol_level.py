@@ -215,3 +215,30 @@ def test_every_request_states_the_time_allowed(tmp_path: Path) -> None:
     times = [r.time_ms for r in bots[0].of_type(m.PlayRequest)]
     # The scripted bot answers at once, so every decision adds the increment to the bank.
     assert times[0] >= 3200 and times == sorted(times)
+
+
+def test_a_wrong_id_is_named_at_the_handshake_and_in_the_error_event(tmp_path: Path) -> None:
+    def hello_with_wrong_id(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.HelloRequest):
+            return [answer_line(m.HelloAnswer(id=request.id + 2, name="x", version="1", protocol=1))]
+        return first_legal(request)
+
+    bots = [ScriptedBot(hello_with_wrong_id), *(ScriptedBot() for _ in range(3))]
+    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed="4")
+    with pytest.raises(
+        MatchSetupError,
+        match=r"failed the handshake: no answer with id 1 within 5000 ms: answered "
+        r"with id 3; the request's id is 1",
+    ):
+        Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
+
+    def off_by_one(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.PlayRequest):
+            return [answer_line(m.PlayAnswer(id=request.id - 1, card=request.legal[0]))]
+        return first_legal(request)
+
+    _match, played = play(tmp_path / "game", [off_by_one, first_legal, first_legal, first_legal])
+    errors = played[0].of_type(m.ErrorEvent)
+    assert errors and errors[0].code == "timeout"
+    assert errors[0].id is not None
+    assert f"answered with id {errors[0].id - 1}; the request's id is {errors[0].id}" in errors[0].message

@@ -47,13 +47,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import math
 import os
 import resource
 import select
 import shlex
 import signal
+import struct
 import subprocess
+import termios
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -294,6 +297,18 @@ class BotProcess:
     def buffered_bytes(self) -> int:
         """Unconsumed stdout bytes we hold: lets tests check memory stays bounded."""
         return len(self._out)
+
+    def unread_input_bytes(self) -> int:
+        """Bytes sent to the bot that it has not read yet: our pending buffer plus what waits in its stdin pipe.
+
+        What the bot has already pulled into its own input buffer counts as read (a pipe cannot tell more).
+        """
+        if self._stdin_broken or self._terminated:
+            return 0
+        in_pipe = 0
+        with contextlib.suppress(OSError):
+            in_pipe = struct.unpack("i", fcntl.ioctl(self._stdin_fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        return len(self._pending) + in_pipe
 
     def _peek_exit(self) -> int | None:
         """Exit status without reaping, so the pid stays ours until terminate() sweeps."""
@@ -705,8 +720,11 @@ def _start_error(argv: Sequence[str], cwd: Path, exc: OSError) -> BotStartError:
             why = f"{program!r} exists but the interpreter on its #! line was not found"
             fix = "fix the #! line or start it through its interpreter, e.g. python3 bot.py"
         else:
-            where = f"relative to {cwd}" if "/" in program else "on PATH"
-            why = f"executable {program!r} was not found {where}"
+            if os.path.isabs(program):
+                why = f"executable {program!r} was not found"
+            else:
+                where = f"relative to {cwd}" if "/" in program else "on PATH"
+                why = f"executable {program!r} was not found {where}"
             fix = "check the spelling, install it, or give an absolute path"
     elif exc.errno in (errno.EACCES, errno.EPERM):
         why = f"{program!r} is not executable (permission denied)"

@@ -95,6 +95,9 @@ class Transport(Protocol):
     def stderr_tail(self) -> bytes:
         """The last few KiB the bot wrote to stderr."""
 
+    def unread_input_bytes(self) -> int:
+        """How many of the bytes sent to the bot it has not read yet (0 when that cannot be known)."""
+
     def terminate(self, grace_s: float = 0.5) -> None: ...
 
 
@@ -115,7 +118,9 @@ class Reply:
     ``outcome`` is the answer (the request's id and type) or the fault that ended the wait. ``heard`` holds every
     line read for the request, in order, the answer's own line last when there is one: answers to older requests
     (ignored) and, when the caller asked to read on, broken lines. ``ended`` is what ended a wait without an
-    answer on the transport's side; ``late`` a line that came in the grace after a missed deadline.
+    answer on the transport's side; ``late`` a line that came in the grace after a missed deadline; ``backlog``
+    how many messages sent before the request the bot had still not read when the deadline passed (events
+    arrive in bursts, and reading them is part of the time a bot has for the request after them).
     """
 
     outcome: m.BotMessage | Fault
@@ -123,6 +128,7 @@ class Reply:
     heard: tuple[Heard, ...] = ()
     ended: Timeout | Closed | Overflow | None = None
     late: Heard | None = None
+    backlog: int = 0
 
     @property
     def answer(self) -> m.BotMessage | None:
@@ -138,6 +144,20 @@ class Asked:
     allowed_s: float
     charged: bool  # the decision's own deadline, charged to the seat's clock (not the handshake's)
     heard: list[Heard] = field(default_factory=list)
+
+
+_SENT_TAIL_BYTES = 1 << 18  # the end of what was sent, to count the lines a bot has not read (a pipe holds less)
+
+
+def backlog_note(backlog: int) -> str:
+    """The words for messages a bot had still to read when its deadline passed ("" for none)."""
+    if backlog <= 0:
+        return ""
+    plural = "message" if backlog == 1 else "messages"
+    return (
+        f"your bot had {backlog} earlier {plural} still to read when the deadline passed "
+        "(reading events is part of the time for the next request: read and parse them quickly)"
+    )
 
 
 _EXIT_WAIT_S = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
@@ -184,6 +204,7 @@ class BotSeat:
         self._next_id = 0
         self._queue: list[bytes] = []
         self._transcript = transcript
+        self._sent_tail = bytearray()  # the last bytes sent, to tell how many lines of them are still unread
 
     def queue(self, message: m.RefereeMessage) -> None:
         if not self.forfeited:
@@ -268,22 +289,25 @@ class BotSeat:
                 return Reply(fault, self._charge(at_s, charged), tuple(heard))
             spent = self._charge(at_s, charged)
             if isinstance(result, Timeout):
-                timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(allowed))
+                backlog = self._unread_lines(process)
+                wrong_ids = [h.message.id for h in heard if h.message is not None and h.message.id != request.id]
+                timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(allowed, backlog, request.id, wrong_ids))
                 if heard or grace_s <= 0:
-                    return Reply(timeout, spent, tuple(heard), result)
+                    return Reply(timeout, spent, tuple(heard), result, backlog=backlog)
                 late = self._read(process, time.monotonic() + grace_s)
                 if isinstance(late, Line | LineTooLong):
                     data = late.data if isinstance(late, Line) else late.prefix
-                    return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started))
+                    return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started), backlog)
                 if isinstance(late, Timeout):
-                    return Reply(timeout, spent, (), result)
+                    return Reply(timeout, spent, (), result, backlog=backlog)
                 result = late
             return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result)
 
     def _read_answer(
         self, data: bytes, request_id: int, expected: type[m.BotMessage], heard: list[Heard], at_s: float
     ) -> m.BotMessage | Fault | None:
-        """The answer to this request, a Fault, or None for a line to ignore (an answer to an old request)."""
+        """The answer to this request, a Fault, or None for a line to ignore (an answer with another id: the late
+        answer to an older request, or a wrong id, which the timeout's message then names)."""
         try:
             answer = codec.decode_bot_line(data)
         except codec.ProtocolError as error:
@@ -312,11 +336,25 @@ class BotSeat:
                 self.bank_s = max(0.0, self.bank_s - overrun) + self.time.increment_ms / 1000
         return elapsed
 
-    def _timeout_message(self, allowed: float) -> str:
+    def _timeout_message(self, allowed: float, backlog: int, request_id: int, wrong_ids: list[int]) -> str:
+        if wrong_ids:  # the bot did answer: with the wrong id, which is what to fix
+            return (
+                f"no answer with id {request_id} within {allowed * 1000:.0f} ms: answered with id {wrong_ids[-1]}; "
+                f"the request's id is {request_id}: copy the request's \"id\" into your answer"
+            )
+        if backlog:
+            return f"no answer within {allowed * 1000:.0f} ms; {backlog_note(backlog)}"
         return (
             f"no answer within {allowed * 1000:.0f} ms; answer every request at once and flush stdout "
-            "after each line (print(..., flush=True) in Python)"
+            "after each line (print(..., flush=True) in Python, stdbuf -oL for a program that has no switch)"
         )
+
+    def _unread_lines(self, process: Transport) -> int:
+        """Lines sent before the last one (the request) that the bot had not read: 0 once it reads the request."""
+        unread = min(process.unread_input_bytes(), len(self._sent_tail))
+        if unread <= 0:
+            return 0
+        return max(0, self._sent_tail[-unread:].count(b"\n") - 1)
 
     def record_fault(self, fault: Fault) -> None:
         self.strikes += 1
@@ -374,6 +412,9 @@ class BotSeat:
         """One write for all queued lines: events cost almost nothing when they ride with the next request."""
         payload = b"".join(self._queue)
         self._queue.clear()
+        self._sent_tail += payload
+        if len(self._sent_tail) > 2 * _SENT_TAIL_BYTES:  # trimmed now and then, not on every send
+            del self._sent_tail[: len(self._sent_tail) - _SENT_TAIL_BYTES]
         if self._transcript or self.recent.maxlen:
             for line in payload.splitlines():
                 self._record(SENT, line)

@@ -11,6 +11,7 @@ import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from protocol import codec
 from protocol import messages as m
@@ -35,7 +36,18 @@ from referee.rules import Action, GameState, IllegalActionError
 
 __all__ = ["StartBot", "check_bot"]
 
+_MAX_TIMEOUTS: Final = 3  # requests that time out before the bot is no longer asked (a match's default strikes)
 StartBot = Callable[[str], Transport]  # the name of a run (for its stderr log) -> the started bot; BotStartError
+
+
+def _more_problems(more: list[str]) -> str:
+    """ " (and 1 more problem: ...)" for the problems after the first, spelled out (clipped), or ""."""
+    if not more:
+        return ""
+    shown = "; ".join(clip(problem) for problem in more[:2])
+    if len(more) > 2:
+        shown += f"; and {len(more) - 2} more"
+    return f" (and {len(more)} more problem{'s' if len(more) > 1 else ''}: {shown})"
 
 
 def _show_answer(answer: m.BotMessage | None) -> str:
@@ -58,26 +70,38 @@ class _GameCheck:
         self.game = game
         self.start = start
         self.emit = emit
-        self.scenario = scenario(game)
+        self.scenario = scenario(game, options.players, options.rule_options)
+        self.default_rules = options.players is None and not options.rule_options
         self.asked = 0
         self.last_answered = False  # whether the previous request got a usable answer
         self.unknown_sent = False
         self.other_decisions = 0
-        self.other_failures = 0
+        self.other_failures: dict[str, int] = {}  # the cause (hint) -> decisions off the checkpoints it failed
         self.slowest_ms = 0.0
+        self.timeouts = 0
+        self.causes: dict[str, tuple[str, int]] = {}  # a cause (hint) reported -> (the check that showed it, times)
 
     def name(self, what: str) -> str:
         return f"{self.game}: {what}"
 
     def result(self, what: str, judged: Judged, run: Run, note: str = "") -> bool:
-        """Emit PASS, or FAIL with the first problem; True when it passed."""
+        """Emit PASS, or FAIL with the first problem (and the others named); True when it passed.
+
+        A cause already reported in this game (the same hint) is not shown again in full: its FAIL line says
+        which check showed it first and how often it has come back, so one debug print gives one full report.
+        """
         if not judged.problems:
             self.emit(CheckResult(self.name(what), "PASS", note))
             return True
         problem, hint = judged.problems[0]
-        more = len(judged.problems) - 1
-        if more:
-            problem += f" (and {more} more problem{'s' if more > 1 else ''})"
+        problem += _more_problems([p for p, _ in judged.problems[1:]])
+        first = self.causes.get(hint)
+        if first is not None:
+            self.causes[hint] = (first[0], first[1] + 1)
+            again = f'{problem} (the cause reported at "{first[0]}", {first[1] + 1} times in this game so far)'
+            self.emit(CheckResult(self.name(what), "FAIL", again))
+            return False
+        self.causes[hint] = (what, 1)
         self.emit(CheckResult(self.name(what), "FAIL", problem, hint, judged.exchange, run.stderr_tail()))
         return False
 
@@ -135,6 +159,8 @@ class _GameCheck:
 
     def skip_rest(self, situations: int) -> None:
         why = "not run: the bot stopped answering earlier"
+        if self.timeouts >= _MAX_TIMEOUTS:
+            why = f"not run: the bot timed out {self.timeouts} times (a match forfeits it then)"
         if situations:
             self.emit(CheckResult(self.name(f"{situations} more situation(s)"), "SKIP", why))
         if not self.unknown_sent:
@@ -156,17 +182,26 @@ class _GameCheck:
         if run.dead:
             self.skip_rest(skipped + len(pending))
             return
-        if pending:  # cannot happen with the pinned deals (the tests prove it); say so rather than pass silently
-            self.emit(CheckResult(self.name(f"{len(pending)} situation(s) not reached"), "SKIP", "a bug in check-bot"))
-        if self.other_decisions and not self.other_failures:
-            self.emit(
-                CheckResult(
-                    self.name(f"{self.other_decisions} more decision(s) in the same deals"),
-                    "PASS",
-                    f"well-formed, legal, in time (slowest {self.slowest_ms:.1f} ms)",
-                )
-            )
+        if pending:  # cannot happen with the default rules (the tests prove it); say so rather than pass silently
+            why = "a bug in check-bot" if self.default_rules else "they did not come up with these players and options"
+            self.emit(CheckResult(self.name(f"{len(pending)} situation(s) not reached"), "SKIP", why))
+        if self.other_decisions:
+            self.other_result()
         self.finish(run)
+
+    def other_result(self) -> None:
+        """One line for every decision off the checkpoints: they are judged as a match would, counted here."""
+        name = self.name(f"{self.other_decisions} more decision(s), every other turn of the game")
+        failed = sum(self.other_failures.values())
+        if not failed:
+            note = f"well-formed, legal, in time (slowest {self.slowest_ms:.1f} ms)"
+            self.emit(CheckResult(name, "PASS", note))
+            return
+        causes = "; ".join(
+            f'{count} with the cause reported at "{self.causes[hint][0]}"'
+            for hint, count in self.other_failures.items()
+        )
+        self.emit(CheckResult(name, "FAIL", f"{failed} of them failed: {causes}"))
 
     def decide(self, run: Run, state: GameState, *, named: bool) -> Action | None:
         """Ask the bot for the decision of ``state``; return its action when legal, else None (the fallback)."""
@@ -196,6 +231,10 @@ class _GameCheck:
                 )
             else:
                 action = chosen
+        if judged.timed_out:
+            self.timeouts += 1
+            if self.timeouts >= _MAX_TIMEOUTS:  # as a match forfeits it: each more would cost a whole deadline
+                run.dead = True
         if unknown:
             self.unknown_result(run, judged)
         self.last_answered = judged.answer is not None
@@ -206,8 +245,12 @@ class _GameCheck:
             self.other_decisions += 1
             self.slowest_ms = max(self.slowest_ms, judged.elapsed_ms)
             if judged.problems:
-                self.other_failures += 1
-                self.result(what, judged, run)
+                hint = judged.problems[0][1]
+                self.other_failures[hint] = self.other_failures.get(hint, 0) + 1
+                if hint in self.causes:  # counted, not shown again
+                    self.causes[hint] = (self.causes[hint][0], self.causes[hint][1] + 1)
+                else:
+                    self.result(what, judged, run)
         return action
 
     def unknown_result(self, run: Run, judged: Judged) -> None:

@@ -16,7 +16,7 @@ from typing import Final
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Line, LineTooLong, Overflow
-from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport
+from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport, backlog_note
 from referee.checkbot.report import (
     HINT_CRASH,
     HINT_DEBUG,
@@ -29,7 +29,7 @@ from referee.checkbot.report import (
     CheckOptions,
 )
 from referee.checkbot.scenarios import UNKNOWN_MESSAGE
-from referee.faults import FaultCode
+from referee.faults import Fault, FaultCode
 
 __all__ = ["Judged", "Problem", "Run", "clip"]
 
@@ -87,6 +87,7 @@ class Judged:
     problems: list[Problem]
     exchange: list[str]
     stray: list[bytes]  # lines received before the answer that were not it
+    timed_out: bool = False  # no usable answer came before the deadline
 
 
 class Run:
@@ -129,7 +130,7 @@ class Run:
                 )
             elif heard.message.id != request.id:
                 problems.append(
-                    (f'your bot answered with "id": {heard.message.id}, the request\'s id is {request.id}', HINT_ID)
+                    (f"your bot answered with id {heard.message.id}; the request's id is {request.id}", HINT_ID)
                 )
             elif reply.answer is None:  # the answer to this request, of the wrong type
                 want = m.ANSWER_TYPES[type(request)].__struct_config__.tag
@@ -141,7 +142,8 @@ class Run:
             stray.append(heard.line)
         if reply.answer is None:
             problems += self._no_answer(reply, timeout_ms, bool(problems))
-        return Judged(reply.answer, reply.elapsed_s * 1000, problems, self.exchange(), stray)
+        timed_out = isinstance(reply.outcome, Fault) and reply.outcome.code is FaultCode.TIMEOUT
+        return Judged(reply.answer, reply.elapsed_s * 1000, problems, self.exchange(), stray, timed_out)
 
     def _no_answer(self, reply: Reply, time_ms: int, wrote: bool) -> list[Problem]:
         """Why no answer came: wrong type (already said), too slow, stuck in a buffer, not answering, gone."""
@@ -153,10 +155,12 @@ class Run:
             self.dead = True
             return [(self._ended(reply), HINT_CRASH)]
         assert fault.code is FaultCode.TIMEOUT
+        backlog = f"; {backlog_note(reply.backlog)}" if reply.backlog else ""
         if wrote:  # it did write something: its real answer is what is wrong, not the clock
-            return [(f"no valid answer within {time_ms} ms", HINT_STUCK)]
+            return [(f"no valid answer within {time_ms} ms{backlog}", HINT_STUCK)]
         if reply.late is not None:
-            return [(f"the answer came after {reply.late.at_s * 1000:.0f} ms; the limit is {time_ms} ms", HINT_SLOW)]
+            late_ms = reply.late.at_s * 1000
+            return [(f"the answer came after {late_ms:.0f} ms; the limit is {time_ms} ms{backlog}", HINT_SLOW)]
         # Close its stdin: a bot that exits at end of input flushes its buffer on the way out.
         self.dead = True
         exit_s = self.options.exit_ms / 1000
@@ -168,7 +172,7 @@ class Run:
             )
             return [(problem, HINT_FLUSH)]
         problem = f"no answer within {time_ms} ms (nor after another {self.options.grace_ms} ms, nor at end of input)"
-        return [(problem, HINT_STUCK)]
+        return [(problem + backlog, HINT_SLOW if reply.backlog else HINT_STUCK)]
 
     def _ended(self, reply: Reply) -> str:
         """Why the bot can answer no more, with its exit status once it has one (the seat waited for it)."""

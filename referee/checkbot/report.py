@@ -19,15 +19,22 @@ Status = Literal["PASS", "FAIL", "SKIP"]
 # --- hints: the usual cause of each failure, in a bot author's terms --------------------------------------------
 
 HINT_FLUSH: Final = (
-    "flush stdout after every answer line: print(..., flush=True) in Python, fflush(stdout) in C, "
-    "$| = 1 in Perl, System.out.flush() in Java (a pipe is block-buffered, so an unflushed answer waits in your "
-    "bot until it exits)"
+    "flush stdout after every answer line (a pipe is block-buffered: an unflushed answer waits in your bot until "
+    "it exits). Python: print(..., flush=True), or run python3 -u; C: fflush(stdout) after each answer, or "
+    "setvbuf(stdout, NULL, _IOLBF, 0) once; C++: std::endl or std::flush; Perl: $| = 1; Java: System.out.flush() "
+    "(or new PrintWriter(System.out, true)); Go: Flush() your bufio.Writer (fmt.Println on os.Stdout is "
+    "unbuffered); Rust: .flush() a BufWriter (println! writes each line); Node: process.stdout.write is "
+    "synchronous on a pipe, nothing to do; bash: echo and printf write at once, but jq needs --unbuffered, sed -u, "
+    "grep --line-buffered, awk fflush(); any other C-stdio program: run it under stdbuf -oL"
 )
 HINT_STUCK: Final = (
     'answer every request at once: read whole lines, answer each message that has an "id" with one line (and '
     "flush it), and do not wait for more input first"
 )
-HINT_SLOW: Final = "answer within the request's time_ms, with a margin of a few ms for the pipes"
+HINT_SLOW: Final = (
+    "answer within the request's time_ms, with a margin of a few ms for the pipes; the events sent before a "
+    "request count against its time too, so read them quickly (one process for the whole match, not one per line)"
+)
 HINT_DEBUG: Final = "a debug print on stdout? stdout is only for protocol messages: write logs to stderr"
 HINT_CRASH: Final = "your bot exited or closed its stdout; its stderr (below) usually says why"
 HINT_ID: Final = 'copy the request\'s "id" into your answer'
@@ -84,7 +91,8 @@ class CheckReport:
 @dataclass(frozen=True)
 class CheckOptions:
     """The bot's command and where it runs, the games to check, and the clock: ``time`` is a match's own
-    `TimeControl` (its move and start-up deadlines; no bank); ``exit_ms`` bounds the exit after bye or end of input,
+    `TimeControl` (its move and start-up deadlines; no bank); ``players`` and ``rule_options`` set the table and
+    the rules as in a match (the default otherwise); ``exit_ms`` bounds the exit after bye or end of input,
     ``grace_ms`` the wait after a missed deadline before stdin is closed to look for an unflushed answer."""
 
     argv: tuple[str, ...]
@@ -93,3 +101,5 @@ class CheckOptions:
     exit_ms: int = 1000
     grace_ms: int = 500
     cwd: Path = field(default_factory=Path.cwd)
+    players: int | None = None  # as a match's --players (with one game)
+    rule_options: dict[str, str] = field(default_factory=dict)  # as a match's --option KEY=VALUE (with one game)

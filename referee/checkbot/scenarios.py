@@ -4,15 +4,15 @@ The game is a real ``GameState`` (a fixed seed, and for Hearts fixed deals that 
 loop a match uses (``referee.game_loop``), and every message the bot gets is built by ``referee.wire`` exactly as
 in a match, so the situations can never drift from the protocol. The bot is asked in the situations worth checking
 (the *checkpoints*: a lead and a follow in a penalty deal, naming trump from the first 5 cards, a trump deal, a
-loteryjka turn, passing, a first trick, a moon) and on its other turns in the same deals, so its view of each deal
-it plays stays consistent; its turns in the other deals are played by the referee's fallback, exactly as after a
-timeout in a match.
+loteryjka turn, passing, a first trick, a moon, a void, a trick nobody won) and on every other turn of its seat, as
+in a match: it is never played by the fallback between two requests, so it never gets whole deals of events at
+once and is judged on the same message rhythm a match has.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -31,7 +31,7 @@ from referee.rules import (
     Ruleset,
     kierki_scoring,
 )
-from referee.rules.cards import CLUBS, SUIT_LETTERS, make_card
+from referee.rules.cards import CLUBS, DIAMONDS, HEARTS, KING, SPADES, SUIT_LETTERS, make_card
 from referee.rules.dealing import deal_cards, shuffle
 from referee.rules.kierki_scoring import deal_kinds
 
@@ -61,8 +61,8 @@ UNKNOWN_FIELD: Final = {"x_check_future_field": {"added": "in a later protocol v
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A situation to ask the bot about. ``deal`` says in which deals the bot is asked on every turn (so its view
-    of that deal stays its own) until this checkpoint is met; ``matches`` recognises the situation itself."""
+    """A situation to ask the bot about: ``deal`` says in which deals it is looked for, ``matches`` recognises
+    the situation itself (the bot is asked on every turn anyway; a checkpoint is a turn judged by name)."""
 
     deal: Callable[[GameState, int], bool]
     matches: Callable[[GameState], bool]
@@ -119,6 +119,33 @@ def _first_trick(state: GameState) -> bool:
     return _playing(state) and not state.observation(state.to_act).tricks
 
 
+def _led_suit_held(state: GameState) -> bool | None:
+    """Whether the seat to play holds the led suit (None when it leads)."""
+    obs = state.observation(state.to_act)
+    if not _playing(state) or not obs.trick:
+        return None
+    led = obs.trick[0][1] & 3
+    return any(card & 3 == led for card in obs.hand)
+
+
+def _following_suit(state: GameState) -> bool:
+    return _led_suit_held(state) is True
+
+
+def _void(state: GameState) -> bool:
+    return _led_suit_held(state) is False
+
+
+def _after_no_winner(state: GameState) -> bool:
+    """The turn right after a trick nobody won (its cards wait in the pending pile for the next winner)."""
+    obs = state.observation(state.to_act)
+    return _playing(state) and bool(obs.tricks) and obs.tricks[-1].winner is None and obs.pending_cards > 0
+
+
+def _any_deal(state: GameState, seat: int) -> bool:
+    return True
+
+
 def _phase(phase: Phase) -> Callable[[GameState], bool]:
     return lambda state: state.phase is phase
 
@@ -126,9 +153,13 @@ def _phase(phase: Phase) -> Callable[[GameState], bool]:
 _MOON_DEAL: Final = 4  # Hearts: the first deal without passing, so the moon hand below stays intact
 
 
-def scenario(game: str) -> Scenario:
-    """The game the bot plays in the check of ``game``: ruleset (default options), seat, deals and checkpoints."""
-    ruleset = Ruleset.create(game)
+def scenario(game: str, players: int | None = None, options: Mapping[str, str] | None = None) -> Scenario:
+    """The game the bot plays in the check of ``game``: ruleset, seat, deals and checkpoints.
+
+    ``players`` and ``options`` are a match's ``--players`` and ``--option`` (a `RulesError` when invalid);
+    the pinned deals that force a situation are used only where they fit the table (Cancellation's needs 6).
+    """
+    ruleset = Ruleset.create(game, players, options)
     players = ruleset.players
     if ruleset.game in (Game.KIERKI, Game.KIERKI3):
         first_dealer = GameState(ruleset, seed=_SEED).dealer
@@ -159,12 +190,20 @@ def scenario(game: str) -> Scenario:
                 Checkpoint(lambda state, s: state.deal_number == _MOON_DEAL, _phase(Phase.MOON)),
             ),
         )
+    seat = _CANCELLATION_SEAT
+    pinned = (_cancelled_trick_deal(ruleset, seat),) if players == _PINNED_PLAYERS else ()
     return Scenario(
         game,
         ruleset,
-        1,
-        (),
-        (Checkpoint(_first_deal, _phase(Phase.PASS)), Checkpoint(_first_deal, _first_trick)),
+        seat,
+        pinned,
+        (
+            Checkpoint(_first_deal, _phase(Phase.PASS)),
+            Checkpoint(_first_deal, _first_trick),  # the kitty trick, which nobody wins: the kitty waits
+            Checkpoint(_first_deal if pinned else _any_deal, _after_no_winner),
+            Checkpoint(_any_deal, _void),
+            Checkpoint(_any_deal, _following_suit),
+        ),
     )
 
 
@@ -192,6 +231,46 @@ def _moon_deals(ruleset: Ruleset, seat: int) -> tuple[DealSpec, ...]:
     return tuple(deals)
 
 
+_CANCELLATION_SEAT: Final = 2
+_PINNED_PLAYERS: Final = 6  # the deal below is built for 17 cards a hand
+_PAIR_SEATS: Final = (1, 4)  # the first leader and a seat further on: they alone hold clubs in the first deal
+
+
+def _cancelled_trick_deal(ruleset: Ruleset, seat: int) -> DealSpec:
+    """A first Cancellation deal whose first tricks nobody wins, whatever the bot does.
+
+    Dealer 0, so seat 1 leads. Seats 1 and 4 hold one copy each of the clubs 2 to K, and the kitty both aces of
+    clubs: nobody else has a club, the bot (seat 2) included. The fallback passes a seat's three highest cards
+    (seats 1 and 4 hold three aces above their clubs, so no club moves) and plays the lowest legal card, so seat 1
+    leads the 2 of clubs, seat 4 plays the other 2 of clubs, the pair cancels and no live club is left: the trick,
+    and the kitty with it, has no winner, and seat 1 leads again. The bot, void in clubs, is asked in the kitty
+    trick, in the trick after it (with cards pending) and while void; the other seats' hands are shuffled.
+    """
+    ace = 12
+    clubs = [make_card(rank, CLUBS) for rank in range(ace)]
+    high = [make_card(ace, DIAMONDS), make_card(ace, HEARTS), make_card(ace, SPADES)]
+    high += [make_card(KING, DIAMONDS), make_card(KING, SPADES)]
+    pair_hand = tuple(clubs + high)
+    rest = [c for c in range(52) if c & 3 != CLUBS for _ in range(2)]
+    for card in pair_hand:
+        if card & 3 != CLUBS:
+            rest.remove(card)
+            rest.remove(card)
+    rng = random.Random(_SEED)
+    shuffle(rest, rng)
+    size = len(pair_hand)
+    hands: list[tuple[Card, ...]] = []
+    for s in range(ruleset.players):
+        if s in _PAIR_SEATS:
+            hands.append(pair_hand)
+        else:
+            hands.append(tuple(rest[:size]))
+            rest = rest[size:]
+    assert not rest and seat not in _PAIR_SEATS
+    kitty = (make_card(ace, CLUBS), make_card(ace, CLUBS))
+    return DealSpec(tuple(hands), kitty, 0)
+
+
 def describe(state: GameState) -> str:
     """A check's name for the decision ``state`` asks of its seat to act, e.g. "play, deal 1 (no_tricks), ..."."""
     obs = state.observation(state.to_act)
@@ -207,6 +286,17 @@ def describe(state: GameState) -> str:
         laid = sum(1 for column in obs.lottery_columns if column is not None)
         return f"play, {where}, {laid} suit(s) open, trick null"
     trick = len(obs.tricks) + 1
+    if state.ruleset.game is Game.CANCELLATION:
+        parts = [f"play, deal {state.deal_number}, trick {trick}"]
+        if not obs.tricks:
+            parts[0] = f"play, deal {state.deal_number}, the kitty trick ({obs.kitty_size} kitty cards to its winner)"
+        if obs.trick:
+            parts.append("following suit" if _led_suit_held(state) else "void in the led suit")
+        else:
+            parts.append("leading")
+        if obs.tricks and obs.tricks[-1].winner is None:
+            parts.append(f"after a trick nobody won ({obs.pending_cards} cards pending)")
+        return ", ".join(parts)
     if state.kind is DealKind.TRUMP:
         trump = "no trump" if obs.trump is None else f"{SUIT_LETTERS[obs.trump]} trumps"
         where = f"deal {state.deal_number} (trump, {trump})"
@@ -223,14 +313,14 @@ def walk(
     """Play the scenario's game to its end; return the checkpoints never reached (none, with the pinned deals).
 
     ``send`` gets every message for the bot's seat (game_start and every event, as a match would send them).
-    ``decide(state, named)`` is called on each turn the bot is asked, ``named`` when the turn is a checkpoint,
-    and returns the bot's action (legal) or None for the fallback. The bot is asked on every turn of a deal in
-    which a checkpoint is still pending; the fallback plays its other turns and every other seat.
+    ``decide(state, named)`` is called on every turn of the bot's seat, ``named`` when the turn is a checkpoint,
+    and returns the bot's action (legal) or None for the fallback (after a bad answer, as in a match); the
+    fallback plays every other seat.
     """
     seat = scn.seat
     state = scn.new_state()
     messages = SeatMessages(state.players, GAME_NUMBER)
-    send(m.GameStartEvent(game_number=GAME_NUMBER, players=state.players, seat=seat, dealer=state.dealer))
+    send(wire.game_start(state, seat, GAME_NUMBER))
     pending = list(scn.checkpoints)
 
     def deliver(events: Sequence[Event]) -> None:
@@ -242,10 +332,9 @@ def walk(
         action: Action | None = None
         if state.to_act == seat:
             hit = next((c for c in pending if c.deal(state, seat) and c.matches(state)), None)
-            if hit is not None or any(c.deal(state, seat) for c in pending):
-                if hit is not None:
-                    pending.remove(hit)
-                action = decide(state, hit is not None)
+            if hit is not None:
+                pending.remove(hit)
+            action = decide(state, hit is not None)
         return state.apply(state.fallback_action() if action is None else action)
 
     play_out(state, choose, deliver)

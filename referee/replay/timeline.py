@@ -484,6 +484,7 @@ class ResumePoint:
     deals: tuple[DealSpec, ...]
     prefix: tuple[tuple[int, Action], ...]
     decisions: int  # in the log
+    warnings: tuple[str, ...] = ()  # what is wrong with the log (cut off, no end record): resumed from what it holds
 
 
 def resume_point(path: Path, at: int) -> ResumePoint:
@@ -505,4 +506,17 @@ def resume_point(path: Path, at: int) -> ResumePoint:
         deals=timeline.verified_deal_specs(),
         prefix=tuple((s.seat, s.action) for s in steps[:at]),
         decisions=len(steps),
+        warnings=tuple(_resume_warnings(replay, timeline)),
     )
+
+
+def _resume_warnings(replay: Replay, timeline: Timeline) -> list[str]:
+    warnings = list(replay.warnings)
+    if replay.end is None:
+        warnings.append(
+            "the log has no end record: it was cut off (the match was killed, or the file truncated), so only the "
+            f"{len(timeline.decisions)} decisions it holds can be replayed"
+        )
+    elif timeline.problem is not None and replay.end.status == "complete":
+        warnings.append(f"the log stops agreeing with the rules: {timeline.problem}")
+    return warnings

@@ -53,15 +53,14 @@ class CardParseError(ValueError):
 
 
 def parse_card(text: str) -> Card:
-    """Parse ``"QS"``, ``"TH"``, ``"10H"`` or ``"2c"`` into a card."""
-    name = text.strip().upper()
-    if name.startswith("10"):
-        name = "T" + name[2:]
-    if len(name) != 2 or name[0] not in RANK_LETTERS or name[1] not in SUIT_LETTERS:
+    """Parse a card in its one written form, ``"QS"``, ``"TH"``, ``"2C"``: the protocol's, the replay logs' and the
+    deal files' (``"10H"``, ``"qs"`` or spaces are refused, so a card is always written the same way)."""
+    if len(text) != 2 or text[0] not in RANK_LETTERS or text[1] not in SUIT_LETTERS:
         raise CardParseError(
-            f"{text!r} is not a card: write rank then suit, ranks 2-9 T J Q K A, suits C D H S (for example QS, TH, 2C)"
+            f"{text!r} is not a card: write rank then suit in capitals, ranks 2-9 T J Q K A (T is the ten), "
+            "suits C D H S (for example QS, TH, 2C)"
         )
-    return make_card(RANK_LETTERS.index(name[0]), SUIT_LETTERS.index(name[1]))
+    return make_card(RANK_LETTERS.index(text[0]), SUIT_LETTERS.index(text[1]))
 
 
 def parse_suit(text: str) -> Suit:

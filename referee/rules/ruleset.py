@@ -84,6 +84,7 @@ class OptionSpec:
     help: str
     choices: tuple[OptionValue, ...] = ()
     default: Callable[[Game, int], OptionValue] = lambda game, players: False
+    minimum: int | None = None  # the least value of a whole-number option
 
     def parse(self, raw: object) -> OptionValue:
         """Accept a native value (JSON) or the text of ``--option KEY=VALUE``."""
@@ -118,6 +119,8 @@ class OptionSpec:
             raise RulesetError(f"option {self.name}: {raw!r} is not {what}" + self._choices_hint()) from None
         if self.choices and value not in self.choices:
             raise RulesetError(f"option {self.name}: {raw!r} is not allowed" + self._choices_hint())
+        if self.minimum is not None and isinstance(value, int) and value < self.minimum:
+            raise RulesetError(f"option {self.name}: {raw!r} is too small (the least is {self.minimum})")
         return value
 
     def _choices_hint(self) -> str:
@@ -233,8 +236,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "target",
         _HEARTS_FAMILY,
-        "the game ends after the hand in which any total reaches this [A-H7, §1.1.15]",
+        "the game ends after the hand in which any total reaches this (at least 1) [A-H7, §1.1.15]",
         default=_by_game(hearts=100, cancellation=150),
+        minimum=1,
     ),
     OptionSpec(
         "moon_value",
@@ -252,13 +256,19 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         choices=tuple(MoonDefault),
         default=_const(MoonDefault.OTHERS),
     ),
+    OptionSpec(  # one spec per game, so that each lists exactly the choices its game takes
+        "passing",
+        frozenset({Game.HEARTS}),
+        "pass direction per hand: 'cycle' (left, right, across, none), 'left' every hand, or 'none' [§4.1.3]",
+        choices=(Passing.CYCLE, Passing.LEFT, Passing.NONE),
+        default=_const(Passing.CYCLE),
+    ),
     OptionSpec(
         "passing",
-        _HEARTS_FAMILY,
-        "pass direction per hand: hearts 'cycle' (left, right, across, none) or 'left' or 'none'; "
-        "cancellation 'alternate' (left, right) or 'right' or 'none' [§4.1.3, A-CH3]",
-        choices=tuple(Passing),
-        default=_by_game(hearts=Passing.CYCLE, cancellation=Passing.ALTERNATE),
+        frozenset({Game.CANCELLATION}),
+        "pass direction per hand: 'alternate' (left, right), 'left' every hand, 'right' every hand, or 'none' [A-CH3]",
+        choices=(Passing.ALTERNATE, Passing.LEFT, Passing.RIGHT, Passing.NONE),
+        default=_const(Passing.ALTERNATE),
     ),
     OptionSpec(
         "last_cancelled",
@@ -269,11 +279,6 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         default=_const(LastCancelled.NOBODY),
     ),
 )
-
-_PASSING_BY_GAME = {
-    Game.HEARTS: (Passing.CYCLE, Passing.LEFT, Passing.NONE),
-    Game.CANCELLATION: (Passing.ALTERNATE, Passing.LEFT, Passing.RIGHT, Passing.NONE),
-}
 
 
 def option_specs(game: Game) -> list[OptionSpec]:
@@ -339,9 +344,6 @@ class Ruleset:
             known = ", ".join(spec.name for spec in option_specs(game))
             unknown = ", ".join(sorted(given))
             raise RulesetError(f"{game.value} has no option {unknown}; its options are: {known}")
-        if "passing" in resolved and resolved["passing"] not in _PASSING_BY_GAME[game]:
-            choices = ", ".join(_PASSING_BY_GAME[game])
-            raise RulesetError(f"option passing: {game.value} takes one of: {choices}")
         last_trick = 13 if game is Game.KIERKI else 17
         deal6 = resolved.get("deal6_tricks", (7, 13))
         if game in _KIERKI and (

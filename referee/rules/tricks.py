@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from referee.rules import kierki_scoring
 from referee.rules.cards import HEARTS, HEARTS_MASK, QUEEN_OF_SPADES, Card, mask_of
+from referee.rules.points import HEART_POINTS, QUEEN_OF_SPADES_POINTS
 from referee.rules.records import CardPlayed, DealKind, TrickEnded
 from referee.rules.ruleset import LastCancelled
 
@@ -109,8 +110,11 @@ def score_trick(state: GameState, winner: int, collected: list[Card], number: in
         )
     elif state._double_deck:
         state._deal_scores[winner] += sum(
-            1 if card & 3 == HEARTS else 13 if card == QUEEN_OF_SPADES else 0 for card in collected
+            HEART_POINTS if card & 3 == HEARTS else QUEEN_OF_SPADES_POINTS if card == QUEEN_OF_SPADES else 0
+            for card in collected
         )
     else:
         taken = mask_of(collected)
-        state._deal_scores[winner] += (taken & HEARTS_MASK).bit_count() + 13 * (taken >> QUEEN_OF_SPADES & 1)
+        state._deal_scores[winner] += HEART_POINTS * (taken & HEARTS_MASK).bit_count() + QUEEN_OF_SPADES_POINTS * (
+            taken >> QUEEN_OF_SPADES & 1
+        )
