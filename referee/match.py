@@ -124,6 +124,7 @@ class SeatResult:
     mean_ms: float = 0.0
     max_ms: float = 0.0
     stderr_log_error: str | None = None  # the bot's stderr log stopped early (e.g. a full disk)
+    ignored_lines: int = 0  # lines that answered another request (an old or a wrong id), ignored
     start_failure: str | None = None  # why the bot could not start or failed its handshake (forfeit_unstartable)
 
     @property
@@ -176,6 +177,7 @@ class MatchResult:
                     "mean_ms": round(s.mean_ms, 3),
                     "max_ms": round(s.max_ms, 3),
                     "stderr_log_error": s.stderr_log_error,
+                    "ignored_lines": s.ignored_lines,
                     "start_failure": s.start_failure,
                 }
                 for s in self.seats
@@ -222,7 +224,8 @@ class Match:
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
         self._transcript_files: dict[int, Any] = {}
-        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float]] = {}  # seat: request id, outcome, time
+        # seat: request id, outcome, time, lines ignored meanwhile
+        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int]] = {}
 
     # --- running -------------------------------------------------------------------------------------------
 
@@ -344,9 +347,18 @@ class Match:
                 time=seat.time.to_wire(),
                 games=config.games,
             )
-            answer, _ = seat.ask(hello, timeout_s=seat.time.startup_ms / 1000)
+            reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000)
+            answer = reply.outcome
             command = config.bots[seat.seat].command
+            claimed = next((h.error.protocol for h in reversed(reply.heard) if h.error is not None), None)
             try:
+                if isinstance(answer, Fault) and claimed is not None and claimed != codec.PROTOCOL_VERSION:
+                    # A hello of another protocol version need not decode as version 1's: say what is wrong.
+                    seat.close("protocol_mismatch")
+                    raise MatchSetupError(
+                        f"seat {seat.seat} ({command}) speaks protocol {claimed}; this referee speaks "
+                        f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
+                    )
                 if isinstance(answer, Fault):
                     tail = seat.stderr_tail().decode("utf-8", "replace").splitlines()[-_STDERR_LINES:]
                     raise MatchSetupError(
@@ -481,11 +493,12 @@ class Match:
         if state.phase is Phase.PASS:
             if index not in self._passes:
                 self._ask_passes(state, game_number)
-            request_id, answer, spent = self._passes.pop(index)
+            request_id, answer, spent, ignored = self._passes.pop(index)
         else:
             request_id = seat.new_id()
             request = wire.request_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
-            answer, spent = seat.ask(request)
+            reply = seat.converse(request)
+            answer, spent, ignored = reply.outcome, reply.elapsed_s, seat.ignored_since_request
         fault: Fault
         if isinstance(answer, Fault):
             fault = answer
@@ -498,9 +511,9 @@ class Match:
             except IllegalActionError as error:
                 fault = Fault(FaultCode.ILLEGAL, f"{error.message} [rule: {error.rule}]")
             else:
-                writer.write(decision_record(index, action, spent * 1000, False))
+                writer.write(decision_record(index, action, spent * 1000, False, ignored=ignored))
                 return events
-        return self._fault(state, seat, request_id, fault, writer, spent)
+        return self._fault(state, seat, request_id, fault, writer, spent, ignored)
 
     def _ask_passes(self, state: GameState, game_number: int) -> None:
         """Ask every seat still to pass at once (a pass depends only on the seat's own hand) and keep the replies.
@@ -516,10 +529,17 @@ class Match:
                 time_ms = int(seat.deadline_s() * 1000)
                 asks.append((seat, wire.pass_request_for(state, index, request_id, game_number, time_ms)))
         for (seat, request), reply in zip(asks, converse_all(asks), strict=True):
-            self._passes[seat.seat] = (request.id, reply.outcome, reply.elapsed_s)
+            self._passes[seat.seat] = (request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request)
 
     def _fault(
-        self, state: GameState, seat: BotSeat, request_id: int, fault: Fault, writer: ReplayWriter, spent: float
+        self,
+        state: GameState,
+        seat: BotSeat,
+        request_id: int,
+        fault: Fault,
+        writer: ReplayWriter,
+        spent: float,
+        ignored: int = 0,
     ) -> list[Event]:
         """Tell the bot what it did wrong, play the fallback for it, and forfeit the seat when the policy says so."""
         seat.record_fault(fault)
@@ -551,7 +571,7 @@ class Match:
             if result.forfeited_in_game is None:
                 result.forfeited_in_game = len(result.totals) + 1
         events = state.apply(action)
-        writer.write(decision_record(seat.seat, action, spent * 1000, True))
+        writer.write(decision_record(seat.seat, action, spent * 1000, True, ignored=ignored))
         return events
 
     def _close_all(self, reason: m.ByeReason) -> None:
@@ -576,6 +596,7 @@ class Match:
             result.mean_ms = 1000 * stats.thinking_s / stats.decisions if stats.decisions else 0.0
             result.max_ms = 1000 * stats.slowest_s
             result.stderr_log_error = getattr(seat.process, "stderr_log_error", None)
+            result.ignored_lines = stats.ignored_lines
         ruleset = self.config.ruleset
         return MatchResult(
             game=ruleset.game.value,

@@ -893,6 +893,30 @@ def _transcript(out: Path, seat: int) -> list[tuple[str, bytes]]:
     return [(line.split(b" ", 2)[1].decode(), line.split(b" ", 2)[2]) for line in lines]
 
 
+@pytest.mark.parametrize("kind", ["bad_card", "unknown_field"])
+def test_a_broken_line_with_an_old_id_is_ignored_like_any_stale_answer(tmp_path: Path, kind: str) -> None:
+    played = play(tmp_path, hostile("stale_broken", "2", kind))
+    assert played.bad_seat.faults == {} and played.bad_seat.strikes == 0
+    assert played.bad_seat.ignored_lines > 0 and played.ignored_lines() == played.bad_seat.ignored_lines
+    logged = sum(r.get("ignored", 0) for r in played.replay() if r["type"] in ("play", "pass", "trump", "moon"))
+    assert logged == played.bad_seat.ignored_lines  # each decision's record counts the lines ignored meanwhile
+
+
+def test_a_hello_of_protocol_2_with_new_fields_is_a_version_mismatch(tmp_path: Path) -> None:
+    ruleset = Ruleset.create("hearts", None, HEARTS_30)
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=(hostile("hello_v2"), *default_bots(4)[1:]),
+        out_dir=tmp_path / "out",
+        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+    )
+    match = Match(config)
+    with pytest.raises(MatchSetupError, match=r"seat 0 .* speaks protocol 2; this referee speaks 1"):
+        match.run()
+    assert_no_processes_left(match)
+    assert b"bye protocol_mismatch" in (tmp_path / "out" / "seat0.stderr.log").read_bytes()
+
+
 def test_a_longest_answer_ending_in_crlf_is_no_fault(tmp_path: Path) -> None:
     played = play(tmp_path, hostile("crlf_longest", "1"))
     assert played.bad_seat.faults == {} and played.bad_seat.forfeited_in_game is None

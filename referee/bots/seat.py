@@ -200,6 +200,7 @@ class BotSeat:
         self.strikes = 0
         self.forfeited = process is None
         self.stats = SeatStats()
+        self._ignored_mark = 0  # stats.ignored_lines when the latest request went out
         self.recent: deque[tuple[Direction, bytes]] = deque(maxlen=keep_lines)
         self._next_id = 0
         self._queue: list[bytes] = []
@@ -255,8 +256,14 @@ class BotSeat:
         self._queue.append(codec.encode(request) if line is None else line)
         allowed = self.deadline_s() if timeout_s is None else timeout_s
         started = time.monotonic()
+        self._ignored_mark = self.stats.ignored_lines
         self._send_queue(process)
         return Asked(request, started, allowed, timeout_s is None)
+
+    @property
+    def ignored_since_request(self) -> int:
+        """Lines ignored (answers to other requests) since the latest request went out."""
+        return self.stats.ignored_lines - self._ignored_mark
 
     def await_reply(self, asked: Asked, read_on: bool = False, grace_s: float = 0.0, wait: bool = True) -> Reply | None:
         """The second half of ``converse``: the reply to ``asked``. Without ``wait``, only what has arrived is read
@@ -312,6 +319,11 @@ class BotSeat:
             answer = codec.decode_bot_line(data)
         except codec.ProtocolError as error:
             heard.append(Heard(data, at_s, error=error))
+            if error.message_id is not None and error.message_id != request_id:
+                # A broken line that names another id answers another request: ignored like any such answer
+                # (PROTOCOL.md §5), whatever else is wrong with it.
+                self.stats.ignored_lines += 1
+                return None
             return Fault(FaultCode.MALFORMED, str(error))
         heard.append(Heard(data, at_s, message=answer))
         if answer.id != request_id:

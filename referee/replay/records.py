@@ -110,6 +110,7 @@ class PlayDecision(_Record, frozen=True, kw_only=True, tag="play"):
     ms: float | msgspec.UnsetType | None = msgspec.UNSET
     fallback: bool = False
     replayed: bool = False
+    ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
 
 
 class PassDecision(_Record, frozen=True, kw_only=True, tag="pass"):
@@ -120,6 +121,7 @@ class PassDecision(_Record, frozen=True, kw_only=True, tag="pass"):
     ms: float | msgspec.UnsetType | None = msgspec.UNSET
     fallback: bool = False
     replayed: bool = False
+    ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
 
 
 class TrumpDecision(_Record, frozen=True, kw_only=True, tag="trump"):
@@ -130,6 +132,7 @@ class TrumpDecision(_Record, frozen=True, kw_only=True, tag="trump"):
     ms: float | msgspec.UnsetType | None = msgspec.UNSET
     fallback: bool = False
     replayed: bool = False
+    ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
 
 
 class MoonDecision(_Record, frozen=True, kw_only=True, tag="moon"):
@@ -140,6 +143,7 @@ class MoonDecision(_Record, frozen=True, kw_only=True, tag="moon"):
     ms: float | msgspec.UnsetType | None = msgspec.UNSET
     fallback: bool = False
     replayed: bool = False
+    ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
 
 
 class FaultRecord(_Record, frozen=True, kw_only=True, tag="fault"):

@@ -106,17 +106,26 @@ def event_record(event: Event) -> Derived | None:
     return None
 
 
-def decision_record(seat: int, action: Action, ms: float | None, fallback: bool, replayed: bool = False) -> Decision:
-    """The record of a decision; ``ms`` None: the referee decided without asking (written as null)."""
+def decision_record(
+    seat: int, action: Action, ms: float | None, fallback: bool, replayed: bool = False, ignored: int = 0
+) -> Decision:
+    """The record of a decision; ``ms`` None: the referee decided without asking (written as null); ``ignored``:
+    the lines of the bot's that were ignored while it was asked (answers to other requests)."""
     took = None if ms is None else round(ms, 3)
     if isinstance(action, PlayCard):
-        return PlayDecision(seat=seat, card=card_name(action.card), ms=took, fallback=fallback, replayed=replayed)
+        return PlayDecision(
+            seat=seat, card=card_name(action.card), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+        )
     if isinstance(action, PassCards):
-        return PassDecision(seat=seat, cards=_names(action.cards), ms=took, fallback=fallback, replayed=replayed)
+        return PassDecision(
+            seat=seat, cards=_names(action.cards), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+        )
     if isinstance(action, ChooseTrump):
-        return TrumpDecision(seat=seat, suit=_suit(action.suit), ms=took, fallback=fallback, replayed=replayed)
+        return TrumpDecision(
+            seat=seat, suit=_suit(action.suit), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+        )
     assert isinstance(action, ChooseMoon)
-    return MoonDecision(seat=seat, choice=action.option, ms=took, fallback=fallback, replayed=replayed)
+    return MoonDecision(seat=seat, choice=action.option, ms=took, fallback=fallback, replayed=replayed, ignored=ignored)
 
 
 def referee_version() -> str:
