@@ -15,25 +15,11 @@ from typing import Any
 from kierki_cli.styled import Line, Span, Style, card_span, cards_spans, line_width, suit_text
 from referee.replay.records import DealRecord
 from referee.replay.timeline import Timeline
-from referee.replay.view import ShownRecord, TableView, TrickSpan, deal_count, shown_records, step_view
+from referee.replay.view import KIND_NAMES, ShownRecord, TableView, TrickSpan, deal_count, shown_records, step_view
 from referee.rules import Card, DealKind, Phase, parse_card
 from referee.rules.cards import SUIT_LETTERS, CardParseError
 from referee.rules.exchange import PASS_COUNT
 from referee.text import printable
-
-KIND_NAMES = {
-    DealKind.NO_TRICKS: "no tricks",
-    DealKind.NO_HEARTS: "no hearts",
-    DealKind.NO_QUEENS: "no queens",
-    DealKind.NO_KINGS_JACKS: "no kings or jacks",
-    DealKind.NO_KING_OF_HEARTS: "no king of hearts",
-    DealKind.NO_SEVENTH_LAST: "no 7th and last trick",
-    DealKind.ROBBER: "the robber",
-    DealKind.TRUMP: "trumps",
-    DealKind.LOTTERY: "the loteryjka",
-    DealKind.HEARTS: "hearts",
-    DealKind.CANCELLATION: "cancellation hearts",
-}
 
 
 def kind_name(kind: str) -> str:

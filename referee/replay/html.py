@@ -29,24 +29,10 @@ import msgspec
 
 from referee.replay.records import DealEndRecord, DealRecord, TrickRecord
 from referee.replay.timeline import Timeline
-from referee.replay.view import step_view
-from referee.rules import DealKind
+from referee.replay.view import KIND_NAMES, step_view
 
-__all__ = ["KIND_NAMES", "page_data", "render_html", "table_at", "write_html"]
+__all__ = ["page_data", "render_html", "table_at", "write_html"]
 
-KIND_NAMES = {
-    DealKind.NO_TRICKS: "no tricks",
-    DealKind.NO_HEARTS: "no hearts",
-    DealKind.NO_QUEENS: "no queens",
-    DealKind.NO_KINGS_JACKS: "no kings or jacks",
-    DealKind.NO_KING_OF_HEARTS: "no king of hearts",
-    DealKind.NO_SEVENTH_LAST: "no 7th and last trick",
-    DealKind.ROBBER: "the robber",
-    DealKind.TRUMP: "trumps",
-    DealKind.LOTTERY: "the loteryjka",
-    DealKind.HEARTS: "hearts",
-    DealKind.CANCELLATION: "cancellation hearts",
-}
 
 # Constant over a game, or shown elsewhere in the page: left out of each step's table.
 _DROPPED = ("viewer", "game", "players", "decisions", "cards_per_hand", "deals", "records", "position", "decision")

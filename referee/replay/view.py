@@ -60,6 +60,21 @@ __all__ = [
     "visible_record",
 ]
 
+# How each kind of deal is named to people (the printout, the stepper, the web page).
+KIND_NAMES = {
+    DealKind.NO_TRICKS: "no tricks",
+    DealKind.NO_HEARTS: "no hearts",
+    DealKind.NO_QUEENS: "no queens",
+    DealKind.NO_KINGS_JACKS: "no kings or jacks",
+    DealKind.NO_KING_OF_HEARTS: "no king of hearts",
+    DealKind.NO_SEVENTH_LAST: "no 7th and last trick",
+    DealKind.ROBBER: "the robber",
+    DealKind.TRUMP: "trumps",
+    DealKind.LOTTERY: "the loteryjka",
+    DealKind.HEARTS: "hearts",
+    DealKind.CANCELLATION: "cancellation hearts",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
