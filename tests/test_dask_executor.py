@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
 Client = Any  # distributed.Client, which mypy cannot name through importorskip
@@ -26,6 +27,7 @@ from competition.executors import ExecutorError, ExecutorSpec  # noqa: E402
 from competition.plan import Entrant  # noqa: E402
 from competition.results import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
+from kierki_cli.main import cli  # noqa: E402
 from referee.match import BotSpec, MatchConfig  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
@@ -194,3 +196,15 @@ def test_executor_options_are_checked() -> None:
         ExecutorSpec("local", workers=2)
     with pytest.raises(ExecutorError, match="--scheduler is for"):
         ExecutorSpec("dask-local", scheduler="tcp://x:1")
+
+
+def test_cli_executor_dask(tmp_path: Path, cluster: tuple[ExecutorSpec, object]) -> None:
+    spec, _ = cluster
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--sets", "1", "--seed", "4", "--json", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, [*args, "--executor", "dask", "--scheduler", str(spec.scheduler)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["status"] == "complete"
+    assert len(read_results(tmp_path / "results.jsonl")[0]) == 1
+    refused = CliRunner().invoke(cli, [*args, "--workers", "2"])
+    assert refused.exit_code == 2 and "--workers is for --executor dask-local" in refused.output
