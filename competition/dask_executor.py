@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import threading
 import uuid
 from concurrent.futures import Future
@@ -30,6 +31,26 @@ CONNECT_TIMEOUT_S = 30
 def run_on_worker(spec: GameSpec) -> tuple[str, RemoteOutcome]:
     """The task: this worker's address (to leave it out of the next attempt if it refuses) and the outcome."""
     return distributed.get_worker().address, run_game_spec(spec)
+
+
+def _local_cluster(workers: int) -> distributed.LocalCluster:
+    """Worker processes (one thread each) that ignore SIGINT, as the local pool's do: Ctrl-C reaches the whole
+    terminal group, and the coordinator alone decides (it stops the cluster). An ignored signal stays ignored in
+    the processes the nannies spawn, and in the bots the workers start. The cluster's own logs are silenced (a
+    worker logs its lost heartbeat as the cluster closes): what matters reaches us through the games' futures."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 class _GameFuture(Future[GameOutcome]):
@@ -61,13 +82,7 @@ class DaskExecutor:
         cluster = None
         try:
             if spec.kind == "dask-local":
-                cluster = distributed.LocalCluster(
-                    n_workers=spec.workers or jobs,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                )
+                cluster = _local_cluster(spec.workers or jobs)
                 client = distributed.Client(cluster)
             else:
                 client = distributed.Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)

@@ -11,7 +11,10 @@ import json
 import logging
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -208,3 +211,55 @@ def test_cli_executor_dask(tmp_path: Path, cluster: tuple[ExecutorSpec, object])
     assert len(read_results(tmp_path / "results.jsonl")[0]) == 1
     refused = CliRunner().invoke(cli, [*args, "--workers", "2"])
     assert refused.exit_code == 2 and "--workers is for --executor dask-local" in refused.output
+
+
+def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_once(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object]
+) -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps that: restore Ctrl-C's usual handler.
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from kierki_cli.main import cli; cli(sys.argv[1:])"
+    )
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--seed", "9", "--sets", "12", "--out", str(tmp_path)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args, "--executor", "dask-local", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith(b"set 1/"):
+            break
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
+    out, err = process.communicate()
+    assert process.returncode == 130, err
+    assert b"stopped early: continue with --resume" in out
+    assert b"Traceback" not in err  # the cluster's processes ignore Ctrl-C: the coordinator stops them
+    _wait_for_session_to_exit(process.pid)
+    done = len(read_results(tmp_path / "results.jsonl")[0])
+    assert 1 <= done < 12
+    spec, _ = cluster
+    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="9")
+    result = run_tournament(config, tmp_path, StopRule(sets=12), executor=spec, resume=True)
+    assert result.status == "complete"
+    assert [r.set_id for r in read_results(tmp_path / "results.jsonl")[0]] == list(range(1, 13))[: len(result.records)]
+    assert sorted(r.set_id for r in result.records) == list(range(1, 13))
+
+
+def _wait_for_session_to_exit(session: int) -> None:
+    """Every process of the session (the cluster's, the bots) has exited; bounded by polls, not by a clock."""
+    for _ in range(200):
+        members = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and os.getsid(int(entry.name)) == session and _alive(int(entry.name)):
+                    members.append(int(entry.name))
+            except OSError:
+                continue
+        if not members:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"processes of the stopped run are still alive: {members}")
