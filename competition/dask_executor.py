@@ -98,7 +98,12 @@ class DaskExecutor:
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:
         future = _GameFuture(self)
-        self._attempt(future, task, game_spec(task), {})
+        try:
+            spec = game_spec(task)
+        except OSError as error:  # a bot's program file that this machine cannot read
+            future.set_exception(InfrastructureError(f"set {task.set_id}: cannot hash a bot's program: {error}"))
+            return future
+        self._attempt(future, task, spec, {})
         return future
 
     def _attempt(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
