@@ -60,9 +60,11 @@ class _GameFuture(Future[GameOutcome]):
         super().__init__()
         self._executor = executor
         self.task: Any = None  # the current distributed.Future
+        self.delivering = threading.Lock()  # held while the game's logs are written: a cancel waits for it
 
     def cancel(self) -> bool:
-        cancelled = super().cancel()
+        with self.delivering:  # once cancelled, nothing more is written for this game
+            cancelled = super().cancel()
         if cancelled and self.task is not None:
             self._executor._release(self.task, cancel=True)
         return cancelled
@@ -150,12 +152,15 @@ class DaskExecutor:
         if outcome.refused is not None:
             self._attempt(future, task, spec, {**refused, worker: outcome.refused})
             return
-        try:
-            result = deliver(task, outcome)
-        except Exception as error:  # our disk, not the game
-            self._settle(future, exception=error)
-            return
-        self._settle(future, result=result)
+        with future.delivering:
+            if future.cancelled():
+                return
+            try:
+                result = deliver(task, outcome)
+            except Exception as error:  # our disk, not the game
+                self._settle(future, exception=error)
+                return
+            self._settle(future, result=result)
 
     @staticmethod
     def _settle(
