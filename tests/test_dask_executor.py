@@ -112,7 +112,7 @@ def test_a_worker_killed_mid_game_is_retried_and_its_game_counted_once(
     before = set(client.run(os.getpid).values())
     result = run_tournament(_config(SAMPLES[0], killer), tmp_path / "dask", StopRule(sets=2), executor=spec)
     assert marker.exists()  # the kill happened
-    client.wait_for_workers(2)
+    client.wait_for_workers(2, timeout=120)  # the nanny restarts it; a bound, not a measurement
     assert before - set(client.run(os.getpid).values())  # a worker was replaced by its nanny
     assert result.status == "complete"
     records, _ = read_results(tmp_path / "dask" / "results.jsonl")
