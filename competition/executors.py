@@ -13,6 +13,7 @@ tournament stops (the finished sets are kept) and the ladder voids the set; it i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -78,6 +79,27 @@ class ExecutorSpec:
             raise ExecutorError("--workers must be at least 1")
         if self.retries < 0:
             raise ExecutorError("retries must be at least 0")
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, object], where: str) -> ExecutorSpec:
+        """The executor keys of a TOML table (the ladder's ``[run]``): ``executor``, ``scheduler``, ``workers``,
+        ``retries``; other keys are the caller's. ``where`` names the table in messages."""
+        kind = table.get("executor", "local")
+        scheduler = table.get("scheduler")
+        workers = table.get("workers")
+        retries = table.get("retries", 2)
+        if kind not in EXECUTORS:
+            raise ExecutorError(f"{where}: executor must be one of {', '.join(EXECUTORS)}, not {kind!r}")
+        if scheduler is not None and not isinstance(scheduler, str):
+            raise ExecutorError(f'{where}: scheduler must be a string, e.g. "tcp://10.0.0.5:8786"')
+        if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)):
+            raise ExecutorError(f"{where}: workers must be a whole number")
+        if not isinstance(retries, int) or isinstance(retries, bool):
+            raise ExecutorError(f"{where}: retries must be a whole number")
+        try:
+            return cls(kind, scheduler, workers, retries)
+        except ExecutorError as error:
+            raise ExecutorError(f"{where}: {error}") from None
 
     def open(self, jobs: int, *, pin: bool = True) -> GameExecutor:
         """Start (or connect to) the executor. ``jobs`` and ``pin`` are the local pool's; a Dask executor keeps

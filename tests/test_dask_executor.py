@@ -263,3 +263,13 @@ def _wait_for_session_to_exit(session: int) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"processes of the stopped run are still alive: {members}")
+
+
+def test_executor_from_a_toml_table() -> None:
+    assert ExecutorSpec.from_table({}, "ladder.toml [run]") == ExecutorSpec()
+    spec = ExecutorSpec.from_table({"executor": "dask", "scheduler": "tcp://h:8786", "jobs": 2}, "[run]")
+    assert spec == ExecutorSpec("dask", "tcp://h:8786")
+    with pytest.raises(ExecutorError, match=r"^\[run\]: executor must be one of local, dask, dask-local"):
+        ExecutorSpec.from_table({"executor": "ray"}, "[run]")
+    with pytest.raises(ExecutorError, match=r"^\[run\]: --executor dask needs --scheduler"):
+        ExecutorSpec.from_table({"executor": "dask"}, "[run]")
