@@ -82,6 +82,7 @@ class DaskExecutor:
     @classmethod
     def open(cls, spec: ExecutorSpec, jobs: int) -> DaskExecutor:
         cluster = None
+        client = None
         try:
             if spec.kind == "dask-local":
                 cluster = _local_cluster(spec.workers or jobs)
@@ -90,8 +91,10 @@ class DaskExecutor:
                 client = distributed.Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
                 client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as error:
-            if cluster is not None:
-                cluster.close()
+            for started in (client, cluster):
+                if started is not None:
+                    with contextlib.suppress(Exception):
+                        started.close()
             where = spec.scheduler or "a local cluster"
             raise ExecutorError(
                 f"cannot use {where}: {error}; is `dask scheduler` running there, with `dask worker` attached?"
@@ -111,7 +114,7 @@ class DaskExecutor:
     def _attempt(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
         workers = None
         if refused:
-            workers = [w for w in self._client.scheduler_info()["workers"] if w not in refused]
+            workers = [w for w in self._client.scheduler_info(n_workers=-1)["workers"] if w not in refused]
             if not workers:
                 reasons = "; ".join(sorted(set(refused.values())))
                 future.set_exception(
@@ -150,7 +153,10 @@ class DaskExecutor:
             self._settle(future, exception=error)
             return
         if outcome.refused is not None:
-            self._attempt(future, task, spec, {**refused, worker: outcome.refused})
+            try:
+                self._attempt(future, task, spec, {**refused, worker: outcome.refused})
+            except Exception as error:  # the client is closing: nobody will hear of this game otherwise
+                self._settle(future, exception=InfrastructureError(f"set {task.set_id}: cannot resubmit: {error}"))
             return
         with future.delivering:
             if future.cancelled():
