@@ -560,6 +560,18 @@ for _name in ("duplicate_efficiency", "tournament_scaling", "pinning"):
     BENCHMARKS[_name] = _tournament_benchmark(_name)
 
 
+# --- games on Dask workers (bench/dask_bench.py): wall clock, a two-worker LocalCluster against the local pool --
+
+
+@benchmark("dask_overhead")
+def dask_overhead(config: Config) -> Result:
+    try:
+        from bench import dask_bench
+    except ImportError as error:
+        return {"name": "dask_overhead", "skipped": f"needs kierki[dask]: {error}"}
+    return {**dask_bench.dask_overhead(config.seconds), "clock": "wall"}
+
+
 # --- the referee's own memory under a stdout and a stderr flood (bench/memory.py) -----------------------------
 
 

@@ -22,7 +22,7 @@ from types import FrameType
 from typing import Any
 
 from competition.model import GameRecord
-from referee.match import Match, MatchConfig, MatchSetupError
+from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def play_game(task: GameTask) -> GameOutcome:
         result = Match(config).run()
     except MatchSetupError as error:
         return GameOutcome(task.set_id, task.index, None, error=str(error))
-    stem = f"game{task.index + 1}"
+    stem = game_stem(task.index)
     task.set_dir.mkdir(parents=True, exist_ok=True)
     os.replace(result.replays[0], task.set_dir / f"{stem}.replay.jsonl")
     for seat in range(len(task.names)):
@@ -62,21 +62,40 @@ def play_game(task: GameTask) -> GameOutcome:
         if log.exists() and log.stat().st_size:  # most bots write nothing there
             os.replace(log, task.set_dir / f"{stem}.seat{seat}.stderr.log")
     shutil.rmtree(game_dir, ignore_errors=True)  # the bots' private scratch folders
+    record, failures = game_record(task.index, task.names, task.final_dir, config.absent, result)
+    return GameOutcome(task.set_id, task.index, record, failures)
+
+
+def game_stem(index: int) -> str:
+    """The file names of a game's logs in its set's folder: ``{stem}.replay.jsonl``, ``{stem}.seat{N}.stderr.log``."""
+    return f"game{index + 1}"
+
+
+def game_record(
+    index: int,
+    names: tuple[str, ...],
+    final_dir: str,
+    absent: tuple[tuple[int, str], ...],
+    result: MatchResult,
+) -> tuple[GameRecord, tuple[str | None, ...]]:
+    """A one-game match's record, and per seat why its bot could not start (None: it started, or was absent).
+
+    Every executor builds its records here, so a game played on another machine records what a local one does."""
     record = GameRecord(
-        index=task.index,
-        seats=task.names,
+        index=index,
+        seats=names,
         totals=tuple(s.totals[0] for s in result.seats),
         places=tuple(s.places[0] for s in result.seats),
         faults=tuple(dict(s.faults) for s in result.seats),
         start_failed=tuple(s.start_failure is not None for s in result.seats),
         forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
-        replay=f"{task.final_dir}/{stem}.replay.jsonl",
+        replay=f"{final_dir}/{game_stem(index)}.replay.jsonl",
     )
-    absent = dict(config.absent)
+    skipped = dict(absent)
     failures = tuple(
-        s.start_failure if s.start_failure is not None and s.seat not in absent else None for s in result.seats
+        s.start_failure if s.start_failure is not None and s.seat not in skipped else None for s in result.seats
     )
-    return GameOutcome(task.set_id, task.index, record, failures)
+    return record, failures
 
 
 # --- the worker processes ---------------------------------------------------------------------------------

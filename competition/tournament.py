@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from competition import stats
+from competition.executors import ExecutorSpec, InfrastructureError
 from competition.model import GameRecord, SetRecord
 from competition.plan import Entrant, Format, Plan, PlannedSet, Rotations, round_up
 from competition.results import ResultsFile
-from competition.runner import GameOutcome, GameTask, Runner
+from competition.runner import GameOutcome, GameTask
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -210,8 +211,10 @@ class Tournament:
         resume: bool = False,
         progress: Callable[[Progress], None] | None = None,
         stop_when: Callable[[list[SetRecord]], bool] | None = None,
+        executor: ExecutorSpec | None = None,
     ) -> None:
-        """``stop_when`` is asked after each finished set (with every finished set) whether to stop early."""
+        """``stop_when`` is asked after each finished set (with every finished set) whether to stop early;
+        ``executor`` says where the games are played (`competition.executors`; default: the local pool)."""
         self.config = config
         self.out_dir = out_dir
         self.stop = stop
@@ -220,6 +223,7 @@ class Tournament:
         self.resume = resume
         self.progress = progress
         self.stop_when = stop_when
+        self.executor = executor or ExecutorSpec()
         self.plan = config.plan
         self.specs = {e.name: config.bot_spec(e) for e in config.entrants}
         self.dropped: dict[str, str] = {}
@@ -240,10 +244,10 @@ class Tournament:
         sets: dict[int, _SetInProgress] = {}
         pending = self._tasks(finished, target, sets)
         try:
-            with results, Runner(self.jobs, pin=self.pin) as runner:
+            with results, self.executor.open(self.jobs, pin=self.pin) as runner:
                 exhausted = False
                 while True:
-                    while not exhausted and len(in_flight) < 2 * self.jobs:
+                    while not exhausted and len(in_flight) < 2 * runner.jobs:
                         task = next(pending, None)
                         if task is None:
                             exhausted = True
@@ -260,6 +264,10 @@ class Tournament:
                             raise TournamentError(
                                 "a worker process died (killed from outside?); the finished sets are kept: "
                                 "continue with --resume"
+                            ) from None
+                        except InfrastructureError as error:
+                            raise TournamentError(
+                                f"{error}; the finished sets are kept: fix the workers, then continue with --resume"
                             ) from None
                         except Exception as error:  # a bug or the disk, not a bot: stop with what it was
                             raise TournamentError(
@@ -402,7 +410,16 @@ def run_tournament(
     resume: bool = False,
     progress: Callable[[Progress], None] | None = None,
     stop_when: Callable[[list[SetRecord]], bool] | None = None,
+    executor: ExecutorSpec | None = None,
 ) -> TournamentResult:
     return Tournament(
-        config, out_dir, stop, jobs=jobs, pin=pin, resume=resume, progress=progress, stop_when=stop_when
+        config,
+        out_dir,
+        stop,
+        jobs=jobs,
+        pin=pin,
+        resume=resume,
+        progress=progress,
+        stop_when=stop_when,
+        executor=executor,
     ).run()

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 import click
 
 from competition import report, stats
+from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
 from competition.model import SetRecord
 from competition.plan import FORMATS, ROTATIONS, Entrant, PlanError, check_entrants, parse_bot_argument, parse_bots_file
 from competition.results import ResultsError
@@ -121,6 +122,26 @@ def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=True,
             show_default=True,
             help="Pin each game (its referee and bots) to one CPU.",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(EXECUTORS),
+            default="local",
+            show_default=True,
+            help="Where games are played: local (a pool of --jobs processes), dask (the workers of --scheduler), "
+            "dask-local (a Dask cluster of --workers processes here). Dask needs pip install 'kierki[dask]'.",
+        ),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help='--executor dask: the scheduler\'s address, e.g. tcp://10.0.0.5:8786 (README, "Many machines").',
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(1),
+            default=None,
+            help="--executor dask-local: worker processes [default: --jobs].",
         ),
         time_per_move_option,
         startup_time_option,
@@ -265,10 +286,19 @@ class ProgressLine:
             self.stream.flush()
 
 
+def _executor(settings: dict[str, Any]) -> ExecutorSpec:
+    """Take the executor's options out of the shared ones."""
+    kind, scheduler, workers = settings.pop("executor"), settings.pop("scheduler"), settings.pop("workers")
+    try:
+        return ExecutorSpec(kind, scheduler, workers)
+    except ExecutorError as error:
+        raise click.UsageError(str(error)) from None
+
+
 def _run(config: TournamentConfig, out_dir: Path, stop: StopRule, **kwargs: Any) -> TournamentResult:
     try:
         return run_tournament(config, out_dir, stop, **kwargs)
-    except (TournamentError, PlanError, ResultsError) as error:
+    except (TournamentError, PlanError, ResultsError, ExecutorError) as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -332,6 +362,7 @@ def tournament(
     """
     if sets is not None and until_ci is not None:
         raise click.UsageError("give --sets N or --until-ci WIDTH, not both")
+    executor = _executor(settings)
     try:
         entrants = [parse_bot_argument(a) for a in bot_arguments]
         if bots_file is not None:
@@ -362,7 +393,16 @@ def tournament(
             err=True,
         )
     line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
-    result = _run(config, out_dir, stop, jobs=jobs or _default_jobs(), pin=cpu_pinning, resume=resume, progress=line)
+    result = _run(
+        config,
+        out_dir,
+        stop,
+        jobs=jobs or _default_jobs(),
+        pin=cpu_pinning,
+        resume=resume,
+        progress=line,
+        executor=executor,
+    )
     line.end()
     write_reports(result)
     if as_json:
@@ -415,6 +455,7 @@ def sprt(
     difference in score per game (positive: new is better). The test stops when the log-likelihood ratio leaves
     its bounds: H1 (new better by d1) or H0 (not better than d0).
     """
+    executor = _executor(settings)
     try:
         test = SPRT(alpha=alpha, beta=beta, d0=d0, d1=d1)
     except SprtError as error:
@@ -463,6 +504,7 @@ def sprt(
         pin=cpu_pinning,
         resume=resume,
         stop_when=stop_when,
+        executor=executor,
     )
     stop_when(result.records)
     decision = test.decision

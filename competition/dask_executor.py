@@ -1,0 +1,212 @@
+"""The Dask executor: each game is one Dask task, ``run_game_spec`` on a plain-data `GameSpec`.
+
+Imported only by `ExecutorSpec.open` (``distributed`` is the optional extra ``kierki[dask]``). The scheduler runs
+a task again when its worker dies (a nanny restarts the worker) and, ``retries`` times, when it raises; a worker
+that refuses a game (its copy of a bot differs from ours, or its kierki does) returns a refusal instead, and the
+game is submitted again restricted to the workers that have not refused it, until none is left
+(`InfrastructureError`). Whatever happens on the workers, a game's future resolves once: the results file and the
+ladder's database hear of it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import uuid
+from concurrent.futures import Future
+from typing import Any
+
+import distributed
+from distributed.client import FutureCancelledError
+
+from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError
+from competition.remote import GameSpec, RemoteOutcome, deliver, game_spec, run_game_spec
+from competition.runner import GameOutcome, GameTask
+
+CONNECT_TIMEOUT_S = 30
+
+
+def run_on_worker(spec: GameSpec) -> tuple[str, RemoteOutcome]:
+    """The task: this worker's address (to leave it out of the next attempt if it refuses) and the outcome."""
+    return distributed.get_worker().address, run_game_spec(spec)
+
+
+def _local_cluster(workers: int) -> distributed.LocalCluster:
+    """Worker processes (one thread each) that ignore SIGINT, as the local pool's do: Ctrl-C reaches the whole
+    terminal group, and the coordinator alone decides (it stops the cluster). An ignored signal stays ignored in
+    the processes the nannies spawn, and in the bots the workers start. The cluster's own logs are silenced (a
+    worker logs its lost heartbeat as the cluster closes): what matters reaches us through the games' futures."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+class _GameFuture(Future[GameOutcome]):
+    """A game's future; cancelling it cancels its Dask task."""
+
+    def __init__(self, executor: DaskExecutor) -> None:
+        super().__init__()
+        self._executor = executor
+        self.task: Any = None  # the current distributed.Future
+        self.delivering = threading.Lock()  # held while the game's logs are written: a cancel waits for it
+
+    def cancel(self) -> bool:
+        with self.delivering:  # once cancelled, nothing more is written for this game
+            cancelled = super().cancel()
+        if cancelled and self.task is not None:
+            self._executor._release(self.task, cancel=True)
+        return cancelled
+
+
+class DaskExecutor:
+    def __init__(self, client: distributed.Client, cluster: distributed.LocalCluster | None, retries: int) -> None:
+        self._client = client
+        self._cluster = cluster
+        self._retries = retries
+        self._lock = threading.Lock()
+        self._tasks: dict[Any, _GameFuture] = {}  # the Dask futures in flight: a released one would be forgotten
+        self.jobs = max(1, sum(client.nthreads().values()))
+
+    @classmethod
+    def open(cls, spec: ExecutorSpec, jobs: int) -> DaskExecutor:
+        cluster = None
+        client = None
+        try:
+            if spec.kind == "dask-local":
+                cluster = _local_cluster(spec.workers or jobs)
+                client = distributed.Client(cluster)
+            else:
+                client = distributed.Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError, ValueError) as error:
+            for started in (client, cluster):
+                if started is not None:
+                    with contextlib.suppress(Exception):
+                        started.close()
+            where = spec.scheduler or "a local cluster"
+            raise ExecutorError(
+                f"cannot use {where}: {error}; is `dask scheduler` running there, with `dask worker` attached?"
+            ) from None
+        return cls(client, cluster, spec.retries)
+
+    def submit(self, task: GameTask) -> Future[GameOutcome]:
+        future = _GameFuture(self)
+        try:
+            spec = game_spec(task)
+        except OSError as error:  # a bot's program file that this machine cannot read
+            future.set_exception(InfrastructureError(f"set {task.set_id}: cannot hash a bot's program: {error}"))
+            return future
+        self._attempt(future, task, spec, {})
+        return future
+
+    def _attempt(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
+        workers = None
+        if refused:
+            workers = [w for w in self._client.scheduler_info(n_workers=-1)["workers"] if w not in refused]
+            if not workers:
+                reasons = "; ".join(sorted(set(refused.values())))
+                future.set_exception(
+                    InfrastructureError(f"set {task.set_id}, game {task.index + 1}: every worker refused it: {reasons}")
+                )
+                return
+        dask_future = self._client.submit(
+            run_on_worker,
+            spec,
+            key=f"kierki-game-{task.set_id}-{task.index + 1}-{uuid.uuid4().hex}",
+            pure=False,
+            retries=self._retries,
+            workers=workers,
+            allow_other_workers=False,
+        )
+        with self._lock:
+            self._tasks[dask_future] = future
+        future.task = dask_future
+        dask_future.add_done_callback(lambda done: self._done(done, future, task, spec, refused))
+
+    def _done(self, done: Any, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
+        """In Dask's callback thread: deliver the game's logs and settle its future, or try another worker."""
+        self._release(done, cancel=False)
+        if future.cancelled():
+            return
+        try:
+            worker, outcome = done.result()
+        except FutureCancelledError:
+            self._settle(future, exception=InfrastructureError(f"set {task.set_id}: the game was cancelled"))
+            return
+        except distributed.scheduler.KilledWorker as error:
+            message = f"set {task.set_id}, game {task.index + 1}: its workers died while playing it ({error})"
+            self._settle(future, exception=InfrastructureError(message))
+            return
+        except Exception as error:  # the referee itself failed, ``retries`` times: a bug, not a bot
+            self._settle(future, exception=error)
+            return
+        if outcome.refused is not None:
+            try:
+                self._attempt(future, task, spec, {**refused, worker: outcome.refused})
+            except Exception as error:  # the client is closing: nobody will hear of this game otherwise
+                self._settle(future, exception=InfrastructureError(f"set {task.set_id}: cannot resubmit: {error}"))
+            return
+        with future.delivering:
+            if future.cancelled():
+                return
+            try:
+                result = deliver(task, outcome)
+            except Exception as error:  # our disk, not the game
+                self._settle(future, exception=error)
+                return
+            self._settle(future, result=result)
+
+    @staticmethod
+    def _settle(
+        future: _GameFuture, *, result: GameOutcome | None = None, exception: BaseException | None = None
+    ) -> None:
+        with contextlib.suppress(Exception):  # cancelled meanwhile: nobody waits for it
+            if exception is not None:
+                future.set_exception(exception)
+            else:
+                future.set_result(result)  # type: ignore[arg-type]
+
+    def _release(self, task: Any, *, cancel: bool) -> None:
+        with self._lock:
+            self._tasks.pop(task, None)
+        if cancel:
+            task.cancel()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._client.close()
+        if self._cluster is not None:
+            with contextlib.suppress(Exception):
+                self._cluster.close()
+
+    def stop(self) -> None:
+        """Cancel every game in flight (a running one finishes on its worker; its result is dropped) and close."""
+        with self._lock:
+            tasks = dict(self._tasks)
+            self._tasks.clear()
+        with contextlib.suppress(Exception):
+            self._client.cancel(list(tasks))
+        for future in tasks.values():
+            self._settle(future, exception=InfrastructureError("the executor was stopped"))
+        self.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:
+            self.close()
+        else:
+            self.stop()

@@ -1,0 +1,275 @@
+"""Tournaments on Dask workers (competition.executors, competition.remote, competition.dask_executor).
+
+A real ``distributed.LocalCluster`` of two worker processes (one thread each) is shared by the tests of this module
+and closed at its end, with a check that none of its processes is left. Hearts to 10 points keeps the games short.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+distributed = pytest.importorskip("distributed")
+Client = Any  # distributed.Client, which mypy cannot name through importorskip
+
+from competition import remote  # noqa: E402
+from competition.executors import ExecutorError, ExecutorSpec  # noqa: E402
+from competition.plan import Entrant  # noqa: E402
+from competition.results import read_results  # noqa: E402
+from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
+from kierki_cli.main import cli  # noqa: E402
+from referee.match import BotSpec, MatchConfig  # noqa: E402
+from referee.rules import Ruleset  # noqa: E402
+
+BOTS = Path(__file__).parent / "bots"
+HEURISTIC = Path(__file__).resolve().parent.parent / "sample_bots" / "heuristic_bot.py"
+SHORT = Ruleset.create("hearts", None, {"target": "10"})
+SAMPLES = (Entrant("h", "sample:heuristic"), Entrant("r", "sample:random"))
+
+
+def _config(*entrants: Entrant, seed: str = "11") -> TournamentConfig:
+    return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is gone for our purpose (nobody has reaped it yet)
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[tuple[ExecutorSpec, Client]]:
+    """Two worker processes under nannies; yields an executor spec for its scheduler and a client to inspect it."""
+    local = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    )
+    client = distributed.Client(local)
+    pids: set[int] = set()
+    try:
+        yield ExecutorSpec("dask", scheduler=local.scheduler_address), client
+    finally:
+        pids.update(client.run(os.getpid).values())
+        pids.update(nanny.process.pid for nanny in local.workers.values() if nanny.process and nanny.process.pid)
+        client.close()
+        local.close()
+    assert pids and not [pid for pid in pids if _alive(pid)], "a cluster process was left running"
+
+
+def _files(out: Path) -> list[Path]:
+    return sorted(path.relative_to(out) for path in (out / "sets").rglob("*") if path.is_file())
+
+
+def _replay_lines(path: Path) -> list[dict[str, object]]:
+    """The replay's lines without what the clock decides: the header's start and each decision's milliseconds."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines[0].pop("started")
+    for line in lines:
+        line.pop("ms", None)
+    return lines
+
+
+def test_dask_results_equal_the_local_executor(tmp_path: Path, cluster: tuple[ExecutorSpec, object]) -> None:
+    spec, _ = cluster
+    local = run_tournament(_config(seed="5"), tmp_path / "local", StopRule(sets=2), jobs=2, pin=False)
+    dask = run_tournament(_config(seed="5"), tmp_path / "dask", StopRule(sets=2), executor=spec)
+    assert local.status == dask.status == "complete"
+    assert sorted(local.records, key=lambda r: r.set_id) == sorted(dask.records, key=lambda r: r.set_id)
+    files = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local" / "sets").rglob("*") if p.is_file())
+    assert files == sorted(
+        p.relative_to(tmp_path / "dask") for p in (tmp_path / "dask" / "sets").rglob("*") if p.is_file()
+    )
+    replays = [f for f in files if f.name.endswith(".replay.jsonl")]
+    assert len(replays) == sum(len(r.games) for r in local.records) >= 4
+    for name in replays:  # the same deals and every decision of the (deterministic) sample bots
+        assert _replay_lines(tmp_path / "local" / name) == _replay_lines(tmp_path / "dask" / name)
+    assert not (tmp_path / "dask" / "work").exists()
+
+
+def test_a_worker_killed_mid_game_is_retried_and_its_game_counted_once(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client]
+) -> None:
+    spec, client = cluster
+    marker = tmp_path / "killed"
+    killer = Entrant("k", f"{sys.executable} {BOTS / 'kill_worker.py'}", env=(("KILL_MARKER", str(marker)),))
+    before = set(client.run(os.getpid).values())
+    result = run_tournament(_config(SAMPLES[0], killer), tmp_path / "dask", StopRule(sets=2), executor=spec)
+    assert marker.exists()  # the kill happened
+    client.wait_for_workers(2, timeout=120)  # the nanny restarts it; a bound, not a measurement
+    assert before - set(client.run(os.getpid).values())  # a worker was replaced by its nanny
+    assert result.status == "complete"
+    records, _ = read_results(tmp_path / "dask" / "results.jsonl")
+    assert sorted(r.set_id for r in records) == [1, 2]  # each set once
+    assert all([g.index for g in r.games] == list(range(len(r.games))) for r in records)
+    # The retried game is the game a local run plays with the killer's stand-in (the heuristic bot, as "k").
+    local = run_tournament(
+        _config(SAMPLES[0], Entrant("k", "sample:heuristic")), tmp_path / "local", StopRule(sets=2), jobs=1, pin=False
+    )
+    assert sorted(local.records, key=lambda r: r.set_id) == sorted(records, key=lambda r: r.set_id)
+    assert not any(any(g.start_failed) or any(g.forfeited) for r in records for g in r.games)
+
+
+def _own_bot(tmp_path: Path) -> Entrant:
+    shutil.copy(HEURISTIC, tmp_path / "mine.py")
+    return Entrant("mine", f"{sys.executable} mine.py", cwd=str(tmp_path))
+
+
+def test_a_bot_that_differs_on_the_workers_is_refused_by_each_and_never_scored(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, _ = cluster
+    real = remote.sha256_of
+    monkeypatch.setattr(remote, "sha256_of", lambda p: "0" * 64 if p.name == "mine.py" else real(p))  # ours only
+    with pytest.raises(TournamentError) as raised:
+        run_tournament(_config(SAMPLES[0], _own_bot(tmp_path)), tmp_path / "out", StopRule(sets=1), executor=spec)
+    message = str(raised.value)
+    assert "every worker refused it" in message and "differs from the coordinator's" in message
+    assert message.count("bot mine:") == 2  # tried on both workers
+    assert "--resume" in message
+    assert read_results(tmp_path / "out" / "results.jsonl") == ([], 0)  # nothing scored, not a loss
+
+
+def test_a_bot_missing_on_the_workers_is_refused_with_the_reason(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, _ = cluster
+    real_files, real_hash = remote.program_files, remote.sha256_of
+    # The coordinator alone has gone.py: it names it and hashes it; the workers look for it in the bot's folder.
+    monkeypatch.setattr(remote, "program_files", lambda a, c: ("gone.py",) if "mine.py" in a else real_files(a, c))
+    monkeypatch.setattr(remote, "sha256_of", lambda p: "1" * 64 if p.name == "gone.py" else real_hash(p))
+    with pytest.raises(TournamentError, match=r"bot mine: .*gone\.py is missing on worker"):
+        run_tournament(_config(SAMPLES[0], _own_bot(tmp_path)), tmp_path / "out", StopRule(sets=1), executor=spec)
+    assert read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
+
+
+# --- without a cluster: the spec, the hashes, the options ----------------------------------------------------
+
+
+def test_program_files_name_the_script_or_the_program(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / "bot.jar").write_text("")
+    (tmp_path / "run").write_text("")
+    assert remote.program_files(("python3", "bot.py"), tmp_path) == ("bot.py",)
+    assert remote.program_files(("/usr/bin/python3.11", "-u", "bot.py"), tmp_path) == ("bot.py",)
+    assert remote.program_files(("java", "-jar", "bot.jar"), tmp_path) == ("bot.jar",)
+    assert remote.program_files(("./run", "--fast"), tmp_path) == ("./run",)
+    assert remote.program_files(("mybot",), tmp_path) == ()  # found in PATH: a system program
+    assert remote.program_files(("python3", "missing.py"), tmp_path) == ()
+
+
+def test_check_files_accepts_the_same_bytes_and_names_what_differs(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    from competition.runner import GameTask
+
+    config = MatchConfig(SHORT, (BotSpec(("python3", "bot.py"), tmp_path),) * 4, tmp_path / "w", seed="3")
+    task = GameTask(1, 0, config, ("a", "b", "c", "d"), tmp_path / "set", "sets/0001")
+    spec = remote.game_spec(task)
+    assert spec.bots[0].files == (remote.FileHash("bot.py", hashlib.sha256(b"print('hi')\n").hexdigest()),)
+    assert remote.check_files(spec) is None
+    (tmp_path / "bot.py").write_text("print('bye')\n")
+    assert "bot a:" in (remote.check_files(spec) or "") and "differs" in (remote.check_files(spec) or "")
+    (tmp_path / "bot.py").unlink()
+    assert "is missing on worker" in (remote.check_files(spec) or "")
+    rebuilt = remote.match_config(spec, tmp_path / "w")
+    assert rebuilt.ruleset == SHORT and rebuilt.bots == config.bots and rebuilt.seed == "3"
+    assert rebuilt.faults == config.faults and rebuilt.limits == config.limits and rebuilt.time == config.time
+
+
+def test_executor_options_are_checked() -> None:
+    with pytest.raises(ExecutorError, match="needs --scheduler"):
+        ExecutorSpec("dask")
+    with pytest.raises(ExecutorError, match="--workers is for"):
+        ExecutorSpec("local", workers=2)
+    with pytest.raises(ExecutorError, match="--scheduler is for"):
+        ExecutorSpec("dask-local", scheduler="tcp://x:1")
+
+
+def test_cli_executor_dask(tmp_path: Path, cluster: tuple[ExecutorSpec, object]) -> None:
+    spec, _ = cluster
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--sets", "1", "--seed", "4", "--json", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, [*args, "--executor", "dask", "--scheduler", str(spec.scheduler)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["status"] == "complete"
+    assert len(read_results(tmp_path / "results.jsonl")[0]) == 1
+    refused = CliRunner().invoke(cli, [*args, "--workers", "2"])
+    assert refused.exit_code == 2 and "--workers is for --executor dask-local" in refused.output
+
+
+def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_once(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object]
+) -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps that: restore Ctrl-C's usual handler.
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from kierki_cli.main import cli; cli(sys.argv[1:])"
+    )
+    args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
+    args += ["--seed", "9", "--sets", "12", "--out", str(tmp_path)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args, "--executor", "dask-local", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith(b"set 1/"):
+            break
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
+    out, err = process.communicate()
+    assert process.returncode == 130, err
+    assert b"stopped early: continue with --resume" in out
+    assert b"Traceback" not in err  # the cluster's processes ignore Ctrl-C: the coordinator stops them
+    _wait_for_session_to_exit(process.pid)
+    done = len(read_results(tmp_path / "results.jsonl")[0])
+    assert 1 <= done < 12
+    spec, _ = cluster
+    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="9")
+    result = run_tournament(config, tmp_path, StopRule(sets=12), executor=spec, resume=True)
+    assert result.status == "complete"
+    assert [r.set_id for r in read_results(tmp_path / "results.jsonl")[0]] == list(range(1, 13))[: len(result.records)]
+    assert sorted(r.set_id for r in result.records) == list(range(1, 13))
+
+
+def _wait_for_session_to_exit(session: int) -> None:
+    """Every process of the session (the cluster's, the bots) has exited; bounded by polls, not by a clock."""
+    for _ in range(200):
+        members = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and os.getsid(int(entry.name)) == session and _alive(int(entry.name)):
+                    members.append(int(entry.name))
+            except OSError:
+                continue
+        if not members:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"processes of the stopped run are still alive: {members}")
+
+
+def test_executor_from_a_toml_table() -> None:
+    assert ExecutorSpec.from_table({}, "ladder.toml [run]") == ExecutorSpec()
+    spec = ExecutorSpec.from_table({"executor": "dask", "scheduler": "tcp://h:8786", "jobs": 2}, "[run]")
+    assert spec == ExecutorSpec("dask", "tcp://h:8786")
+    with pytest.raises(ExecutorError, match=r"^\[run\]: executor must be one of local, dask, dask-local"):
+        ExecutorSpec.from_table({"executor": "ray"}, "[run]")
+    with pytest.raises(ExecutorError, match=r"^\[run\]: --executor dask needs --scheduler"):
+        ExecutorSpec.from_table({"executor": "dask"}, "[run]")
