@@ -8,14 +8,14 @@ cards' luck cancels before the rating sees the result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.model import SetRecord
 
-__all__ = ["Rating", "RatingParams", "rate", "set_ranks"]
+__all__ = ["Rating", "RatingParams", "rate", "rate_steps", "set_ranks"]
 
 
 @dataclass(frozen=True)
@@ -54,23 +54,44 @@ def set_ranks(record: SetRecord) -> dict[str, int]:
     return {bot: 1 + sum(1 for other in keys.values() if other < key) for bot, key in keys.items()}
 
 
-def rate(sets: Iterable[SetRecord], params: RatingParams | None = None) -> dict[str, Rating]:
+def rate(
+    sets: Iterable[SetRecord], params: RatingParams | None = None, start: Mapping[str, Rating] | None = None
+) -> dict[str, Rating]:
     """Every bot's rating after all ``sets``, updated one set at a time in ``set_id`` order.
 
     Plackett–Luce updates depend on their order; sorting by ``set_id`` makes a parallel run (whose sets finish in
     any order) rate exactly like a serial one. A set with a single distinct bot carries no ranking and is skipped.
+    ``start`` continues from earlier ratings: ``rate(later, start=rate(earlier))`` equals ``rate(earlier + later)``
+    when every set of ``later`` has a higher ``set_id`` than those of ``earlier`` (a ladder's cache relies on it).
     """
+    current = dict(start or {})
+    for _, updated in rate_steps(sets, params, current):
+        current.update(updated)
+    return current
+
+
+def rate_steps(
+    sets: Iterable[SetRecord], params: RatingParams | None = None, start: Mapping[str, Rating] | None = None
+) -> Iterator[tuple[int, dict[str, Rating]]]:
+    """Per rated set, in ``set_id`` order: its id and the new ratings of its bots (a rating history)."""
     model = (params or RatingParams()).model()
-    current: dict[str, PlackettLuceRating] = {}
-    counts: dict[str, int] = {}
+    current = dict(start or {})
     for record in sorted(sets, key=lambda r: r.set_id):
         ranks = set_ranks(record)
         if len(ranks) < 2:
             continue
         bots = list(ranks)
-        teams = [[current.get(bot) or model.rating(name=bot)] for bot in bots]
+        teams = [[_model_rating(model, bot, current.get(bot))] for bot in bots]
         updated = model.rate(teams, ranks=[float(ranks[bot]) for bot in bots])
+        step = {}
         for bot, (rating,) in zip(bots, updated, strict=True):
-            current[bot] = rating
-            counts[bot] = counts.get(bot, 0) + 1
-    return {bot: Rating(mu=r.mu, sigma=r.sigma, sets=counts[bot]) for bot, r in current.items()}
+            previous = current.get(bot)
+            step[bot] = Rating(mu=rating.mu, sigma=rating.sigma, sets=(previous.sets if previous else 0) + 1)
+        current.update(step)
+        yield record.set_id, step
+
+
+def _model_rating(model: PlackettLuce, bot: str, rating: Rating | None) -> PlackettLuceRating:
+    if rating is None:
+        return model.rating(name=bot)
+    return model.rating(mu=rating.mu, sigma=rating.sigma, name=bot)

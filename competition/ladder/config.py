@@ -1,0 +1,240 @@
+"""A ladder's settings: ``DIR/ladder.toml`` (every setting, written in full by ``init`` and editable) and the
+secret key that seeds its sets (``DIR/secret.key``, mode 600).
+
+Set seeds are a keyed hash of the set's id under the secret key: the organiser can replay any set's deals, and a bot
+(which never sees the ladder's folder) cannot guess the next set's cards from the ones it has been dealt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from competition.ratings import RatingParams
+from referee.bots.sandbox import SANDBOXES, Limits, SandboxKind
+from referee.bots.seat import TimeControl
+from referee.rules import Ruleset
+
+__all__ = ["CONFIG_NAME", "DATABASE_NAME", "KEY_NAME", "ConfigError", "LadderConfig", "parse_duration", "set_seed"]
+
+CONFIG_NAME = "ladder.toml"
+DATABASE_NAME = "ladder.sqlite"
+KEY_NAME = "secret.key"
+LOCK_NAME = "run.lock"
+SEED_BITS = 63  # a signed 64-bit integer: every JSON reader of the replay logs decodes it exactly
+
+
+class ConfigError(ValueError):
+    """ladder.toml is missing, malformed or holds a value that cannot work; the message names the key."""
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$")
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``9m``, ``2h``, ``7d`` -> seconds."""
+    found = _DURATION.match(text)
+    if found is None:
+        raise ConfigError(f"{text!r} is not a duration: write a number with s, m, h or d, e.g. 9m")
+    return float(found.group(1)) * _UNITS[found.group(2)]
+
+
+@dataclass(frozen=True)
+class Isolation:
+    sandbox: SandboxKind = "bwrap"
+    memory_mb: int = Limits.memory_mb
+    cpu_s: int = 0  # CPU seconds per bot per game; 0: the referee's default per game
+    processes: int = Limits.processes
+    file_mb: int = Limits.file_mb
+    disk_mb: int = 0
+
+    def limits(self) -> Limits:
+        return Limits(
+            memory_mb=self.memory_mb,
+            cpu_s=self.cpu_s or None,
+            processes=self.processes,
+            file_mb=self.file_mb,
+            disk_mb=self.disk_mb,
+        )
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    jobs: int = 2  # games of a set played at once (worker processes)
+    sets_per_run: int = 0  # 0: until the budget is spent
+    budget: str = "9m"  # a run plans no new set once this is spent (a cron interval minus a margin)
+    plan_ahead: int = 8  # sets kept planned ahead of the run
+    claim_timeout: str = "2h"  # a claim older than this is taken over even if its process seems alive
+    pin: bool = True  # pin each worker to one CPU
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    deactivate_after: int = 3  # sets in a row with a crash, a start failure or a forfeit
+    max_strikes: int = 3  # faults in a game before its seat is forfeited
+    validation: bool = True  # a short game against the sample bots before a bot is added
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    game: str
+    players: int
+    options: dict[str, str] = field(default_factory=dict)
+    time: TimeControl = field(default_factory=TimeControl)
+    isolation: Isolation = field(default_factory=Isolation)
+    run: RunSettings = field(default_factory=RunSettings)
+    bots: BotSettings = field(default_factory=BotSettings)
+    replays_gzip_after: str = "7d"  # replay logs of sets older than this are gzip-compressed
+    site_dir: str = ""  # when set, every run refreshes the site there
+    rating: RatingParams = field(default_factory=RatingParams)
+
+    def ruleset(self) -> Ruleset:
+        try:
+            return Ruleset.create(self.game, self.players, dict(self.options))
+        except ValueError as error:
+            raise ConfigError(f"{CONFIG_NAME}: game {self.game!r}: {error}") from None
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.game in ("kierki", "kierki3")
+
+    def to_toml(self) -> str:
+        data: dict[str, Any] = {
+            "game": self.game,
+            "players": self.players,
+            "replays_gzip_after": self.replays_gzip_after,
+            "site_dir": self.site_dir,
+            "options": dict(self.options),
+            "time": asdict(self.time),
+            "isolation": asdict(self.isolation),
+            "run": asdict(self.run),
+            "bots": asdict(self.bots),
+            "rating": {"model": "plackett-luce", **asdict(self.rating)},
+        }
+        header = (
+            "# The ladder's settings (kierki ladder init wrote them; edit freely, every run reads them).\n"
+            '# isolation.sandbox: "bwrap" (a run refuses to start without a working bubblewrap) or "none".\n'
+            '# Durations: a number with s, m, h or d. site_dir: "" for no site, else where runs write it.\n'
+        )
+        return header + tomli_w.dumps(data)
+
+    @classmethod
+    def load(cls, folder: Path) -> LadderConfig:
+        path = folder / CONFIG_NAME
+        try:
+            data = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"{path} does not exist: create the ladder with `kierki ladder init {folder}`") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"cannot read {path}: {error}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        return cls.from_dict(data, str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = CONFIG_NAME) -> LadderConfig:
+        top = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - top)
+        if unknown:
+            raise ConfigError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(top))}")
+        if not isinstance(data.get("game"), str) or not isinstance(data.get("players"), int):
+            raise ConfigError(f"{where}: game (a string) and players (an integer) must be given")
+        options = data.get("options", {})
+        if not isinstance(options, dict):
+            raise ConfigError(f'{where}: [options] must be a table of KEY = "VALUE"')
+        rating = dict(data.get("rating", {}))
+        model = rating.pop("model", "plackett-luce")
+        if model != "plackett-luce":
+            raise ConfigError(f'{where}: rating.model {model!r}: the ladder rates with "plackett-luce"')
+        config = cls(
+            game=data["game"],
+            players=data["players"],
+            options={str(k): str(v) for k, v in options.items()},
+            time=_section(TimeControl, data, "time", where),
+            isolation=_section(Isolation, data, "isolation", where),
+            run=_section(RunSettings, data, "run", where),
+            bots=_section(BotSettings, data, "bots", where),
+            replays_gzip_after=str(data.get("replays_gzip_after", "7d")),
+            site_dir=str(data.get("site_dir", "")),
+            rating=_section(RatingParams, {"rating": rating}, "rating", where),
+        )
+        config.check(where)
+        return config
+
+    def check(self, where: str = CONFIG_NAME) -> None:
+        if self.isolation.sandbox not in SANDBOXES:
+            raise ConfigError(f'{where}: isolation.sandbox {self.isolation.sandbox!r}: use "bwrap" or "none"')
+        if self.run.jobs < 1 or self.run.sets_per_run < 0 or self.run.plan_ahead < 1:
+            raise ConfigError(f"{where}: run.jobs and run.plan_ahead must be at least 1, run.sets_per_run at least 0")
+        if self.bots.deactivate_after < 1:
+            raise ConfigError(f"{where}: bots.deactivate_after must be at least 1")
+        for key, value in (
+            ("run.budget", self.run.budget),
+            ("run.claim_timeout", self.run.claim_timeout),
+            ("replays_gzip_after", self.replays_gzip_after),
+        ):
+            try:
+                parse_duration(value)
+            except ConfigError as error:
+                raise ConfigError(f"{where}: {key}: {error}") from None
+        self.ruleset()
+
+
+def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
+    table = data.get(key, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [{key}] must be a table")
+    known = {f.name: f for f in fields(kind)}
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise ConfigError(f"{where}: [{key}]: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    defaults = kind()
+    for name, value in table.items():
+        expected = type(getattr(defaults, name))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            continue
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ConfigError(f"{where}: {key}.{name} = {value!r}: expected {expected.__name__}")
+    return kind(**{k: float(v) if type(getattr(defaults, k)) is float else v for k, v in table.items()})
+
+
+# --- the secret key ---------------------------------------------------------------------------------------------
+
+
+def write_key(folder: Path) -> None:
+    """A fresh 256-bit key, readable by its owner only."""
+    path = folder / KEY_NAME
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(secrets.token_hex(32) + "\n")
+
+
+def read_key(folder: Path) -> bytes:
+    path = folder / KEY_NAME
+    try:
+        text = path.read_text().strip()
+        key = bytes.fromhex(text)
+    except FileNotFoundError:
+        raise ConfigError(f"{path} is missing: the ladder's set seeds need it (restore it from a backup)") from None
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"cannot read the secret key {path}: {error}") from None
+    if path.stat().st_mode & 0o077:
+        raise ConfigError(f"{path} is readable by others: chmod 600 {path}")
+    if not 16 <= len(key) <= 64:
+        raise ConfigError(f"{path}: the key must be 16 to 64 bytes in hex; write a new one only for a new ladder")
+    return key
+
+
+def set_seed(key: bytes, set_id: int) -> int:
+    """The deal seed of a set: a keyed hash (BLAKE2b) of the set's id under the ladder's secret key."""
+    digest = hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
