@@ -26,6 +26,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "check_bot",
         "Check that a bot speaks the protocol (PROTOCOL.md) before it plays a match.",
     ),
+    "ladder": (
+        "kierki_cli.ladder_cmd",
+        "ladder",
+        "A ladder run from cron: bots are added, sets planned, played and rated, a standings site written.",
+    ),
     "match": ("kierki_cli.main", "match", "Play a match between bots and print the result table."),
     "options": ("kierki_cli.main", "options", "List every rule option with its default and what it means."),
     "play": (

@@ -8,6 +8,8 @@ and a ruleset the header's game and options can build.
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,8 @@ from referee.rules import (
     parse_card,
 )
 from referee.rules.cards import CardParseError, parse_suit
+
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class ReplayError(Exception):
@@ -112,11 +116,16 @@ _decoder = msgspec.json.Decoder(Record)
 
 
 def load(path: Path, *, strict: bool = True) -> Replay:
-    """Read a log. ``strict=False`` (for viewing) drops a last line cut off in the middle, with a warning."""
+    """Read a log, plain or gzip-compressed. ``strict=False`` (for viewing) drops a last line cut off in the middle, with a warning."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+    if data.startswith(GZIP_MAGIC):  # a compressed log (the ladder compresses old ones): by content, not by name
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ReplayError(f"{path}: a damaged gzip file ({error}); it cannot be read") from None
     replay = parse(data, str(path), strict=strict)
     if path.name.endswith(".part"):
         replay.partial = True

@@ -1,0 +1,207 @@
+"""The ladder's static site: standings, a page per bot (rating plot, recent sets with their replays, faults, the end
+of its last stderr log) and a head-to-head table, from Jinja2 templates with autoescaping.
+
+The site is written whole into a new folder beside ``OUT`` and then published by renaming a symlink over ``OUT``
+(``rename(2)`` is atomic): a web server serving ``OUT`` sees the old site or the new one, never half of either. The
+replays of the recent sets it links to are hard-linked (or copied) into it, so it is self-contained.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from competition import stats
+from competition.ladder.ladder import LadderError, replay_file
+from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
+from competition.ladder.store import Bot, Store
+from competition.model import SetRecord
+from competition.ratings import set_ranks
+
+__all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
+
+RECENT_SETS = 10  # per bot page
+STDERR_TAIL_BYTES = 4000
+KEEP_VERSIONS = 2  # the published site and the one before it (a reader may still be on it)
+
+_environment = jinja2.Environment(
+    loader=jinja2.PackageLoader("competition.ladder", "templates"),
+    autoescape=True,  # every value is escaped: bot names, owners, commands, reasons and stderr are strangers' text
+    undefined=jinja2.StrictUndefined,
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    """Control characters as escapes (HTML escaping is the template's job)."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
+@dataclass(frozen=True)
+class _Link:
+    game: int
+    href: str
+
+
+def write_site(folder: Path, store: Store, out: Path) -> Path:
+    """Write the site and publish it at ``out``; returns the folder it was written to."""
+    out = out.absolute()
+    if out.exists() and not out.is_symlink():
+        if out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        else:
+            raise LadderError(f"{out} exists and is not a site written by `kierki ladder site`: choose another folder")
+    versions = out.parent / f".{out.name}.versions"
+    versions.mkdir(parents=True, exist_ok=True)
+    target = versions / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{time.monotonic_ns()}"
+    target.mkdir()
+    try:
+        _render(folder, store, target)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    link = out.parent / f".{out.name}.new-{os.getpid()}"
+    link.unlink(missing_ok=True)
+    os.symlink(os.path.relpath(target, out.parent), link)
+    os.replace(link, out)
+    for old in sorted(versions.iterdir())[:-KEEP_VERSIONS]:
+        if old != target:
+            shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def _render(folder: Path, store: Store, target: Path) -> None:
+    from competition.ladder.config import LadderConfig
+
+    config = LadderConfig.load(folder)
+    records = store.results()
+    rows = standings(store, records)
+    bots = {bot.label: bot for bot in store.bots()}
+    common: dict[str, Any] = {
+        "title": f"{config.game} ladder",
+        "game": config.game,
+        "players": config.players,
+        "sets_played": len(records),
+        "updated": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "provisional_sets": PROVISIONAL_SETS,
+    }
+    pages = {row.label: bot_page(bots[row.label]) for row in rows}
+    (target / "bots").mkdir()
+    _write(target / "index.html", "index.html", common, root="", rows=[_row_view(r, pages) for r in rows])
+    _write_head_to_head(target, records, rows, common)
+    by_bot: dict[str, list[SetRecord]] = {}
+    for record in records:
+        for label in set(record.bots):
+            by_bot.setdefault(label, []).append(record)
+    for row in rows:
+        bot = bots[row.label]
+        mine = by_bot.get(row.label, [])
+        plot = _plot(store, row.label, target / "bots" / f"bot-{bot.id}.png")
+        recent = [_set_view(folder, target, record, row.label) for record in reversed(mine[-RECENT_SETS:])]
+        _write(
+            target / "bots" / pages[row.label],
+            "bot.html",
+            common,
+            root="../",
+            row=_row_view(row, pages),
+            bot=bot,
+            plot=plot,
+            recent=recent,
+            stderr=_last_stderr(folder, mine, row.label),
+        )
+
+
+def _write(path: Path, template: str, common: dict[str, Any], **values: Any) -> None:
+    path.write_text(_environment.get_template(template).render(**common, **values))
+
+
+def _row_view(row: Standing, pages: dict[str, str]) -> dict[str, Any]:
+    return {**row.__dict__, "page": pages[row.label]}
+
+
+def _write_head_to_head(target: Path, records: list[SetRecord], rows: list[Standing], common: dict[str, Any]) -> None:
+    cells: dict[tuple[str, str], stats.HeadToHead] = {}
+    if records:
+        for pair in stats.standings(records).head_to_head:
+            cells[(pair.bot, pair.other)] = pair
+    labels = [row.label for row in rows if row.sets]
+    _write(target / "head-to-head.html", "head-to-head.html", common, root="", labels=labels, cells=cells)
+
+
+def _set_view(folder: Path, target: Path, record: SetRecord, label: str) -> dict[str, Any]:
+    links = []
+    for game in record.games:
+        if game.replay is None:
+            continue
+        source = replay_file(folder, game.replay)
+        if source is None:
+            continue
+        relative = Path("replays") / f"{record.set_id:06d}" / source.name
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if not destination.exists():
+            try:
+                os.link(source, destination)
+            except OSError:
+                shutil.copyfile(source, destination)
+        links.append(_Link(game.index + 1, "../" + relative.as_posix()))
+    return {
+        "set_id": record.set_id,
+        "table": ", ".join(record.bots),
+        "rank": set_ranks(record).get(label, "–"),
+        "replays": links,
+    }
+
+
+def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, str] | None:
+    """The end of the newest stderr log the bot left (bots that write nothing leave none)."""
+    for record in reversed(mine):
+        for game in reversed(record.games):
+            for seat, name in enumerate(game.seats):
+                if name != label:
+                    continue
+                path = folder / f"sets/{record.set_id:06d}/game{game.index + 1}.seat{seat}.stderr.log"
+                try:
+                    size = path.stat().st_size
+                    with path.open("rb") as file:
+                        file.seek(max(0, size - STDERR_TAIL_BYTES))
+                        data = file.read()
+                except OSError:
+                    continue
+                text = _visible(data.decode("utf-8", "replace"))
+                where = f"set {record.set_id}, game {game.index + 1}, seat {seat}"
+                if size > STDERR_TAIL_BYTES:
+                    where += f" (its last {STDERR_TAIL_BYTES} of {size} bytes)"
+                return {"source": where, "text": text}
+    return None
+
+
+def _plot(store: Store, label: str, path: Path) -> str | None:
+    """The bot's μ and μ − 3σ after each of its rated sets, as a PNG; its name relative to the bot pages."""
+    history = store.history(label)
+    if not history:
+        return None
+    from matplotlib.figure import Figure  # imported here: a second of start-up the other commands do not need
+
+    figure = Figure(figsize=(6.4, 3.2), dpi=100)
+    axes = figure.add_subplot()
+    number = list(range(1, len(history) + 1))
+    axes.plot(number, [mu for _, mu, _ in history], label="μ")
+    axes.plot(number, [mu - 3 * sigma for _, mu, sigma in history], label="μ − 3σ")
+    axes.set_xlabel("rated sets")
+    axes.set_ylabel("rating")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, format="png", metadata={"Software": None})
+    return path.name
+
+
+def bot_page(bot: Bot) -> str:
+    return f"bot-{bot.id}.html"

@@ -1,0 +1,261 @@
+"""``kierki ladder``: a ladder run from cron. The work is in `competition.ladder`; this module parses and prints.
+
+Everything a bot supplied (its name is checked, but its failure reasons and stderr are not) goes through
+``printable`` before it reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any, cast
+
+import click
+import filelock
+
+from competition.ladder.config import (
+    LOCK_NAME,
+    ConfigError,
+    Isolation,
+    LadderConfig,
+    parse_duration,
+)
+from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot, run_ladder
+from competition.ladder.standings import standings
+from competition.ladder.store import StoreError
+from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
+from kierki_cli.terminal import printable
+from referee.bots.sandbox import DEFAULT_FILE_MB, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SANDBOXES, SandboxKind
+from referee.bots.seat import TimeControl
+from referee.rules import Ruleset
+from referee.rules.ruleset import Game
+
+_ERRORS = (LadderError, ConfigError, StoreError)
+
+
+def _fail(error: Exception) -> click.ClickException:
+    return click.ClickException(printable(str(error)))
+
+
+@click.group()
+def ladder() -> None:
+    """A ladder run from cron: bots are added, sets planned, played and rated, a standings site written."""
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--game", type=click.Choice([g.value for g in Game]), required=True, help="Which game.")
+@click.option("--players", type=int, default=None, help="Players per table (default: the game's).")
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A rule option; repeat for several.")
+@time_per_move_option
+@startup_time_option
+@time_bank_option
+@increment_option
+@click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOXES),
+    default="bwrap",
+    show_default=True,
+    help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or none.",
+)
+@click.option("--limit-memory", type=click.IntRange(0), default=DEFAULT_MEMORY_MB, show_default=True, metavar="MB")
+@click.option("--limit-cpu", type=click.IntRange(0), default=0, metavar="S", help="CPU seconds per game [referee's].")
+@click.option("--limit-processes", type=click.IntRange(0), default=DEFAULT_PROCESSES, show_default=True, metavar="N")
+@click.option("--limit-file", type=click.IntRange(0), default=DEFAULT_FILE_MB, show_default=True, metavar="MB")
+@click.option("--limit-disk", type=click.IntRange(0), default=0, show_default=True, metavar="MB")
+def init(
+    folder: Path,
+    game: str,
+    players: int | None,
+    option_pairs: tuple[str, ...],
+    time_per_move: int,
+    startup_time: int,
+    time_bank: int,
+    increment: int,
+    sandbox: str,
+    limit_memory: int,
+    limit_cpu: int,
+    limit_processes: int,
+    limit_file: int,
+    limit_disk: int,
+) -> None:
+    """Create a ladder in FOLDER: ladder.toml (every setting, editable), ladder.sqlite and secret.key."""
+    options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
+    try:
+        ruleset = Ruleset.create(game, players, options)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--game/--players/--option") from None
+    config = LadderConfig(
+        game=game,
+        players=ruleset.players,
+        options=options,
+        time=TimeControl(time_per_move, startup_time, time_bank, increment),
+        isolation=Isolation(
+            sandbox=cast(SandboxKind, sandbox),
+            memory_mb=limit_memory,
+            cpu_s=limit_cpu,
+            processes=limit_processes,
+            file_mb=limit_file,
+            disk_mb=limit_disk,
+        ),
+    )
+    try:
+        init_ladder(folder, config)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    click.echo(f"ladder created in {folder}: edit {folder / 'ladder.toml'}, then add bots with `kierki ladder add`")
+
+
+@ladder.command(context_settings={"ignore_unknown_options": True})
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("name")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option("--owner", default=None, metavar="WHO", help="Who wrote it: one version per owner sits at a table.")
+def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) -> None:
+    """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ..."""
+    try:
+        bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    click.echo(f"added {bot.label}" + (f" (program file {printable(bot.program)})" if bot.program else ""))
+    for old in retired:
+        click.echo(f"retired {old.label}: its results and rating are kept")
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--budget", default=None, metavar="DURATION", help="Stop planning sets after this (e.g. 9m) [ladder.toml]."
+)
+@click.option("--sets", type=click.IntRange(1), default=None, help="Play at most this many sets [ladder.toml].")
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Games played at once [ladder.toml].")
+def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) -> None:
+    """Plan, play and record sets until the budget is spent. Safe to kill at any instant; meant for cron."""
+    try:
+        budget_s = parse_duration(budget) if budget is not None else None
+        report = run_ladder(
+            folder,
+            budget_s=budget_s,
+            sets=sets,
+            jobs=jobs,
+            progress=lambda line: click.echo(printable(line)),
+        )
+    except _ERRORS as error:
+        raise _fail(error) from None
+    if report.status == "locked":
+        click.echo(f"another run holds {folder / LOCK_NAME}: nothing to do")
+        return
+    click.echo(
+        f"run finished ({report.stop_reason}): {report.sets_played} sets played, {report.sets_voided} voided, "
+        f"{len(report.reclaimed)} reclaimed"
+    )
+
+
+def _standings_json(folder: Path) -> list[dict[str, Any]]:
+    with open_store(folder) as store:
+        return [dataclasses.asdict(row) for row in standings(store)]
+
+
+@ladder.command(name="standings")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of the rows.")
+@click.option("--all", "show_all", is_flag=True, help="Also retired and deactivated bots.")
+def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
+    """The bots ranked by mu - 3 sigma."""
+    try:
+        rows = _standings_json(folder)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    if not show_all:
+        rows = [r for r in rows if r["status"] == "active"]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    click.echo(f"{'#':>3}  {'bot':<24} {'mu-3s':>7} {'mu':>7} {'sigma':>6} {'sets':>5} {'place':>5}  status")
+    for r in rows:
+        place = f"{r['mean_place']:.2f}" if r["mean_place"] is not None else "-"
+        status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == "active" else "")
+        click.echo(
+            f"{r['rank']:>3}  {printable(r['label']):<24} {r['conservative']:>7.2f} {r['mu']:>7.2f} "
+            f"{r['sigma']:>6.2f} {r['sets']:>5} {place:>5}  {status}"
+        )
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+def site(folder: Path, out: Path) -> None:
+    """Write the standings site to OUT (swapped into place whole: a web server never serves half of it)."""
+    from competition.ladder.site import write_site
+
+    try:
+        with open_store(folder) as store:
+            written = write_site(folder, store, out)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    click.echo(f"site written to {out} ({written})")
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("name")
+def retire(folder: Path, name: str) -> None:
+    """Retire bot NAME: never scheduled again; its results and rating are kept."""
+    try:
+        retired = retire_bot(folder, name)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    for bot in retired:
+        click.echo(f"retired {bot.label}")
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def rerate(folder: Path) -> None:
+    """Recompute every rating from the results (with the model parameters in ladder.toml)."""
+    try:
+        config = LadderConfig.load(folder)
+        with open_store(folder) as store:
+            store.set_rating_params(config.rating)
+            count = len(store.results())
+    except _ERRORS as error:
+        raise _fail(error) from None
+    click.echo(f"ratings recomputed from {count} sets")
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def status(folder: Path) -> None:
+    """The last run, the sets played, whether a run is going (or died), the deactivated bots."""
+    try:
+        with open_store(folder) as store:
+            last = store.last_run()
+            played, planned, claimed, voided = (store.count(s) for s in ("played", "planned", "claimed", "voided"))
+            deactivated = store.bots("deactivated")
+            active = store.bots("active")
+    except _ERRORS as error:
+        raise _fail(error) from None
+    lock = filelock.FileLock(folder / LOCK_NAME)
+    try:
+        lock.acquire(timeout=0)
+        running = False
+        lock.release()
+    except filelock.Timeout:
+        running = True
+    click.echo(f"sets: {played} played, {planned} planned, {claimed} claimed, {voided} voided")
+    click.echo(f"bots: {len(active)} active, {len(deactivated)} deactivated")
+    if last is None:
+        click.echo("no run yet")
+    else:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last.started))
+        if running:
+            state = "running now"
+        elif last.status == "running":
+            state = "stale: it died without finishing (killed?); the next run reclaims its set"
+        else:
+            state = last.status + (f" ({printable(last.message)})" if last.message else "")
+        click.echo(f"last run: {started} (pid {last.pid}), {last.sets_played} sets played: {state}")
+    for bot in deactivated:
+        click.echo(f"deactivated {bot.label}: {printable(bot.reason or '')}")
