@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from competition_helpers import make_set
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.ladder.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, migrate
 from competition.model import SetRecord
-from competition.ratings import RatingParams, rate, set_ranks
+from competition.ratings import rate, set_ranks
 
 
 def _seed(set_id: int) -> int:
@@ -72,7 +72,9 @@ def test_a_version_1_database_migrates_with_its_data(tmp_path: Path) -> None:
         assert store.history("a@1") == []
 
 
-def test_a_failing_migration_leaves_the_database_at_its_old_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_migration_leaves_the_database_at_its_old_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "old.sqlite"
     connection = sqlite3.connect(path, isolation_level=None)
     migrate(connection, target=1)
@@ -102,17 +104,17 @@ def test_stored_ratings_equal_openskills_own_on_the_same_results(tmp_path: Path)
         stored = store.ratings()
         # openskill itself, driven directly: one Plackett–Luce update per set, ranked by the set totals.
         model = PlackettLuce()
-        current: dict[str, object] = {}
+        current: dict[str, PlackettLuceRating] = {}
         for record in played:
             ranks = set_ranks(record)
             bots = list(ranks)
             teams = [[current.get(bot) or model.rating(name=bot)] for bot in bots]
-            for bot, (rating,) in zip(bots, model.rate(teams, ranks=[float(ranks[b]) for b in bots]), strict=True):
-                current[bot] = rating
+            for bot, (updated,) in zip(bots, model.rate(teams, ranks=[float(ranks[b]) for b in bots]), strict=True):
+                current[bot] = updated
         assert set(stored) == set(current)
         for bot, rating in stored.items():
             theirs = current[bot]
-            assert (rating.mu, rating.sigma) == (theirs.mu, theirs.sigma)  # type: ignore[attr-defined]
+            assert (rating.mu, rating.sigma) == (theirs.mu, theirs.sigma)
         assert stored == rate(store.results())
         assert store.rerate() == stored
 

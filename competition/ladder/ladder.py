@@ -40,8 +40,8 @@ from competition.ladder.store import Bot, Store
 from competition.ratings import RatingParams
 from competition.runner import Runner
 from referee.bots.sandbox import SYSTEM_FOLDERS, SandboxError, check_bwrap
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 from referee.faults import FaultPolicy
+from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 
 __all__ = [
     "LadderError",

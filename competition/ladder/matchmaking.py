@@ -45,7 +45,8 @@ def plan_tables(
 ) -> list[tuple[str, ...]]:
     """``count`` tables of ``players`` seats from the active ``bots`` (``pending``: tables already planned).
 
-    With fewer eligible bots than seats, some bots fill two seats (as in a tournament). Fewer than two bots (or owners): no table.
+    With fewer eligible bots than seats, some bots fill two seats (as in a tournament). Fewer than two bots (or
+    owners): no table.
     """
     field = sorted(bots, key=lambda b: b.label)
     if len(field) < 2 or count <= 0:

@@ -44,15 +44,15 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     forfeits: Counter[str] = Counter()
     for record in records:
         for game in record.games:
-            for bot in set(game.seats):
-                places.setdefault(bot, []).append(game.place_of(bot))
-            for seat, bot in enumerate(game.seats):
+            for label in set(game.seats):
+                places.setdefault(label, []).append(game.place_of(label))
+            for seat, label in enumerate(game.seats):
                 if seat < len(game.faults):
-                    faults.setdefault(bot, Counter()).update(game.faults[seat])
+                    faults.setdefault(label, Counter()).update(game.faults[seat])
                 if seat < len(game.start_failed) and game.start_failed[seat]:
-                    start_failures[bot] += 1
+                    start_failures[label] += 1
                 elif seat < len(game.forfeited) and game.forfeited[seat]:
-                    forfeits[bot] += 1
+                    forfeits[label] += 1
 
     def row(bot: Bot) -> tuple[Bot, Rating]:
         return bot, ratings.get(bot.label) or Rating(params.mu, params.sigma, 0)

@@ -241,7 +241,8 @@ class Store:
                 self._bot(row) for row in db.execute(_BOT_SELECT + " WHERE name = ? AND status = 'active'", (name,))
             ]
             db.execute(
-                "UPDATE bots SET status = 'retired', reason = 'a new version was added' WHERE name = ? AND status = 'active'",
+                "UPDATE bots SET status = 'retired', reason = 'a new version was added'"
+                " WHERE name = ? AND status = 'active'",
                 (name,),
             )
             version = cast(
@@ -273,7 +274,8 @@ class Store:
                 self._bot(row) for row in db.execute(_BOT_SELECT + " WHERE name = ? AND status = 'active'", (name,))
             ]
             db.execute(
-                "UPDATE bots SET status = 'retired', reason = 'retired by the organiser' WHERE name = ? AND status = 'active'",
+                "UPDATE bots SET status = 'retired', reason = 'retired by the organiser'"
+                " WHERE name = ? AND status = 'active'",
                 (name,),
             )
         return bots

@@ -116,7 +116,9 @@ _decoder = msgspec.json.Decoder(Record)
 
 
 def load(path: Path, *, strict: bool = True) -> Replay:
-    """Read a log, plain or gzip-compressed. ``strict=False`` (for viewing) drops a last line cut off in the middle, with a warning."""
+    """Read a log, plain or gzip-compressed.
+
+    ``strict=False`` (for viewing) drops a last line cut off in the middle, with a warning."""
     try:
         data = path.read_bytes()
     except OSError as error:

@@ -1,0 +1,404 @@
+"""The ladder with real bot processes: kill -9 mid-run, overlapping runs, failing bots, voided sets, the site."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import sample_bots
+from competition.ladder import ladder as ladder_module
+from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings, read_key, set_seed
+from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, init_ladder, run_ladder
+from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
+from competition.ladder.site import write_site
+from competition.ladder.store import Store
+from competition.ratings import rate
+from competition.runner import Runner
+from kierki_cli.main import cli
+from referee.bots.sandbox import SandboxError
+from referee.replay.reader import load
+
+SAMPLES = Path(sample_bots.__file__).parent
+HOSTILE = Path(__file__).parent / "hostile"
+CLI = "import sys; from kierki_cli.main import cli; sys.exit(cli())"
+
+
+def _config(**run: object) -> LadderConfig:
+    settings = {"jobs": 2, "pin": False, "plan_ahead": 3, **run}
+    return LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},  # a short game keeps the suite fast
+        isolation=Isolation(sandbox="none"),
+        run=RunSettings(**settings),  # type: ignore[arg-type]
+        bots=BotSettings(deactivate_after=2, validation=False),
+    )
+
+
+def _ladder(tmp_path: Path, *bots: tuple[str, str], config: LadderConfig | None = None) -> Path:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config or _config())
+    for name, program in bots or (("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("h2", "heuristic_bot.py")):
+        path = Path(program) if "/" in program else SAMPLES / program
+        add_bot(folder, name, [sys.executable, str(path)], cwd=tmp_path)
+    return folder
+
+
+def _check_every_set_counted_once(folder: Path) -> list[int]:
+    """The invariants a run must keep whatever happened to the one before: returns the played sets' ids."""
+    with Store.open(folder / "ladder.sqlite") as store:
+        results = store.results()
+        assert store.count("claimed") == 0
+        assert store.ratings() == rate(results, store.rating_params())
+        rated = sum(len(set(r.bots)) for r in results)
+        assert sum(r.sets for r in store.ratings().values()) == rated
+        history = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT set_id || '/' || bot_id) FROM rating_history")
+        assert tuple(history.fetchone()) == (rated, rated)
+        ids = [r.set_id for r in results]
+        assert len(ids) == len(set(ids))
+        for record in results:
+            for game in record.games:
+                assert game.replay is not None and (folder / game.replay).is_file()
+    assert not list((folder / "sets").glob("*.partial"))
+    leftovers = {p.name for p in (folder / "sets").iterdir()} - {f"{i:06d}" for i in ids}
+    assert not leftovers  # no folder of a set that was not recorded
+    return ids
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _wait_gone(pids: list[int]) -> None:
+    """Block until each process has exited (a pidfd becomes readable then); bounded, not timed."""
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            ready, _, _ = select.select([fd], [], [], 60)
+            assert ready, f"process {pid} of the killed run is still alive"
+        finally:
+            os.close(fd)
+
+
+def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
+    assert process.stdout is not None
+    # Not ``yield from``: closing this generator (a ``break`` in the caller) would close the pipe with it.
+    for line in process.stdout:  # noqa: UP028
+        yield line
+
+
+@pytest.mark.parametrize("kill_when", ["claimed", "played"])
+def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: Path, kill_when: str) -> None:
+    folder = _ladder(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    killed_set = None
+    for line in _lines(process):
+        words = line.split()
+        # Kill during the second set: the first is recorded, the second claimed (or played, not yet recorded).
+        if len(words) >= 3 and words[0] == "set" and words[1] == "2" and words[2].rstrip(":") == kill_when:
+            family = _descendants(process.pid)
+            process.send_signal(signal.SIGKILL)
+            killed_set = 2
+            break
+    assert killed_set is not None, "the run never reached the second set"
+    process.wait()
+    assert process.stdout is not None
+    process.stdout.close()
+    _wait_gone(family)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.count("played") in (1, 2)  # killed after "played" the commit may or may not have happened
+        assert store.last_run() is not None and store.last_run().status == "running"  # type: ignore[union-attr]
+        before = store.count("played")
+    report = run_ladder(folder, sets=2)
+    assert report.status == "finished" and report.sets_played == 2
+    if kill_when == "claimed" or before == 1:
+        assert report.reclaimed == [killed_set]  # the claim of the dead run is taken over and played again
+    ids = _check_every_set_counted_once(folder)
+    assert killed_set in ids and len(ids) == before + 2
+
+
+def test_a_second_run_while_one_holds_the_lock_exits_at_once(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    for line in _lines(process):
+        if line.startswith("set 1 claimed"):
+            break
+    assert run_ladder(folder, sets=1).status == "locked"
+    result = CliRunner().invoke(cli, ["ladder", "run", str(folder)])
+    assert result.exit_code == 0 and "another run holds" in result.output
+    status = CliRunner().invoke(cli, ["ladder", "status", str(folder)])
+    assert "running now" in status.output
+    assert process.wait() == 0, process.stderr.read() if process.stderr else ""
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    process.stderr.close()
+    _check_every_set_counted_once(folder)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert len(store.results()) == 2
+
+
+def test_a_bot_failing_k_sets_in_a_row_is_deactivated_with_the_reason(tmp_path: Path) -> None:
+    folder = _ladder(
+        tmp_path,
+        ("h", "heuristic_bot.py"),
+        ("r", "random_bot.py"),
+        ("crash", str(HOSTILE / "crash_at_start.py")),
+    )
+    report = run_ladder(folder, sets=3)
+    assert report.sets_played == 3
+    assert list(report.deactivated) == ["crash@1"]
+    assert "2 sets in a row failed; the last: could not start" in report.deactivated["crash@1"]
+    with Store.open(folder / "ladder.sqlite") as store:
+        bot = store.bot("crash@1")
+        assert bot is not None and bot.status == "deactivated"
+        third = store.results()[2]
+        assert "crash@1" not in third.bots  # never scheduled again
+    status = CliRunner().invoke(cli, ["ladder", "status", str(folder)])
+    assert "deactivated crash@1: 2 sets in a row failed" in status.output
+    _check_every_set_counted_once(folder)
+
+
+def test_a_referee_failure_voids_the_set_and_it_is_played_again(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path, config=_config(plan_ahead=2))
+    calls = []
+
+    def failing_once(request: SetRequest, runner: Runner) -> SetOutcome:
+        calls.append(request.set_id)
+        if len(calls) == 1:
+            raise RefereeFailure("the referee tripped over its own feet")
+        return play_set(request, runner)
+
+    report = run_ladder(folder, sets=3, play=failing_once)
+    assert report.sets_voided == 1 and report.sets_played == 2
+    with Store.open(folder / "ladder.sqlite") as store:
+        (voided,) = store.sets("voided")
+        assert voided.set_id == calls[0] and voided.void_reason == "the referee tripped over its own feet"
+        replacement = store.db.execute("SELECT id, status FROM sets WHERE replaces = ?", (voided.set_id,)).fetchone()
+        assert replacement[1] == "played" and replacement[0] in calls
+        assert voided.set_id not in {r.set_id for r in store.results()}
+        assert store.sets()[replacement[0] - 1].table == voided.table
+    _check_every_set_counted_once(folder)
+
+
+def test_a_bot_whose_program_changed_is_refused_with_how_to_re_add_it(tmp_path: Path) -> None:
+    mine = tmp_path / "bots" / "mine.py"
+    mine.parent.mkdir()
+    shutil.copy(SAMPLES / "heuristic_bot.py", mine)
+    folder = _ladder(tmp_path, ("mine", str(mine)), ("r", "random_bot.py"), ("h", "heuristic_bot.py"))
+    mine.write_text(mine.read_text() + "\n# a change\n")
+    report = run_ladder(folder, sets=1)
+    assert "mine@1" in report.deactivated
+    assert "changed since it was added" in report.deactivated["mine@1"]
+    assert "kierki ladder add DIR mine --" in report.deactivated["mine@1"]
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert all("mine@1" not in r.bots for r in store.results())
+
+
+def test_a_run_refuses_to_start_without_a_working_bwrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = dataclasses.replace(_config(), isolation=Isolation(sandbox="bwrap"))
+    folder = _ladder(tmp_path, config=config)
+
+    def no_bwrap() -> None:
+        raise SandboxError("--sandbox bwrap: bubblewrap cannot create its sandbox on this machine")
+
+    monkeypatch.setattr(ladder_module, "check_bwrap", no_bwrap)
+    with pytest.raises(LadderError, match=r'isolation\.sandbox = "none"'):
+        run_ladder(folder, sets=1)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.count("played") == 0
+
+
+def test_set_seeds_are_a_keyed_hash_of_the_set_id(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    run_ladder(folder, sets=1)
+    assert (folder / "secret.key").stat().st_mode & 0o777 == 0o600
+    key = read_key(folder)
+    with Store.open(folder / "ladder.sqlite") as store:
+        (record,) = store.results()
+    assert int(record.seed) == set_seed(key, record.set_id)
+    assert set_seed(key, 1) != set_seed(b"another key of 16+ bytes", 1)
+    replay = load(folder / (record.games[0].replay or ""))
+    assert replay.header.seed == int(record.seed)
+
+
+def test_old_replays_are_gzipped_and_still_read(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    run_ladder(folder, sets=1)
+    with Store.open(folder / "ladder.sqlite") as store:
+        (record,) = store.results()
+        assert gzip_old_replays(folder, store, age_s=3600) == 0  # too recent
+        compressed = gzip_old_replays(folder, store, age_s=0)
+    assert compressed == len(record.games)
+    relative = record.games[0].replay or ""
+    assert not (folder / relative).exists()
+    packed = folder / (relative + ".gz")
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    replay = load(packed)
+    assert replay.header.seed == int(record.seed)
+    plain = tmp_path / "plain.replay.jsonl"
+    plain.write_bytes(gzip.decompress(packed.read_bytes()))
+    assert load(plain).entries == replay.entries
+    result = CliRunner().invoke(cli, ["replay", str(packed)])
+    assert result.exit_code == 0, result.output
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[str] = []
+        self.links: list[str] = []
+        self.images: dict[str, str] = {}
+        self.pre: list[str] = []
+        self._in_pre = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "tr" and "bot-row" in (values.get("class") or ""):
+            self.rows.append(values.get("class") or "")
+        if tag == "a" and values.get("href"):
+            self.links.append(values["href"] or "")
+        if tag == "img":
+            self.images[values.get("id") or ""] = values.get("src") or ""
+        self._in_pre = tag == "pre"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "pre":
+            self._in_pre = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_pre:
+            self.pre.append(data)
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text())
+    return page
+
+
+def test_the_site_has_standings_rows_links_plots_and_escaped_stderr(tmp_path: Path) -> None:
+    noisy = tmp_path / "noisy" / "noisy.py"
+    noisy.parent.mkdir()
+    noisy.write_text(
+        "import runpy, sys\n"
+        "sys.stderr.write('<script>alert(1)</script> \\x1b[31mred\\n'); sys.stderr.flush()\n"
+        f"runpy.run_path({str(SAMPLES / 'heuristic_bot.py')!r}, run_name='__main__')\n"
+    )
+    folder = _ladder(tmp_path, ("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("noisy", str(noisy)))
+    out = tmp_path / "www"
+    config = LadderConfig.load(folder)
+    (folder / "ladder.toml").write_text(dataclasses.replace(config, site_dir=str(out)).to_toml())
+    run_ladder(folder, sets=2)  # the run refreshes the site
+    assert out.is_symlink()
+    index = _parse(out / "index.html")
+    assert len(index.rows) == 3
+    bot_pages = [link for link in index.links if link.startswith("bots/")]
+    assert len(bot_pages) == 3
+    for link in bot_pages:
+        page_path = out / link
+        page = _parse(page_path)
+        plot = page_path.parent / page.images["rating-plot"]
+        assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        replays = [link for link in page.links if "replays/" in link]
+        assert replays
+        for replay in replays:
+            assert load(page_path.parent / replay).header.game == "hearts"
+    noisy_page = next(out / link for link in bot_pages if "noisy" in (out / link).read_text())
+    html = noisy_page.read_text()
+    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "\x1b" not in html and "\\x1b[31mred" in "".join(_parse(noisy_page).pre)
+    head = _parse(out / "head-to-head.html")
+    assert head.links  # the navigation
+    assert "h@1" in (out / "head-to-head.html").read_text()
+    first = out.resolve()
+    with Store.open(folder / "ladder.sqlite") as store:
+        write_site(folder, store, out)  # a second write swaps the link to a new folder; the old one is kept
+    assert out.resolve() != first and first.exists()
+
+
+def test_the_site_refuses_to_replace_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    out = tmp_path / "important"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    with Store.open(folder / "ladder.sqlite") as store, pytest.raises(LadderError, match="not a site"):
+        write_site(folder, store, out)
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
+    runner = CliRunner()
+    folder = tmp_path / "ladder"
+    result = runner.invoke(
+        cli, ["ladder", "init", str(folder), "--game", "hearts", "--option", "target=10", "--sandbox", "none"]
+    )
+    assert result.exit_code == 0, result.output
+    assert 'sandbox = "none"' in (folder / "ladder.toml").read_text()
+    for name, bot in (("h", "heuristic_bot.py"), ("r", "random_bot.py")):
+        result = runner.invoke(
+            cli, ["ladder", "add", str(folder), name, "--owner", name, "--", sys.executable, str(SAMPLES / bot)]
+        )
+        assert result.exit_code == 0, result.output
+    crash = runner.invoke(
+        cli, ["ladder", "add", str(folder), "crash", "--", sys.executable, str(HOSTILE / "crash_at_start.py")]
+    )
+    assert crash.exit_code == 1 and "crash was not added: it failed its validation game" in crash.output
+    again = runner.invoke(
+        cli, ["ladder", "add", str(folder), "h", "--", sys.executable, str(SAMPLES / "heuristic_bot.py")]
+    )
+    assert "added h@2" in again.output and "retired h@1" in again.output
+    result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "2", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "2 sets played" in result.output
+    rows = json.loads(runner.invoke(cli, ["ladder", "standings", str(folder), "--json"]).output)
+    assert [r["rank"] for r in rows] == [1, 2] and rows[0]["conservative"] >= rows[1]["conservative"]
+    assert {r["label"] for r in rows} == {"h@2", "r@1"}
+    assert all(r["sets"] == 2 and r["provisional"] for r in rows)
+    table = runner.invoke(cli, ["ladder", "standings", str(folder)])
+    assert "h@2" in table.output and "(provisional)" in table.output
+    assert runner.invoke(cli, ["ladder", "rerate", str(folder)]).output == "ratings recomputed from 2 sets\n"
+    assert json.loads(runner.invoke(cli, ["ladder", "standings", str(folder), "--json"]).output) == rows
+    assert "retired r@1" in runner.invoke(cli, ["ladder", "retire", str(folder), "r"]).output
+    status = runner.invoke(cli, ["ladder", "status", str(folder)])
+    assert "2 played" in status.output and "finished" in status.output
+    site = runner.invoke(cli, ["ladder", "site", str(folder), str(tmp_path / "www")])
+    assert site.exit_code == 0 and (tmp_path / "www" / "index.html").exists()
