@@ -572,6 +572,16 @@ def dask_overhead(config: Config) -> Result:
     return {**dask_bench.dask_overhead(config.seconds), "clock": "wall"}
 
 
+# --- the ladder (bench/ladder_bench.py): wall clock, real bot processes, SQLite ------------------------------
+
+
+@benchmark("ladder_sets_per_hour")
+def ladder_sets_per_hour(config: Config) -> Result:
+    from bench import ladder_bench
+
+    return {**ladder_bench.ladder_sets_per_hour(max(config.seconds, 20.0)), "clock": "wall"}
+
+
 # --- the referee's own memory under a stdout and a stderr flood (bench/memory.py) -----------------------------
 
 

@@ -173,7 +173,7 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    click.echo(f"{'#':>3}  {'bot':<24} {'mu-3s':>7} {'mu':>7} {'sigma':>6} {'sets':>5} {'place':>5}  status")
+    click.echo(f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5}  status")
     for r in rows:
         place = f"{r['mean_place']:.2f}" if r["mean_place"] is not None else "-"
         status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == "active" else "")

@@ -402,3 +402,16 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
     assert "2 played" in status.output and "finished" in status.output
     site = runner.invoke(cli, ["ladder", "site", str(folder), str(tmp_path / "www")])
     assert site.exit_code == 0 and (tmp_path / "www" / "index.html").exists()
+
+
+def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    (tmp_path / "bot.py").write_text("")  # tmp_path holds the ladder too: the bot's folder would show it
+    with pytest.raises(LadderError, match="contains the ladder's folder"):
+        add_bot(folder, "near", [sys.executable, str(tmp_path / "bot.py")], cwd=tmp_path)
+    with pytest.raises(LadderError, match="inside the ladder's folder"):
+        add_bot(
+            folder, "peek", [sys.executable, str(SAMPLES / "random_bot.py"), str(folder / "secret.key")], cwd=tmp_path
+        )
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert {b.name for b in store.bots()} == {"h", "r", "h2"}

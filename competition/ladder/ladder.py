@@ -123,12 +123,18 @@ def add_bot(
         raise LadderError("give the bot's command after --, e.g. kierki ladder add DIR mine -- python3 bot.py")
     cwd = cwd.resolve()
     program = program_file(argv, cwd)
-    # A sandboxed bot sees its program's folder: the ladder's (with the secret key of the seeds) must not be in it.
-    if program is not None and folder.resolve().is_relative_to(program.parent):
+    # A sandboxed bot sees its program's folder and every path its command names: none may show the ladder's
+    # folder (the secret key of the seeds, the other bots' logs).
+    ladder = folder.resolve()
+    if program is not None and ladder.is_relative_to(program.parent):
         raise LadderError(
             f"the bot's folder {program.parent} contains the ladder's folder (and its secret key): move the ladder "
             "or the bot so that neither is inside the other"
         )
+    for arg in argv:
+        value = arg.partition("=")[2] if arg.startswith("-") else arg
+        if value and (cwd / value).exists() and (cwd / value).resolve().is_relative_to(ladder):
+            raise LadderError(f"the bot's command names {value}, inside the ladder's folder: keep bots outside it")
     spec = BotSpec(tuple(argv), cwd)
     if config.bots.validation:
         why = validate_bot(folder, config, spec)
