@@ -415,3 +415,16 @@ def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> N
         )
     with Store.open(folder / "ladder.sqlite") as store:
         assert {b.name for b in store.bots()} == {"h", "r", "h2"}
+
+
+def test_a_ladder_plays_its_sets_in_bubblewrap_by_default(tmp_path: Path) -> None:
+    try:
+        ladder_module.check_bwrap()
+    except SandboxError as error:
+        pytest.skip(f"bubblewrap is not usable here: {error}")
+    assert LadderConfig(game="hearts", players=4).isolation.sandbox == "bwrap"
+    config = dataclasses.replace(_config(), isolation=Isolation(sandbox="bwrap"))
+    folder = _ladder(tmp_path, config=config)
+    report = run_ladder(folder, sets=1)
+    assert report.sets_played == 1 and not report.deactivated
+    _check_every_set_counted_once(folder)

@@ -1,0 +1,99 @@
+"""The ladder's site in a real headless browser (Debian's chromium driven by selenium and chromedriver): the
+standings rows, the links to every bot's page, the rating plot loaded as an image, the replay links.
+
+Skipped, with the reason, where selenium, chromium or chromedriver is missing (``.ci/run`` installs them)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sample_bots
+from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+from competition.ladder.ladder import add_bot, init_ladder, run_ladder
+from competition.ladder.site import write_site
+from competition.ladder.store import Store
+
+SAMPLES = Path(sample_bots.__file__).parent
+
+
+def _find(*names: str) -> str | None:
+    for name in names:
+        found = shutil.which(name) or (name if Path(name).is_file() else None)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+    chromium = _find("chromium", "chromium-browser", "/usr/lib/chromium/chromium")
+    driver_path = _find("chromedriver", "/usr/lib/chromium/chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip("chromium or chromedriver is missing (apt-get install chromium chromium-driver; .ci/run does)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    with tempfile.TemporaryDirectory(prefix="kierki-chromium-") as profile:
+        options.add_argument(f"--user-data-dir={profile}")
+        driver = webdriver.Chrome(options=options, service=Service(driver_path))
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("ladder-site")
+    folder = base / "ladder"
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="none"),
+        run=RunSettings(jobs=2, pin=False, plan_ahead=2),
+        bots=BotSettings(validation=False),
+    )
+    init_ladder(folder, config)
+    for name, program in (("heur", "heuristic_bot.py"), ("rand", "random_bot.py"), ("rand2", "random_bot.py")):
+        add_bot(folder, name, [sys.executable, str(SAMPLES / program)], cwd=base)
+    assert run_ladder(folder, sets=3).sets_played == 3
+    out = base / "www"
+    with Store.open(folder / "ladder.sqlite") as store:
+        write_site(folder, store, out)
+    return out
+
+
+def test_the_standings_rows_links_and_plots_in_a_browser(browser: Any, site: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get((site / "index.html").as_uri())
+    rows = browser.find_elements(By.CSS_SELECTOR, "#standings tr.bot-row")
+    assert len(rows) == 3
+    names = [row.find_element(By.CSS_SELECTOR, "td.name a").text for row in rows]
+    assert sorted(names) == ["heur@1", "rand2@1", "rand@1"]
+    pages = [row.find_element(By.CSS_SELECTOR, "td.name a").get_attribute("href") for row in rows]
+    for page in pages:
+        browser.get(page)
+        assert browser.find_element(By.TAG_NAME, "h1").text in names
+        plot = browser.find_element(By.ID, "rating-plot")
+        assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot) > 100
+        replays = browser.find_elements(By.CSS_SELECTOR, "#recent-sets a.replay")
+        assert replays
+        href = replays[0].get_attribute("href")
+        assert href.startswith("file://") and Path(href.removeprefix("file://")).is_file()
+    browser.get((site / "index.html").as_uri())
+    browser.find_element(By.LINK_TEXT, "Head to head").click()
+    cells = browser.find_elements(By.CSS_SELECTOR, "#head-to-head td")
+    assert any("%" in cell.text for cell in cells)
