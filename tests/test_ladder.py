@@ -28,7 +28,7 @@ from competition.ladder.store import Store
 from competition.ratings import rate
 from competition.runner import Runner
 from kierki_cli.main import cli
-from referee.bots.sandbox import SandboxError
+from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.replay.reader import load
 
 SAMPLES = Path(sample_bots.__file__).parent
@@ -267,6 +267,7 @@ def test_old_replays_are_gzipped_and_still_read(tmp_path: Path) -> None:
         (record,) = store.results()
         assert gzip_old_replays(folder, store, age_s=3600) == 0  # too recent
         compressed = gzip_old_replays(folder, store, age_s=0)
+        assert store.uncompressed_before(store.clock()) == []  # the next run does not look at this set again
     assert compressed == len(record.games)
     relative = record.games[0].replay or ""
     assert not (folder / relative).exists()
@@ -419,7 +420,7 @@ def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> N
 
 def test_a_ladder_plays_its_sets_in_bubblewrap_by_default(tmp_path: Path) -> None:
     try:
-        ladder_module.check_bwrap()
+        check_bwrap()
     except SandboxError as error:
         pytest.skip(f"bubblewrap is not usable here: {error}")
     assert LadderConfig(game="hearts", players=4).isolation.sandbox == "bwrap"

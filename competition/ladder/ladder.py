@@ -36,7 +36,7 @@ from competition.ladder.config import (
 )
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Bot, Store, StoreError
 from competition.ratings import RatingParams
 from competition.runner import Runner
 from referee.bots.sandbox import SYSTEM_FOLDERS, SandboxError, check_bwrap
@@ -324,6 +324,8 @@ class _Run:
         for set_id in report.reclaimed:
             self.progress(f"set {set_id} reclaimed: the run that claimed it died")
         shutil.rmtree(self.folder / "work", ignore_errors=True)
+        for partial in (self.folder / "sets").glob("*.partial"):  # sets a killed run was playing (we hold the lock)
+            shutil.rmtree(partial, ignore_errors=True)
         started = self.clock()
         durations: list[float] = []
         runner = Runner(self.jobs, pin=self.config.run.pin)
@@ -379,9 +381,13 @@ class _Run:
                 report.play_seconds += played - tick
                 durations.append(played - tick)
                 self.progress(f"set {claimed.set_id} played")
-                deactivated = store.record(
-                    run_id, outcome.record, outcome.failures, deactivate_after=self.config.bots.deactivate_after
-                )
+                try:
+                    deactivated = store.record(
+                        run_id, outcome.record, outcome.failures, deactivate_after=self.config.bots.deactivate_after
+                    )
+                except StoreError as error:  # our claim was taken over (the run lock should make this impossible)
+                    self.progress(f"set {claimed.set_id} not recorded: {error}")
+                    continue
                 report.db_seconds += time.perf_counter() - played
                 report.sets_played += 1
                 self.progress(f"set {claimed.set_id} recorded")
@@ -429,14 +435,9 @@ def gzip_old_replays(folder: Path, store: Store, age_s: float) -> int:
 
     Each is written to a temporary name, synced and renamed over, and only then is the plain log removed: a kill
     at any point leaves a readable log (one of the two, or both)."""
-    cutoff = store.clock() - age_s
     compressed = 0
-    for row in store.sets("played"):
-        if row.played is None or row.played > cutoff:
-            continue
-        set_dir = folder / f"sets/{row.set_id:06d}"
-        if not set_dir.is_dir():
-            continue
+    for set_id in store.uncompressed_before(store.clock() - age_s):
+        set_dir = folder / f"sets/{set_id:06d}"
         for log in sorted(set_dir.glob("*.replay.jsonl")):
             target = log.with_name(log.name + ".gz")
             temporary = log.with_name(log.name + ".gz.tmp")
@@ -447,6 +448,7 @@ def gzip_old_replays(folder: Path, store: Store, age_s: float) -> int:
             os.replace(temporary, target)
             log.unlink()
             compressed += 1
+        store.mark_compressed(set_id)
     return compressed
 
 

@@ -11,6 +11,7 @@ up, a worker that dies, an exception in the referee) raises `RefereeFailure`: th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Mapping
@@ -94,17 +95,17 @@ def play_set(request: SetRequest, runner: Runner) -> SetOutcome:
             futures.append(runner.submit(task))
         except BrokenProcessPool:
             raise RefereeFailure("the worker pool died before the set could start", broken=True) from None
-    outcomes = []
-    for future in futures:
-        try:
-            outcome = future.result()
-        except BrokenProcessPool:
-            raise RefereeFailure("a worker process died during the set", broken=True) from None
-        except Exception as error:
-            raise RefereeFailure(f"a game failed in the referee: {type(error).__name__}: {error}") from error
-        if outcome.error is not None or outcome.record is None:
-            raise RefereeFailure(f"a game could not be set up: {outcome.error}")
-        outcomes.append(outcome)
+    try:
+        outcomes = [_outcome(future) for future in futures]
+    except RefereeFailure:
+        for future in futures:
+            future.cancel()
+        for future in futures:  # the set's other games may still be running: let them end before cleaning up
+            if not future.cancelled():
+                with contextlib.suppress(Exception):
+                    future.result()
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     os.replace(partial, final)
     games = tuple(sorted((o.record for o in outcomes if o.record is not None), key=lambda g: g.index))
     record = SetRecord(
@@ -117,6 +118,18 @@ def play_set(request: SetRequest, runner: Runner) -> SetOutcome:
         games=games,
     )
     return SetOutcome(record, bot_failures(request.table, outcomes))
+
+
+def _outcome(future: Future[GameOutcome]) -> GameOutcome:
+    try:
+        outcome = future.result()
+    except BrokenProcessPool:
+        raise RefereeFailure("a worker process died during the set", broken=True) from None
+    except Exception as error:
+        raise RefereeFailure(f"a game failed in the referee: {type(error).__name__}: {error}") from error
+    if outcome.error is not None or outcome.record is None:
+        raise RefereeFailure(f"a game could not be set up: {outcome.error}")
+    return outcome
 
 
 def bot_failures(table: tuple[str, ...], outcomes: list[GameOutcome]) -> dict[str, str | None]:

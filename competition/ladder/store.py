@@ -93,8 +93,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
             message TEXT)""",
     ),
-    (  # 2: consecutive failures per bot (deactivation) and the rating after every set (the site's plots)
+    (  # 2: consecutive failures per bot (deactivation), the rating after every set (the site's plots), and which
+        # sets' replays are compressed (so a run looks only at the sets it has not compressed yet)
         "ALTER TABLE bots ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sets ADD COLUMN compressed INTEGER NOT NULL DEFAULT 0",
         """CREATE TABLE rating_history (
             set_id INTEGER NOT NULL REFERENCES sets(id),
             bot_id INTEGER NOT NULL REFERENCES bots(id),
@@ -423,6 +425,17 @@ class Store:
             SetRow(set_id, state, tuple(json.loads(bots)), decode_set(result.encode()) if result else None, played, why)
             for set_id, state, bots, result, played, why in rows
         ]
+
+    def uncompressed_before(self, cutoff: float) -> list[int]:
+        """Played sets finished before ``cutoff`` whose replay logs are not compressed yet."""
+        rows = self.db.execute(
+            "SELECT id FROM sets WHERE status = 'played' AND compressed = 0 AND played < ? ORDER BY id", (cutoff,)
+        )
+        return [row[0] for row in rows]
+
+    def mark_compressed(self, set_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE sets SET compressed = 1 WHERE id = ?", (set_id,))
 
     def results(self) -> list[SetRecord]:
         """Every played set's record, in id order: the truth the ratings are computed from."""
