@@ -20,7 +20,15 @@ from click.testing import CliRunner
 
 import sample_bots
 from competition.ladder import ladder as ladder_module
-from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings, read_key, set_seed
+from competition.ladder.config import (
+    BotSettings,
+    ConfigError,
+    Isolation,
+    LadderConfig,
+    RunSettings,
+    read_key,
+    set_seed,
+)
 from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, init_ladder, run_ladder
 from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
 from competition.ladder.site import write_site
@@ -429,3 +437,10 @@ def test_a_ladder_plays_its_sets_in_bubblewrap_by_default(tmp_path: Path) -> Non
     report = run_ladder(folder, sets=1)
     assert report.sets_played == 1 and not report.deactivated
     _check_every_set_counted_once(folder)
+
+
+def test_a_run_refuses_a_secret_key_others_can_read(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    (folder / "secret.key").chmod(0o644)
+    with pytest.raises(ConfigError, match="chmod 600"):
+        run_ladder(folder, sets=1)
