@@ -151,6 +151,8 @@ def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: P
         assert store.count("played") in (1, 2)  # killed after "played" the commit may or may not have happened
         assert store.last_run() is not None and store.last_run().status == "running"  # type: ignore[union-attr]
         before = store.count("played")
+    status = CliRunner().invoke(cli, ["ladder", "status", str(folder)])
+    assert "stale: it died without finishing" in status.output
     report = run_ladder(folder, sets=2)
     assert report.status == "finished" and report.sets_played == 2
     if kill_when == "claimed" or before == 1:
