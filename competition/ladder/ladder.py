@@ -26,6 +26,7 @@ import filelock
 from competition.ladder.config import (
     CONFIG_NAME,
     DATABASE_NAME,
+    KEY_NAME,
     LOCK_NAME,
     ConfigError,
     LadderConfig,
@@ -74,7 +75,9 @@ def init_ladder(folder: Path, config: LadderConfig) -> None:
     if (folder / CONFIG_NAME).exists() or (folder / DATABASE_NAME).exists():
         raise LadderError(f"{folder} already holds a ladder; choose an empty folder")
     folder.mkdir(parents=True, exist_ok=True)
-    write_key(folder)
+    if not (folder / KEY_NAME).exists():  # an init stopped half-way left its key: no set was seeded with it yet
+        write_key(folder)
+    read_key(folder)
     with Store.open(folder / DATABASE_NAME, create=True) as store:
         store.set_rating_params(config.rating)
     temporary = folder / (CONFIG_NAME + ".tmp")
