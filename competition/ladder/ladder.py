@@ -72,8 +72,13 @@ def open_store(folder: Path) -> Store:
 
 def init_ladder(folder: Path, config: LadderConfig) -> None:
     config.check()
-    if (folder / CONFIG_NAME).exists() or (folder / DATABASE_NAME).exists():
+    if (folder / CONFIG_NAME).exists():
         raise LadderError(f"{folder} already holds a ladder; choose an empty folder")
+    if (folder / DATABASE_NAME).exists():
+        raise LadderError(
+            f"{folder} holds a ladder database but no {CONFIG_NAME} (an init stopped half-way?): remove "
+            f"{folder / DATABASE_NAME} if it holds nothing you need, and init again"
+        )
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / KEY_NAME).exists():  # an init stopped half-way left its key: no set was seeded with it yet
         write_key(folder)
