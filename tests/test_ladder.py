@@ -446,3 +446,17 @@ def test_a_run_refuses_a_secret_key_others_can_read(tmp_path: Path) -> None:
     (folder / "secret.key").chmod(0o644)
     with pytest.raises(ConfigError, match="chmod 600"):
         run_ladder(folder, sets=1)
+
+
+def test_a_site_that_cannot_be_written_does_not_fail_the_run(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "index.html").write_text("someone else's")
+    config = LadderConfig.load(folder)
+    (folder / "ladder.toml").write_text(dataclasses.replace(config, site_dir=str(taken)).to_toml())
+    report = run_ladder(folder, sets=1)
+    assert report.sets_played == 1 and len(report.warnings) == 1
+    assert report.warnings[0].startswith("site not refreshed:") and "not a site written by" in report.warnings[0]
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.last_run() is not None and store.last_run().status == "finished"  # type: ignore[union-attr]

@@ -233,6 +233,7 @@ class RunReport:
     deactivated: dict[str, str] = field(default_factory=dict)
     voided: dict[int, str] = field(default_factory=dict)
     stop_reason: str = ""
+    warnings: list[str] = field(default_factory=list)  # housekeeping that failed after the sets were recorded
     db_seconds: float = 0.0  # time spent in the database (planning, claiming, recording)
     play_seconds: float = 0.0  # time spent playing sets
 
@@ -407,11 +408,20 @@ class _Run:
             raise
         runner.close()
         shutil.rmtree(self.folder / "work", ignore_errors=True)
-        gzip_old_replays(self.folder, store, parse_duration(self.config.replays_gzip_after))
+        # The sets are safe by now: housekeeping that fails is reported, and the next run tries again.
+        try:
+            gzip_old_replays(self.folder, store, parse_duration(self.config.replays_gzip_after))
+        except OSError as error:
+            self.report.warnings.append(f"old replays not compressed: {error}")
         if self.config.site_dir:
             from competition.ladder.site import write_site
 
-            write_site(self.folder, store, self.folder / self.config.site_dir)
+            try:
+                write_site(self.folder, store, self.folder / self.config.site_dir)
+            except (LadderError, OSError) as error:
+                self.report.warnings.append(f"site not refreshed: {error}")
+        for warning in self.report.warnings:
+            self.progress(warning)
 
     def _top_up(self, store: Store) -> None:
         """Plan sets until ``plan_ahead`` are waiting (matchmaking counts the ones already waiting)."""
