@@ -204,6 +204,10 @@ def test_a_bot_failing_k_sets_in_a_row_is_deactivated_with_the_reason(tmp_path: 
         assert "crash@1" not in third.bots  # never scheduled again
     status = CliRunner().invoke(cli, ["ladder", "status", str(folder)])
     assert "deactivated crash@1: 2 sets in a row failed" in status.output
+    with Store.open(folder / "ladder.sqlite") as store:
+        write_site(folder, store, tmp_path / "www")
+    index = (tmp_path / "www" / "index.html").read_text()
+    assert "deactivated: 2 sets in a row failed; the last: could not start" in index
     _check_every_set_counted_once(folder)
 
 
