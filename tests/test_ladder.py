@@ -464,3 +464,16 @@ def test_a_site_that_cannot_be_written_does_not_fail_the_run(tmp_path: Path) -> 
     assert report.warnings[0].startswith("site not refreshed:") and "not a site written by" in report.warnings[0]
     with Store.open(folder / "ladder.sqlite") as store:
         assert store.last_run() is not None and store.last_run().status == "finished"  # type: ignore[union-attr]
+
+
+def test_a_referee_that_keeps_failing_stops_the_run_instead_of_voiding_every_set(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+
+    def always_failing(request: SetRequest, runner: Runner) -> SetOutcome:
+        raise RefereeFailure("no sandbox today")
+
+    report = run_ladder(folder, sets=20, play=always_failing)
+    assert report.sets_voided == 3 and report.sets_played == 0
+    assert report.stop_reason == "the referee failed 3 sets in a row; the last: no sandbox today"
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.count("voided") == 3 and store.count("claimed") == 0

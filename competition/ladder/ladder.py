@@ -58,6 +58,7 @@ __all__ = [
 
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+")
 PlaySet = Callable[[SetRequest, Runner], SetOutcome]
+REFEREE_FAILURES_TO_STOP = 3  # sets in a row voided by a failure of the referee: the run stops
 
 
 class LadderError(RuntimeError):
@@ -337,6 +338,7 @@ class _Run:
             shutil.rmtree(partial, ignore_errors=True)
         started = self.clock()
         durations: list[float] = []
+        referee_failures = 0
         runner = Runner(self.jobs, pin=self.config.run.pin)
         try:
             while True:
@@ -385,7 +387,14 @@ class _Run:
                     if failure.broken:
                         runner.stop()
                         runner = Runner(self.jobs, pin=self.config.run.pin)
+                    referee_failures += 1
+                    if referee_failures >= REFEREE_FAILURES_TO_STOP:
+                        # Something is wrong with this machine or configuration, not with one set: stop instead
+                        # of voiding set after set until the budget is spent.
+                        report.stop_reason = f"the referee failed {referee_failures} sets in a row; the last: {failure}"
+                        break
                     continue
+                referee_failures = 0
                 played = time.perf_counter()
                 report.play_seconds += played - tick
                 durations.append(played - tick)
