@@ -477,3 +477,12 @@ def test_a_referee_that_keeps_failing_stops_the_run_instead_of_voiding_every_set
     assert report.stop_reason == "the referee failed 3 sets in a row; the last: no sandbox today"
     with Store.open(folder / "ladder.sqlite") as store:
         assert store.count("voided") == 3 and store.count("claimed") == 0
+
+
+def test_a_bot_crashing_mid_game_counts_as_a_failed_set(tmp_path: Path) -> None:
+    config = dataclasses.replace(_config(), bots=BotSettings(deactivate_after=1, validation=False))
+    folder = _ladder(tmp_path, ("h", "heuristic_bot.py"), ("mid", str(HOSTILE / "crash_mid_game.py")), config=config)
+    report = run_ladder(folder, sets=1)
+    assert report.sets_played == 1
+    assert report.deactivated["mid@1"].startswith("1 sets in a row failed; the last: forfeited game 1 (")
+    _check_every_set_counted_once(folder)
