@@ -484,5 +484,5 @@ def test_a_bot_crashing_mid_game_counts_as_a_failed_set(tmp_path: Path) -> None:
     folder = _ladder(tmp_path, ("h", "heuristic_bot.py"), ("mid", str(HOSTILE / "crash_mid_game.py")), config=config)
     report = run_ladder(folder, sets=1)
     assert report.sets_played == 1
-    assert report.deactivated["mid@1"].startswith("1 sets in a row failed; the last: forfeited game 1 (")
+    assert report.deactivated["mid@1"].startswith("1 set failed; the last: forfeited game 1 (")
     _check_every_set_counted_once(folder)

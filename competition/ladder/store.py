@@ -393,7 +393,7 @@ class Store:
                 db.execute("UPDATE bots SET failures = failures + 1 WHERE label = ?", (label,))
                 count, status = db.execute("SELECT failures, status FROM bots WHERE label = ?", (label,)).fetchone()
                 if count >= deactivate_after and status == "active":
-                    reason = f"{count} sets in a row failed; the last: {why}"
+                    reason = f"{count} {'set' if count == 1 else 'sets in a row'} failed; the last: {why}"
                     db.execute("UPDATE bots SET status = 'deactivated', reason = ? WHERE label = ?", (reason, label))
                     deactivated[label] = reason
             self._rate_locked(db, record)
