@@ -26,11 +26,11 @@ from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_st
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
-from kierki_cli.terminal import printable
 from referee.bots.sandbox import DEFAULT_FILE_MB, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SANDBOXES, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.rules import Ruleset
 from referee.rules.ruleset import Game
+from referee.text import printable
 
 _ERRORS = (LadderError, ConfigError, StoreError)
 

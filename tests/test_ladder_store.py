@@ -15,8 +15,8 @@ from competition.model import SetRecord
 from competition.ratings import rate, set_ranks
 
 
-def _seed(set_id: int) -> int:
-    return 1000 + set_id
+def _seed(set_id: int) -> str:
+    return f"seed-{set_id}"
 
 
 def _store(tmp_path: Path, bots: tuple[str, ...] = ("a", "b", "c")) -> Store:

@@ -29,7 +29,6 @@ CONFIG_NAME = "ladder.toml"
 DATABASE_NAME = "ladder.sqlite"
 KEY_NAME = "secret.key"
 LOCK_NAME = "run.lock"
-SEED_BITS = 63  # a signed 64-bit integer: every JSON reader of the replay logs decodes it exactly
 
 
 class ConfigError(ValueError):
@@ -234,7 +233,7 @@ def read_key(folder: Path) -> bytes:
     return key
 
 
-def set_seed(key: bytes, set_id: int) -> int:
-    """The deal seed of a set: a keyed hash (BLAKE2b) of the set's id under the ladder's secret key."""
-    digest = hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
+def set_seed(key: bytes, set_id: int) -> str:
+    """The deal seed of a set: a keyed hash (BLAKE2b) of the set's id under the ladder's secret key, as 32 hex
+    digits (128 bits, as a match's default seed)."""
+    return hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=16).hexdigest()

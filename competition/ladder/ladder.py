@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import os
 import random
+import secrets
 import shlex
 import shutil
 import socket
@@ -171,7 +172,7 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> str | Non
         ruleset=ruleset,
         bots=(spec, *others),
         out_dir=work,
-        seed=random.SystemRandom().randrange(1 << 62),
+        seed=secrets.token_hex(16),
         games=1,
         time=config.time,
         faults=FaultPolicy(max_strikes=config.bots.max_strikes),
@@ -300,7 +301,7 @@ class _Run:
         self.key = read_key(folder)
         self.rng = random.Random(int.from_bytes(os.urandom(8), "big"))
 
-    def seed_for(self, set_id: int) -> int:
+    def seed_for(self, set_id: int) -> str:
         return set_seed(self.key, set_id)
 
     def run(self) -> RunReport:

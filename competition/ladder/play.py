@@ -47,7 +47,7 @@ class SetRequest:
     """Everything needed to play one set, as plain data."""
 
     set_id: int
-    seed: int
+    seed: str
     table: tuple[str, ...]  # bot labels in the seat order of the first game
     specs: Mapping[str, BotSpec]  # label -> how to start it
     ruleset: Ruleset
@@ -110,7 +110,7 @@ def play_set(request: SetRequest, runner: Runner) -> SetOutcome:
     games = tuple(sorted((o.record for o in outcomes if o.record is not None), key=lambda g: g.index))
     record = SetRecord(
         set_id=request.set_id,
-        seed=str(request.seed),
+        seed=request.seed,
         game=request.ruleset.game.value,
         players=request.ruleset.players,
         higher_is_better=request.higher_is_better,

@@ -9,7 +9,6 @@ replays of the recent sets it links to are hard-linked (or copied) into it, so i
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
 from competition.ladder.store import Bot, Store
 from competition.model import SetRecord
 from competition.ratings import set_ranks
+from referee.text import printable
 
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
@@ -36,12 +36,12 @@ _environment = jinja2.Environment(
     autoescape=True,  # every value is escaped: bot names, owners, commands, reasons and stderr are strangers' text
     undefined=jinja2.StrictUndefined,
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _visible(text: str) -> str:
-    """Control characters as escapes (HTML escaping is the template's job)."""
-    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+    """Each line through ``referee.text.printable`` (control and invisible characters as escapes); escaping for
+    HTML is the template's job."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 @dataclass(frozen=True)

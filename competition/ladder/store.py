@@ -132,7 +132,7 @@ class Bot:
 @dataclass(frozen=True)
 class ClaimedSet:
     set_id: int
-    seed: int
+    seed: str
     table: tuple[str, ...]
 
 
@@ -296,7 +296,7 @@ class Store:
     # --- sets --------------------------------------------------------------------------------------------------
 
     def plan(
-        self, tables: Iterable[Sequence[str]], seed_for: Callable[[int], int], *, replaces: int | None = None
+        self, tables: Iterable[Sequence[str]], seed_for: Callable[[int], str], *, replaces: int | None = None
     ) -> list[int]:
         """Add planned sets, one per table; each set's seed is ``seed_for(its id)``."""
         ids = []
@@ -307,7 +307,7 @@ class Store:
                     (json.dumps(list(table)), self.clock(), replaces),
                 )
                 set_id = cast(int, cursor.lastrowid)
-                db.execute("UPDATE sets SET seed = ? WHERE id = ?", (str(seed_for(set_id)), set_id))
+                db.execute("UPDATE sets SET seed = ? WHERE id = ?", (seed_for(set_id), set_id))
                 ids.append(set_id)
         return ids
 
@@ -339,7 +339,7 @@ class Store:
                     " WHERE id = ?",
                     (run_id, pid, host, self.clock(), set_id),
                 )
-                return ClaimedSet(set_id, int(seed), table)
+                return ClaimedSet(set_id, seed, table)
         return None
 
     def reclaim_stale(self, timeout_s: float, alive: Callable[[int, str], bool]) -> list[int]:
@@ -399,7 +399,7 @@ class Store:
             self._rate_locked(db, record)
         return deactivated
 
-    def void(self, run_id: int, set_id: int, reason: str, seed_for: Callable[[int], int]) -> int | None:
+    def void(self, run_id: int, set_id: int, reason: str, seed_for: Callable[[int], str]) -> int | None:
         """The referee failed (not a bot): the set is voided, never rated, and a new set with the same table is
         planned in its place (another id, so other deals). Returns the new set's id (None: not ours to void)."""
         with self.transaction() as db:
@@ -413,7 +413,7 @@ class Store:
                 (row[2], self.clock(), set_id),
             )
             new_id = cast(int, cursor.lastrowid)
-            db.execute("UPDATE sets SET seed = ? WHERE id = ?", (str(seed_for(new_id)), new_id))
+            db.execute("UPDATE sets SET seed = ? WHERE id = ?", (seed_for(new_id), new_id))
         return new_id
 
     def sets(self, status: SetStatus | None = None) -> list[SetRow]:
