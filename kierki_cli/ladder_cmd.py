@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -144,6 +145,12 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
         )
     except _ERRORS as error:
         raise _fail(error) from None
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (kierki_cli.main turns them into this)
+        why = f" ({stop})" if str(stop) else ""
+        click.echo(
+            f"run interrupted{why}: every recorded set is kept; the set in play is played again next run", err=True
+        )
+        sys.exit(130)
     if report.status == "locked":
         click.echo(f"another run holds {folder / LOCK_NAME}: nothing to do")
         return

@@ -486,3 +486,28 @@ def test_a_bot_crashing_mid_game_counts_as_a_failed_set(tmp_path: Path) -> None:
     assert report.sets_played == 1
     assert report.deactivated["mid@1"].startswith("1 set failed; the last: forfeited game 1 (")
     _check_every_set_counted_once(folder)
+
+
+def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) -> None:
+    folder = _ladder(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    for line in _lines(process):
+        if line.startswith("set 2 claimed"):
+            process.send_signal(signal.SIGTERM)
+            break
+    assert process.wait() == 130
+    assert process.stdout is not None and process.stderr is not None
+    assert "run interrupted (stopped by SIGTERM)" in process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    with Store.open(folder / "ladder.sqlite") as store:
+        last = store.last_run()
+        assert last is not None and last.status == "failed" and last.message == "interrupted: stopped by SIGTERM"
+        assert store.count("claimed") == 0  # the interrupted set was given back at once
+    assert run_ladder(folder, sets=1).sets_played == 1
+    _check_every_set_counted_once(folder)

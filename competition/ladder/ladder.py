@@ -318,8 +318,10 @@ class _Run:
             try:
                 self._run(store, run_id)
             except BaseException as error:
+                what = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
                 with contextlib.suppress(Exception):
-                    store.finish_run(run_id, "failed", f"{type(error).__name__}: {error}")
+                    store.release(run_id)
+                    store.finish_run(run_id, "failed", f"{what}: {error}" if str(error) else what)
                 raise
             store.finish_run(run_id, "finished", self.report.stop_reason)
         return self.report

@@ -399,6 +399,18 @@ class Store:
             self._rate_locked(db, record)
         return deactivated
 
+    def release(self, run_id: int) -> list[int]:
+        """A run that stops in the middle of a set gives its claim back: the set is planned again."""
+        with self.transaction() as db:
+            rows = db.execute("SELECT id FROM sets WHERE status = 'claimed' AND claim_run = ?", (run_id,))
+            ids = [row[0] for row in rows.fetchall()]
+            db.execute(
+                "UPDATE sets SET status = 'planned', claim_run = NULL, claim_pid = NULL, claim_host = NULL,"
+                " claimed = NULL WHERE status = 'claimed' AND claim_run = ?",
+                (run_id,),
+            )
+        return ids
+
     def void(self, run_id: int, set_id: int, reason: str, seed_for: Callable[[int], str]) -> int | None:
         """The referee failed (not a bot): the set is voided, never rated, and a new set with the same table is
         planned in its place (another id, so other deals). Returns the new set's id (None: not ours to void)."""
