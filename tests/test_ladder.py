@@ -33,6 +33,7 @@ from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, in
 from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
 from competition.ladder.site import write_site
 from competition.ladder.store import Store
+from competition.model import SetRecord
 from competition.ratings import rate
 from competition.runner import Runner
 from kierki_cli.main import cli
@@ -353,10 +354,13 @@ def test_the_site_has_standings_rows_links_plots_and_escaped_stderr(tmp_path: Pa
         page = _parse(page_path)
         plot = page_path.parent / page.images["rating-plot"]
         assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        replays = [link for link in page.links if "replays/" in link]
-        assert replays
-        for replay in replays:
-            assert load(page_path.parent / replay).header.game == "hearts"
+        logs = [link for link in page.links if "replays/" in link and ".replay.jsonl" in link]
+        pages = [link for link in page.links if "replays/" in link and link.endswith(".html")]
+        assert logs and len(pages) == len(logs)  # each game: its replay page and its log
+        for log in logs:
+            assert load(page_path.parent / log).header.game == "hearts"
+        for replay_page in pages:
+            assert '<script type="application/json"' in (page_path.parent / replay_page).read_text()
     noisy_page = next(out / link for link in bot_pages if "<h1>noisy@1</h1>" in (out / link).read_text())
     html = noisy_page.read_text()
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -511,3 +515,24 @@ def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) ->
         assert store.count("claimed") == 0  # the interrupted set was given back at once
     assert run_ladder(folder, sets=1).sets_played == 1
     _check_every_set_counted_once(folder)
+
+
+def test_only_the_newest_sets_get_replay_pages_and_the_page_cache_follows_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _ladder(tmp_path)
+    run_ladder(folder, sets=2)
+    monkeypatch.setattr("competition.ladder.site.PAGE_SETS", 1)
+    with Store.open(folder / "ladder.sqlite") as store:
+        newest = store.results()[-1]
+        write_site(folder, store, tmp_path / "www")
+    assert sorted(p.name for p in (folder / "replay-pages").iterdir()) == [f"{newest.set_id:06d}"]
+    page = _parse(tmp_path / "www" / "bots" / "bot-1.html")
+    pages = [link for link in page.links if link.endswith(".html") and "replays/" in link]
+    logs = [link for link in page.links if ".replay.jsonl" in link]
+    assert len(pages) == len(newest.games) and len(logs) == sum(len(r.games) for r in store_results(folder))
+
+
+def store_results(folder: Path) -> list[SetRecord]:
+    with Store.open(folder / "ladder.sqlite") as store:
+        return store.results()

@@ -92,7 +92,12 @@ def test_the_standings_rows_links_and_plots_in_a_browser(browser: Any, site: Pat
         replays = browser.find_elements(By.CSS_SELECTOR, "#recent-sets a.replay")
         assert replays
         href = replays[0].get_attribute("href")
-        assert href.startswith("file://") and Path(href.removeprefix("file://")).is_file()
+        assert href.startswith("file://") and href.endswith(".html")
+        logs = browser.find_elements(By.CSS_SELECTOR, "#recent-sets a.replay-log")
+        assert len(logs) == len(replays)
+        browser.get(href)  # the replay page (referee.replay.html) opens and names its set and game
+        assert browser.title.startswith("set ")
+        browser.back()
     browser.get((site / "index.html").as_uri())
     browser.find_element(By.LINK_TEXT, "Head to head").click()
     cells = browser.find_elements(By.CSS_SELECTOR, "#head-to-head td")

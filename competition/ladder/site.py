@@ -23,11 +23,17 @@ from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
 from competition.ladder.store import Bot, Store
 from competition.model import SetRecord
 from competition.ratings import set_ranks
+from referee.replay.html import write_html
+from referee.replay.reader import ReplayError, load
+from referee.replay.timeline import build_timeline
 from referee.text import printable
 
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
 RECENT_SETS = 10  # per bot page
+# Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
+PAGE_SETS = 3
+PAGES_DIR = "replay-pages"  # in the ladder's folder: the replay pages of the sets the site shows
 STDERR_TAIL_BYTES = 4000
 KEEP_VERSIONS = 2  # the published site and the one before it (a reader may still be on it)
 
@@ -47,7 +53,8 @@ def _visible(text: str) -> str:
 @dataclass(frozen=True)
 class _Link:
     game: int
-    href: str
+    href: str  # the replay page, or the log when no page could be made
+    log: str  # the replay log itself (plain or gzip-compressed): for kierki replay and other tools
 
 
 def write_site(folder: Path, store: Store, out: Path) -> Path:
@@ -96,6 +103,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
     (target / "bots").mkdir()
     _write(target / "index.html", "index.html", common, root="", rows=[_row_view(r, pages) for r in rows])
     _write_head_to_head(target, records, rows, common)
+    shown_ids: set[int] = set()
     by_bot: dict[str, list[SetRecord]] = {}
     for record in records:
         for label in set(record.bots):
@@ -104,7 +112,12 @@ def _render(folder: Path, store: Store, target: Path) -> None:
         bot = bots[row.label]
         mine = by_bot.get(row.label, [])
         plot = _plot(store, row.label, target / "bots" / f"bot-{bot.id}.png")
-        recent = [_set_view(folder, target, record, row.label) for record in reversed(mine[-RECENT_SETS:])]
+        shown = list(reversed(mine[-RECENT_SETS:]))
+        shown_ids.update(record.set_id for record in shown[:PAGE_SETS])
+        recent = [
+            _set_view(folder, target, record, row.label, pages=number < PAGE_SETS)
+            for number, record in enumerate(shown)
+        ]
         _write(
             target / "bots" / pages[row.label],
             "bot.html",
@@ -116,6 +129,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
         )
+    _prune_pages(folder, shown_ids)
 
 
 def _write(path: Path, template: str, common: dict[str, Any], **values: Any) -> None:
@@ -135,7 +149,46 @@ def _write_head_to_head(target: Path, records: list[SetRecord], rows: list[Stand
     _write(target / "head-to-head.html", "head-to-head.html", common, root="", labels=labels, cells=cells)
 
 
-def _set_view(folder: Path, target: Path, record: SetRecord, label: str) -> dict[str, Any]:
+def _publish(source: Path, target: Path, relative: Path) -> str:
+    """Hard-link (or copy) a file into the site; its address from a bot page."""
+    destination = target / relative
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if not destination.exists():
+        try:
+            os.link(source, destination)
+        except OSError:
+            shutil.copyfile(source, destination)
+    return "../" + relative.as_posix()
+
+
+def _replay_page(folder: Path, log: Path, set_id: int, game: int) -> Path | None:
+    """The game's replay page (``referee.replay.html``), rendered once into ``DIR/replay-pages`` and reused by
+    every later site: a played game never changes. None when its log cannot be read back."""
+    page = folder / PAGES_DIR / f"{set_id:06d}" / f"game{game}.html"
+    if page.exists():
+        return page
+    try:
+        timeline = build_timeline(load(log, strict=False), strict=False)
+    except ReplayError:
+        return None
+    page.parent.mkdir(parents=True, exist_ok=True)
+    temporary = page.with_name(page.name + ".tmp")
+    write_html(timeline, temporary, title=f"set {set_id}, game {game}")
+    os.replace(temporary, page)
+    return page
+
+
+def _prune_pages(folder: Path, shown: set[int]) -> None:
+    """Drop the rendered pages of sets no bot page links any more (the cache holds the newest sets only)."""
+    pages = folder / PAGES_DIR
+    if not pages.is_dir():
+        return
+    for path in pages.iterdir():
+        if not (path.name.isdigit() and int(path.name) in shown):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, pages: bool) -> dict[str, Any]:
     links = []
     for game in record.games:
         if game.replay is None:
@@ -143,15 +196,12 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str) -> dict
         source = replay_file(folder, game.replay)
         if source is None:
             continue
-        relative = Path("replays") / f"{record.set_id:06d}" / source.name
-        destination = target / relative
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if not destination.exists():
-            try:
-                os.link(source, destination)
-            except OSError:
-                shutil.copyfile(source, destination)
-        links.append(_Link(game.index + 1, "../" + relative.as_posix()))
+        number = game.index + 1
+        folder_name = Path("replays") / f"{record.set_id:06d}"
+        log = _publish(source, target, folder_name / source.name)
+        page = _replay_page(folder, source, record.set_id, number) if pages else None
+        html = _publish(page, target, folder_name / page.name) if page is not None else None
+        links.append(_Link(number, html or log, log))
     return {
         "set_id": record.set_id,
         "table": ", ".join(record.bots),
