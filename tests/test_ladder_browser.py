@@ -5,14 +5,13 @@ Skipped, with the reason, where selenium, chromium or chromedriver is missing (`
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import headless_chromium
 
 import sample_bots
 from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
@@ -23,34 +22,10 @@ from competition.ladder.store import Store
 SAMPLES = Path(sample_bots.__file__).parent
 
 
-def _find(*names: str) -> str | None:
-    for name in names:
-        found = shutil.which(name) or (name if Path(name).is_file() else None)
-        if found:
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
-    chromium = _find("chromium", "chromium-browser", "/usr/lib/chromium/chromium")
-    driver_path = _find("chromedriver", "/usr/lib/chromium/chromedriver")
-    if chromium is None or driver_path is None:
-        pytest.skip("chromium or chromedriver is missing (apt-get install chromium chromium-driver; .ci/run does)")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"):
-        options.add_argument(flag)
-    with tempfile.TemporaryDirectory(prefix="kierki-chromium-") as profile:
-        options.add_argument(f"--user-data-dir={profile}")
-        driver = webdriver.Chrome(options=options, service=Service(driver_path))
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with headless_chromium() as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")

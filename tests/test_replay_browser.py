@@ -7,13 +7,12 @@ Skipped, with the reason, where selenium, chromium or chromedriver is missing (`
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import headless_chromium
 from html_helpers import card_id, hidden_and_known, write_game
 
 from referee.replay.html import write_html
@@ -25,43 +24,10 @@ GOLDEN = Path(__file__).parent / "golden"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
-def _find(*names: str) -> str | None:
-    for name in names:
-        found = shutil.which(name) or (name if Path(name).is_file() else None)
-        if found:
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
-    chromium = _find("chromium", "chromium-browser", "/usr/lib/chromium/chromium")
-    driver_path = _find("chromedriver", "/usr/lib/chromium/chromedriver")
-    if chromium is None or driver_path is None:
-        pytest.skip("chromium or chromedriver is missing (apt-get install chromium chromium-driver; .ci/run does)")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-    ):
-        options.add_argument(flag)
-    with tempfile.TemporaryDirectory(prefix="kierki-chromium-") as profile:
-        options.add_argument(f"--user-data-dir={profile}")
-        driver = webdriver.Chrome(options=options, service=Service(driver_path))
-        try:
-            driver.set_window_size(1200, 900)
-            yield driver
-        finally:
-            driver.quit()
+    with headless_chromium() as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")
