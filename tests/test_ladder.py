@@ -536,3 +536,14 @@ def test_only_the_newest_sets_get_replay_pages_and_the_page_cache_follows_them(
 def store_results(folder: Path) -> list[SetRecord]:
     with Store.open(folder / "ladder.sqlite") as store:
         return store.results()
+
+
+def test_sample_bots_are_added_by_name(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    for name, sample in (("h", "sample:heuristic"), ("r", "sample:random")):
+        bot, _ = add_bot(folder, name, [sample], cwd=tmp_path)
+        assert bot.command == sample and bot.program is None
+    with pytest.raises(LadderError, match="no sample bot 'nosuch'"):
+        add_bot(folder, "x", ["sample:nosuch"], cwd=tmp_path)
+    assert run_ladder(folder, sets=1).sets_played == 1

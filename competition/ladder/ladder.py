@@ -117,6 +117,15 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def bot_spec(command: str, cwd: Path) -> BotSpec:
+    """How to start a bot: its command line (or ``sample:heuristic``, ``sample:random``) run from ``cwd``."""
+    try:
+        spec = BotSpec.parse(command)
+    except MatchSetupError as error:
+        raise LadderError(str(error)) from None
+    return spec if command.startswith("sample:") else BotSpec(spec.argv, cwd)
+
+
 def check_name(name: str) -> str:
     if not name or not set(name) <= _NAME_CHARS or len(name) > 40:
         raise LadderError(f"bot name {name!r}: use 1-40 letters, digits and _.-+ (it names the bot on the site)")
@@ -145,7 +154,7 @@ def add_bot(
         value = arg.partition("=")[2] if arg.startswith("-") else arg
         if value and (cwd / value).exists() and (cwd / value).resolve().is_relative_to(ladder):
             raise LadderError(f"the bot's command names {value}, inside the ladder's folder: keep bots outside it")
-    spec = BotSpec(tuple(argv), cwd)
+    spec = bot_spec(shlex.join(argv), cwd)
     if config.bots.validation:
         why = validate_bot(folder, config, spec)
         if why is not None:
@@ -366,10 +375,7 @@ class _Run:
                     set_id=claimed.set_id,
                     seed=claimed.seed,
                     table=claimed.table,
-                    specs={
-                        label: BotSpec(tuple(shlex.split(bots[label].command)), Path(bots[label].cwd))
-                        for label in set(claimed.table)
-                    },
+                    specs={label: bot_spec(bots[label].command, Path(bots[label].cwd)) for label in set(claimed.table)},
                     ruleset=self.ruleset,
                     higher_is_better=self.config.higher_is_better,
                     folder=self.folder,
