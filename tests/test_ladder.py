@@ -87,21 +87,18 @@ def _check_every_set_counted_once(folder: Path) -> list[int]:
     return ids
 
 
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
+def _process_group(pgid: int) -> list[int]:
+    """The processes of a process group (a run started in a session of its own: its workers and forkserver)."""
+    members = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
                 continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
+            if int(fields[2]) == pgid:  # after the command: state, ppid, pgrp
+                members.append(int(entry.name))
+    return members
 
 
 def _wait_gone(pids: list[int]) -> None:
@@ -133,14 +130,15 @@ def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: P
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        start_new_session=True,  # its process group then holds the run and its workers, found after the kill
     )
     killed_set = None
     for line in _lines(process):
         words = line.split()
         # Kill during the second set: the first is recorded, the second claimed (or played, not yet recorded).
         if len(words) >= 3 and words[0] == "set" and words[1] == "2" and words[2].rstrip(":") == kill_when:
-            family = _descendants(process.pid)
-            process.send_signal(signal.SIGKILL)
+            process.send_signal(signal.SIGKILL)  # at once: a slower kill could land after the next set
+            family = _process_group(process.pid)
             killed_set = 2
             break
     assert killed_set is not None, "the run never reached the second set"
