@@ -1,0 +1,84 @@
+"""What a match produced, per bot and as a whole: the result a match returns and writes as result.json."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MatchResult", "SeatResult"]
+
+
+@dataclass
+class SeatResult:
+    seat: int
+    name: str
+    version: str
+    command: str
+    totals: list[int] = field(default_factory=list)  # per game
+    places: list[int] = field(default_factory=list)  # per game
+    strikes: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    forfeited_in_game: int | None = None
+    decisions: int = 0
+    mean_ms: float = 0.0
+    max_ms: float = 0.0
+    stderr_log_error: str | None = None  # the bot's stderr log stopped early (e.g. a full disk)
+    ignored_lines: int = 0  # lines that answered another request (an old or a wrong id), ignored
+    start_failure: str | None = None  # why the bot could not start or failed its handshake (forfeit_unstartable)
+
+    @property
+    def total(self) -> int:
+        return sum(self.totals)
+
+    @property
+    def wins(self) -> int:
+        return sum(1 for p in self.places if p == 1)
+
+
+@dataclass
+class MatchResult:
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: str
+    games_played: int
+    seats: list[SeatResult]
+    replays: list[str]
+    out_dir: str
+    status: str = "complete"
+    rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "options": self.options,
+            "seed": self.seed,
+            "games": self.games_played,
+            "status": self.status,
+            "rotated": self.rotated,
+            "out_dir": self.out_dir,
+            "replays": self.replays,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "version": s.version,
+                    "command": s.command,
+                    "total": s.total,
+                    "totals": s.totals,
+                    "places": s.places,
+                    "wins": s.wins,
+                    "strikes": s.strikes,
+                    "faults": s.faults,
+                    "forfeited_in_game": s.forfeited_in_game,
+                    "decisions": s.decisions,
+                    "mean_ms": round(s.mean_ms, 3),
+                    "max_ms": round(s.max_ms, 3),
+                    "stderr_log_error": s.stderr_log_error,
+                    "ignored_lines": s.ignored_lines,
+                    "start_failure": s.start_failure,
+                }
+                for s in self.seats
+            ],
+        }
