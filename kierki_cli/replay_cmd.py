@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from kierki_cli.replay_stepper import Stepper, run_interactive
-from kierki_cli.replay_view import story, trick_story
+from kierki_cli.replay_story import story, trick_story
 from kierki_cli.styled import Style, to_text
 from referee.replay import schema
 from referee.replay.html import write_html

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from kierki_cli.main import cli
 from kierki_cli.replay_stepper import Stepper
-from kierki_cli.replay_view import render_table, story
+from kierki_cli.replay_story import story
+from kierki_cli.replay_view import render_table
 from kierki_cli.styled import Style, to_text
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots

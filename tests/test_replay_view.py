@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from kierki_cli.replay_view import record_event, render_table, story
+from kierki_cli.replay_story import story
+from kierki_cli.replay_view import record_event, render_table
 from kierki_cli.styled import Style, to_text
 from referee.replay.reader import load, parse
 from referee.replay.timeline import Timeline, build_timeline
