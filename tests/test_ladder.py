@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 import sample_bots
+from competition.executors import GameExecutor
 from competition.ladder import ladder as ladder_module
 from competition.ladder.config import (
     BotSettings,
@@ -35,7 +36,6 @@ from competition.ladder.site import write_site
 from competition.ladder.store import Store
 from competition.model import SetRecord
 from competition.ratings import rate
-from competition.runner import Runner
 from kierki_cli.main import cli
 from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.replay.reader import load
@@ -214,7 +214,7 @@ def test_a_referee_failure_voids_the_set_and_it_is_played_again(tmp_path: Path) 
     folder = _ladder(tmp_path, config=_config(plan_ahead=2))
     calls = []
 
-    def failing_once(request: SetRequest, runner: Runner) -> SetOutcome:
+    def failing_once(request: SetRequest, runner: GameExecutor) -> SetOutcome:
         calls.append(request.set_id)
         if len(calls) == 1:
             raise RefereeFailure("the referee tripped over its own feet")
@@ -471,7 +471,7 @@ def test_a_site_that_cannot_be_written_does_not_fail_the_run(tmp_path: Path) -> 
 def test_a_referee_that_keeps_failing_stops_the_run_instead_of_voiding_every_set(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
 
-    def always_failing(request: SetRequest, runner: Runner) -> SetOutcome:
+    def always_failing(request: SetRequest, runner: GameExecutor) -> SetOutcome:
         raise RefereeFailure("no sandbox today")
 
     report = run_ladder(folder, sets=20, play=always_failing)
@@ -545,3 +545,20 @@ def test_sample_bots_are_added_by_name(tmp_path: Path) -> None:
     with pytest.raises(LadderError, match="no sample bot 'nosuch'"):
         add_bot(folder, "x", ["sample:nosuch"], cwd=tmp_path)
     assert run_ladder(folder, sets=1).sets_played == 1
+
+
+def test_a_ladder_plays_on_the_executor_its_config_names(tmp_path: Path) -> None:
+    """ladder.toml's [run] executor = "dask-local": the sets run on a Dask LocalCluster and are recorded here."""
+    pytest.importorskip("distributed")
+    folder = _ladder(tmp_path, config=_config(executor="dask-local", workers=2))
+    report = run_ladder(folder, sets=1)
+    assert report.status == "finished" and report.sets_played == 1
+    ids = _check_every_set_counted_once(folder)
+    assert len(ids) == 1
+
+
+def test_a_ladder_config_with_a_bad_executor_is_refused_at_once(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="needs --scheduler"):
+        _config(executor="dask").check()
+    with pytest.raises(ConfigError, match="executor must be one of"):
+        _config(executor="cloud").check()

@@ -18,6 +18,7 @@ from typing import Any
 
 import tomli_w
 
+from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
 from referee.bots.sandbox import SANDBOXES, Limits, SandboxKind
 from referee.bots.seat import TimeControl
@@ -74,6 +75,19 @@ class RunSettings:
     plan_ahead: int = 8  # sets kept planned ahead of the run
     claim_timeout: str = "2h"  # a claim older than this is taken over even if its process seems alive
     pin: bool = True  # pin each worker to one CPU
+    executor: str = "local"  # where games run: "local" (worker processes here), "dask", "dask-local"
+    scheduler: str = ""  # executor "dask": the scheduler's address, e.g. "tcp://10.0.0.5:8786"
+    workers: int = 0  # executor "dask-local": worker processes (0: jobs)
+    retries: int = 2  # executor "dask"/"dask-local": how often a task that raised is run again
+
+    def executor_spec(self, where: str = "ladder.toml [run]") -> ExecutorSpec:
+        """The executor these settings name (``ExecutorSpec`` checks them, with messages naming ``where``)."""
+        table: dict[str, object] = {"executor": self.executor, "retries": self.retries}
+        if self.scheduler:
+            table["scheduler"] = self.scheduler
+        if self.workers:
+            table["workers"] = self.workers
+        return ExecutorSpec.from_table(table, where)
 
 
 @dataclass(frozen=True)
@@ -176,6 +190,10 @@ class LadderConfig:
             raise ConfigError(f"{where}: run.jobs and run.plan_ahead must be at least 1, run.sets_per_run at least 0")
         if self.bots.deactivate_after < 1:
             raise ConfigError(f"{where}: bots.deactivate_after must be at least 1")
+        try:
+            self.run.executor_spec(f"{where} [run]")
+        except ExecutorError as error:
+            raise ConfigError(str(error)) from None
         for key, value in (
             ("run.budget", self.run.budget),
             ("run.claim_timeout", self.run.claim_timeout),

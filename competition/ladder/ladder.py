@@ -24,6 +24,7 @@ from pathlib import Path
 
 import filelock
 
+from competition.executors import ExecutorError, GameExecutor
 from competition.ladder.config import (
     CONFIG_NAME,
     DATABASE_NAME,
@@ -40,7 +41,6 @@ from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
 from competition.ladder.store import Bot, Store, StoreError
 from competition.ratings import RatingParams
-from competition.runner import Runner
 from referee.bots.sandbox import SYSTEM_FOLDERS, SandboxError, check_bwrap
 from referee.faults import FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+")
-PlaySet = Callable[[SetRequest, Runner], SetOutcome]
+PlaySet = Callable[[SetRequest, GameExecutor], SetOutcome]
 REFEREE_FAILURES_TO_STOP = 3  # sets in a row voided by a failure of the referee: the run stops
 
 
@@ -313,6 +313,13 @@ class _Run:
     def seed_for(self, set_id: int) -> str:
         return set_seed(self.key, set_id)
 
+    def _open_executor(self) -> GameExecutor:
+        """The executor ladder.toml's [run] names (local worker processes by default, or Dask)."""
+        try:
+            return self.config.run.executor_spec().open(self.jobs, pin=self.config.run.pin)
+        except ExecutorError as error:
+            raise LadderError(str(error)) from None
+
     def run(self) -> RunReport:
         if self.config.isolation.sandbox == "bwrap":
             try:
@@ -351,7 +358,7 @@ class _Run:
         started = self.clock()
         durations: list[float] = []
         referee_failures = 0
-        runner = Runner(self.jobs, pin=self.config.run.pin)
+        runner = self._open_executor()
         try:
             while True:
                 if self.max_sets is not None and report.sets_played + report.sets_voided >= self.max_sets:
@@ -395,7 +402,7 @@ class _Run:
                     self.progress(f"set {claimed.set_id} voided (replanned as set {replacement}): {failure}")
                     if failure.broken:
                         runner.stop()
-                        runner = Runner(self.jobs, pin=self.config.run.pin)
+                        runner = self._open_executor()
                     referee_failures += 1
                     if referee_failures >= REFEREE_FAILURES_TO_STOP:
                         # Something is wrong with this machine or configuration, not with one set: stop instead

@@ -20,9 +20,10 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from competition.executors import GameExecutor
 from competition.model import GameRecord, SetRecord
 from competition.plan import set_rotations
-from competition.runner import GameOutcome, GameTask, Runner
+from competition.runner import GameOutcome, GameTask
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -69,7 +70,7 @@ class SetOutcome:
     failures: dict[str, str | None]  # per bot of the table: why it failed the set (start, crash, forfeit), or None
 
 
-def play_set(request: SetRequest, runner: Runner) -> SetOutcome:
+def play_set(request: SetRequest, runner: GameExecutor) -> SetOutcome:
     final = request.folder / request.relative_dir
     partial = final.with_name(final.name + ".partial")
     for leftover in (partial, final):  # a run killed after playing (or renaming) but before its commit
