@@ -37,8 +37,9 @@ Design decisions (the why):
   ``/proc`` session sweep in ``terminate`` cannot hit an unrelated process.
 * ``terminate`` kills the process group and then every process whose session id is the
   bot's, which catches descendants that moved to another process group. A descendant that
-  calls ``setsid()`` itself escapes; catching that would need cgroups. Killed orphans may
-  stay visible as zombies for a moment until init reaps them; they hold no resources.
+  calls ``setsid()`` itself leaves the session; ``reaper.py`` catches it instead (the referee
+  is a child subreaper, so the orphan becomes its child when the bot dies). Killed orphans may
+  stay visible as zombies for a moment until they are reaped; they hold no resources.
 * ``RLIMIT_NPROC`` counts all processes of the user and does not apply to root; it is a
   coarse fork-bomb brake, not a sandbox.
 """
