@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from html_helpers import hidden_and_known
 
 from kierki_cli.main import cli
 from kierki_cli.replay_stepper import Stepper
@@ -466,26 +467,6 @@ def test_json(logs: dict[str, Path]) -> None:
     assert [p is not None for p in exchange["passed"]] == [False, True, True, False]  # sent by 1 to 2, by 2 to 3
 
 
-def _visible(timeline: Timeline, index: int, viewer: int) -> tuple[set[int], set[int]]:
-    """From the rules core alone: the cards of other hands at frame ``index``, and what ``viewer`` may know."""
-    frame = timeline.frames[index]
-    state = timeline.state_at(frame.position - 1 if frame.closing else frame.position)
-    hands = [Counter(state.hand(s)) for s in range(timeline.ruleset.players)]
-    obs = state.observation(viewer)
-    known = set(obs.hand) | set(obs.passed) | set(obs.received) | {c for _, c in obs.trick}
-    known |= {c for trick in obs.tricks for _, c in trick.plays}
-    for suit, column in enumerate(obs.lottery_columns):
-        if column is not None:
-            known |= {rank * 4 + suit for rank in range(column[0], column[1] + 1)}
-    if frame.closing and frame.decision is not None and isinstance(frame.decision.action, PlayCard):
-        hands[frame.decision.seat][frame.decision.action.card] -= 1
-        known.add(frame.decision.action.card)
-    if obs.phase is Phase.TRUMP:
-        known = set(obs.hand)
-    others = {c for s, hand in enumerate(hands) if s != viewer for c, n in hand.items() if n > 0}
-    return others, known
-
-
 @pytest.mark.parametrize("name", ["kierki", "kierki3", "hearts", "cancellation6", "moon", "faults"])
 def test_a_seat_view_never_shows_another_seats_unplayed_cards(logs: dict[str, Path], name: str) -> None:
     timeline = build_timeline(load(logs[name]))
@@ -494,7 +475,7 @@ def test_a_seat_view_never_shows_another_seats_unplayed_cards(logs: dict[str, Pa
     checked = 0
     for viewer in range(players):
         for index in range(len(timeline.frames)):
-            others, known = _visible(timeline, index, viewer)
+            others, known = hidden_and_known(timeline, index, viewer)
             text = "\n".join(to_text(line, style) for line in render_table(step_view(timeline, index, viewer), style))
             shown = {_card(t) for t in CARD.findall(text)}
             leaked = (shown & others) - known
