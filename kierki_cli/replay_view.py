@@ -160,6 +160,22 @@ def record_event(
 # --- the table at one step ---------------------------------------------------------------------------------
 
 
+def _title(table: TableView, style: Style, dealer: str) -> Line:
+    """The game, the deal and its kind, the dealer, trump and the pass direction (``dealer``: how the dealer is
+    named, shorter in the compact table)."""
+    dot = style.dot
+    of = f" of {table.deals}" if table.deals else ""
+    title: Line = [
+        (table.game.value, "bold"),
+        (f" {dot} deal {table.deal}{of}: {kind_name(table.kind)} {dot} {dealer} {table.dealer}", ""),
+    ]
+    if table.trump_named:
+        title += [(f" {dot} trump ", ""), suit_text(table.trump, style)]
+    if table.pass_offset:
+        title.append((f" {dot} {pass_direction(table.pass_offset, table.players)}", ""))
+    return title
+
+
 def render_table(table: TableView, style: Style, *, events: bool = True, width: int | None = None) -> list[Line]:
     """The table as lines: a title, one row per seat, the trick, the last trick, and (``events``) what happened.
 
@@ -168,16 +184,7 @@ def render_table(table: TableView, style: Style, *, events: bool = True, width: 
     if width is not None:
         return _compact_table(table, style, events, width)
     dot = style.dot
-    players = table.players
-    of = f" of {table.deals}" if table.deals else ""
-    title: Line = [
-        (table.game.value, "bold"),
-        (f" {dot} deal {table.deal}{of}: {kind_name(table.kind)} {dot} dealer seat {table.dealer}", ""),
-    ]
-    if table.trump_named:
-        title += [(f" {dot} trump ", ""), suit_text(table.trump, style)]
-    if table.pass_offset:
-        title.append((f" {dot} {pass_direction(table.pass_offset, players)}", ""))
+    title = _title(table, style, "dealer seat")
     view = "all hands" if table.viewer is None else f"seat {table.viewer}'s view"
     title.append((f"   [{view} {dot} {table.position} of {table.decisions} decisions made]", "dim"))
     lines: list[Line] = [title, []]
@@ -277,15 +284,7 @@ def _short(name: str, room: int) -> str:
 def _compact_table(table: TableView, style: Style, events: bool, width: int) -> list[Line]:
     dot = style.dot
     players = table.players
-    of = f" of {table.deals}" if table.deals else ""
-    title: Line = [
-        (table.game.value, "bold"),
-        (f" {dot} deal {table.deal}{of}: {kind_name(table.kind)} {dot} dealer {table.dealer}", ""),
-    ]
-    if table.trump_named:
-        title += [(f" {dot} trump ", ""), suit_text(table.trump, style)]
-    if table.pass_offset:
-        title.append((f" {dot} {pass_direction(table.pass_offset, players)}", ""))
+    title = _title(table, style, "dealer")
     view = "all hands" if table.viewer is None else f"seat {table.viewer}'s view"
     where: Span = (f"[{view} {dot} {table.position}/{table.decisions} decisions]", "dim")
     lines: list[Line] = []
