@@ -20,9 +20,13 @@ from hypothesis import settings
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 _SCALE = {"deep": 10}
 
-settings.register_profile("dev", deadline=None, print_blob=True)
-settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True, database=None)
-settings.register_profile("deep", deadline=None, print_blob=True)
+# Hypothesis itself loads a derandomized "ci" profile when it sees a CI environment variable (CI, GITHUB_ACTIONS, ...),
+# and a profile registered without a parent inherits whatever is loaded: each of ours starts from Hypothesis's own
+# "default" profile instead, so dev and deep stay random even inside a CI job.
+_BASE = settings.get_profile("default")
+settings.register_profile("dev", parent=_BASE, deadline=None, print_blob=True)
+settings.register_profile("ci", parent=_BASE, deadline=None, print_blob=True, derandomize=True, database=None)
+settings.register_profile("deep", parent=_BASE, deadline=None, print_blob=True)
 
 
 def examples(count: int) -> int:

@@ -17,12 +17,16 @@ print(settings.default.derandomize, settings.default.database is None, hypothesi
 """
 
 
+@pytest.mark.parametrize("in_ci", [False, True], ids=["local", "in-a-CI-job"])
 @pytest.mark.parametrize(
     ("profile", "expected"),
     [("ci", "True True 3"), ("dev", "False False 3"), ("deep", "False False 30"), (None, "False False 3")],
 )
-def test_profile_from_the_environment(profile: str | None, expected: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_PROFILE"}
+def test_profile_from_the_environment(profile: str | None, expected: str, in_ci: bool) -> None:
+    # Hypothesis loads its own derandomized profile when it sees CI=...; ours must not inherit it.
+    env = {k: v for k, v in os.environ.items() if k not in ("HYPOTHESIS_PROFILE", "CI", "GITHUB_ACTIONS")}
+    if in_ci:
+        env["CI"] = "true"
     if profile is not None:
         env["HYPOTHESIS_PROFILE"] = profile
     env["PYTHONPATH"] = str(Path(__file__).parent)
