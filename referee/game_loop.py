@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.rules import Event, GameState
+from referee.rules.projection import is_public, project
 
 __all__ = ["Decide", "Deliver", "SeatMessages", "play_out"]
 
@@ -40,3 +42,17 @@ class SeatMessages:
     def of(self, event: Event) -> list[list[m.Event]]:
         """Per seat, the messages ``event`` produces (the same object for every seat when it is public)."""
         return wire.messages_for((event,), self.players, self.game_number)
+
+    def lines(self, event: Event) -> list[bytes | None]:
+        """Per seat, the encoded line ``event`` sends it (None: nothing); a public event's line is encoded once
+        and is the same object for every seat."""
+        if is_public(event):
+            view = project(event, 0)
+            message = None if view is None else wire.event_message(view, self.players, self.game_number)
+            return [None if message is None else codec.encode(message)] * self.players
+        lines: list[bytes | None] = []
+        for seat in range(self.players):
+            view = project(event, seat)
+            message = None if view is None else wire.event_message(view, self.players, self.game_number)
+            lines.append(None if message is None else codec.encode(message))
+        return lines

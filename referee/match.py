@@ -399,12 +399,8 @@ class Match:
             record = event_record(event)
             if record is not None:
                 writer.write(record)
-            encoded: dict[int, bytes] = {}
-            for seat, seat_messages in zip(self.seats, messages.of(event), strict=True):
-                for message in seat_messages:
-                    line = encoded.get(id(message))
-                    if line is None:
-                        line = encoded[id(message)] = codec.encode(message)
+            for seat, line in zip(self.seats, messages.lines(event), strict=True):
+                if line is not None:
                     seat.queue_encoded(line)
 
     def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> list[Event]:

@@ -33,9 +33,19 @@ from referee.rules import (
     card_name,
     parse_card,
 )
-from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, Card, CardParseError, make_card, sort_for_display
+from referee.rules.cards import (
+    RANK_LETTERS,
+    SUIT_LETTERS,
+    SUIT_MASKS,
+    Card,
+    CardParseError,
+    card_list,
+    make_card,
+    sort_for_display,
+)
+from referee.rules.observation import PlayView
 from referee.rules.points import point_values
-from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, project
+from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
 
 
 def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
@@ -110,9 +120,9 @@ def _completed_tricks(tricks: tuple[TrickView, ...]) -> tuple[m.CompletedTrick, 
     return messages
 
 
-def _columns(obs: Observation) -> m.LotteryColumns:
+def _columns(columns: tuple[tuple[int, int] | None, ...]) -> m.LotteryColumns:
     spans: list[tuple[str, str] | None] = []
-    for suit, column in enumerate(obs.lottery_columns):
+    for suit, column in enumerate(columns):
         if column is None:
             spans.append(None)
         else:
@@ -120,26 +130,51 @@ def _columns(obs: Observation) -> m.LotteryColumns:
     return m.LotteryColumns(C=spans[0], D=spans[1], H=spans[2], S=spans[3])
 
 
-def play_request(obs: Observation, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
-    lottery = obs.kind is DealKind.LOTTERY
-    start = obs.lottery_start_rank
+class _SuitNames(dict[int, tuple[str, ...]]):
+    """The names of the cards of one suit held in a mask, low to high, keyed by the mask's part in that suit
+    (at most 4 x 8192 entries, each made when first needed): a hand in display order is four lookups."""
+
+    def __missing__(self, part: int) -> tuple[str, ...]:
+        names = self[part] = tuple(card_name(c) for c in card_list(part))
+        return names
+
+
+_SUIT_NAMES = _SuitNames()
+_CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_MASKS
+
+
+def mask_names(mask: int) -> tuple[str, ...]:
+    """The names of a mask's cards in display order (by suit, low to high): what ``cards`` gives for them."""
+    names = _SUIT_NAMES
+    return names[mask & _CLUBS] + names[mask & _DIAMONDS] + names[mask & _HEARTS] + names[mask & _SPADES]
+
+
+def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
+    """The play request of the seat to act, from its ``PlayView`` (the referee's hottest path: no observation)."""
+    lottery = view.kind is DealKind.LOTTERY
+    start = view.lottery_start_rank
+    if view.hand_doubles:  # two decks: a card held twice is named twice
+        hand = cards(card_list(view.hand) + card_list(view.hand_doubles))
+    else:
+        hand = mask_names(view.hand)
+    deal_scores, totals = view.deal_scores, view.totals
     return m.PlayRequest(
         id=request_id,
         game_number=game_number,
-        deal=obs.deal,
-        kind=obs.kind.value,
-        hand=cards(obs.hand),
-        legal=cards(obs.legal),
-        trump=suit_letter(obs.trump),
-        trick=None if lottery else m.CurrentTrick(leader=obs.trick_leader, cards=_trick_cards(obs.trick)),
-        tricks=_completed_tricks(obs.tricks),
+        deal=view.deal,
+        kind=view.kind.value,
+        hand=hand,
+        legal=mask_names(view.legal),
+        trump=suit_letter(view.trump),
+        trick=None if lottery else m.CurrentTrick(leader=view.trick_leader, cards=_trick_cards(view.trick)),
+        tricks=_completed_tricks(view.tricks),
         lottery=m.LotteryState(
             start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
-            columns=_columns(obs),
+            columns=_columns(view.lottery_columns),
         )
         if lottery
         else None,
-        scores=m.Scores(deal=obs.deal_scores, total=obs.totals, totals=obs.totals),
+        scores=m.Scores(deal=deal_scores, total=totals, totals=totals),
         time_ms=time_ms,
     )
 
@@ -185,11 +220,12 @@ def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: i
 
 
 def request_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
-    """The request for the decision ``state`` waits for, built from the observation of the seat to act."""
-    obs = state.observation(state.to_act)
+    """The request for the decision ``state`` waits for, built from what the seat to act may know (its
+    ``PlayView`` for a card, its ``Observation`` otherwise)."""
     phase = state.phase
     if phase is Phase.PLAY:
-        return play_request(obs, request_id, game_number, time_ms)
+        return play_request(state.play_view(), request_id, game_number, time_ms)
+    obs = state.observation(state.to_act)
     if phase is Phase.PASS:
         return pass_request(obs, request_id, game_number, time_ms)
     if phase is Phase.TRUMP:
@@ -317,22 +353,22 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
 def messages_for(events: Iterable[Event], players: int, game_number: int) -> list[list[m.Event]]:
     """Per seat, the event messages ``events`` send it, in order: the one step from core events to the wire.
 
-    Each seat's view comes from ``project`` (the only statement of who may see what). A message equal for several
-    seats (every public event) is one object, so a caller encodes it once per distinct object.
+    Each seat's view comes from ``project`` (the only statement of who may see what). A public event's message
+    (``projection.is_public``) is one object shared by every seat, so a caller encodes it once.
     """
     per_seat: list[list[m.Event]] = [[] for _ in range(players)]
     for event in events:
-        # Equal views share one message. An event is public (every seat's view equal) or private to each seat,
-        # so comparing with the previous seat's view finds every equal one.
-        last: SeatEvent | None = None
-        message: m.Event | None = None
+        if is_public(event):
+            view = project(event, 0)
+            message = None if view is None else event_message(view, players, game_number)
+            if message is not None:
+                for messages in per_seat:
+                    messages.append(message)
+            continue
         for seat, messages in enumerate(per_seat):
             view = project(event, seat)
-            if view is None:
-                continue
-            if view is not last and view != last:
-                last = view
-                message = event_message(view, players, game_number)
-            if message is not None:
-                messages.append(message)
+            if view is not None:
+                private = event_message(view, players, game_number)
+                if private is not None:
+                    messages.append(private)
     return per_seat

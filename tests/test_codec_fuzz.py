@@ -236,7 +236,7 @@ def referee_corpus() -> list[bytes]:
             seat = state.to_act
             obs = state.observation(seat)
             if state.phase is Phase.PLAY and rng.random() < 0.3:
-                lines.append(codec.encode(wire.play_request(obs, 7, 1, 1000)))
+                lines.append(codec.encode(wire.play_request(state.play_view(), 7, 1, 1000)))
             elif state.phase is Phase.PASS:
                 lines.append(codec.encode(wire.pass_request(obs, 7, 1, 1000)))
             elif state.phase is Phase.TRUMP:

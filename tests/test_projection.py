@@ -13,7 +13,7 @@ import functools
 import random
 import typing
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pytest
@@ -41,7 +41,7 @@ from referee.rules import (
     card_name,
 )
 from referee.rules.cards import Card
-from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, project
+from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
 
 Config = tuple[str, int | None, Mapping[str, object]]
 Projection = Callable[[Event, int], SeatEvent | None]
@@ -224,6 +224,23 @@ def test_public_events_are_one_object_for_every_seat_and_private_ones_differ() -
             assert views == [TrickView(event.number, event.leader, event.plays, event.winner, event.deal)] * players
         elif isinstance(event, PassesExchanged | DealStarted):
             assert len(set(views)) == players
+
+
+@pytest.mark.parametrize("index", range(len(GAMES)), ids=lambda i: "-".join(map(str, GAMES[i][:2])))
+def test_is_public_holds_exactly_for_events_every_seat_sees_alike(index: int) -> None:
+    # The referee encodes a public event's message once for every seat: is_public must never say so of an event
+    # whose views differ, and it should say so of every event whose views never differ.
+    for players, events in (played(index), moon_game()):
+        check_public_flags(players, events)
+
+
+def check_public_flags(players: int, events: Sequence[Event]) -> None:
+    for event in events:
+        views = [project(event, seat) for seat in range(players)]
+        if is_public(event):
+            assert views == [views[0]] * players, event
+        elif isinstance(event, PassesExchanged | DealStarted | TrumpChosen):
+            assert len(set(views)) == players or views == [None] * players
 
 
 @settings(max_examples=examples(25), deadline=None)

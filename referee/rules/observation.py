@@ -8,10 +8,14 @@ the seat itself passed and received.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
-from referee.rules.cards import Card, Suit
+from referee.rules.cards import Card, Suit, card_list
 from referee.rules.records import DealKind, MoonOption, Phase
 from referee.rules.ruleset import Game
+
+if TYPE_CHECKING:
+    from referee.rules.state import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +59,99 @@ class Observation:
     pending_cards: int
     moon_options: dict[MoonOption, tuple[int, ...]] | None
     hearts_broken: bool
+
+
+class PlayView(NamedTuple):
+    """What the seat to play may know when it is asked for a card: the part of its ``Observation`` a play request
+    carries, as the state holds it (cards as masks), so the referee's hottest path builds no full observation.
+    ``tests/test_observation.py`` checks it against ``observe`` field by field."""
+
+    seat: int
+    deal: int
+    kind: DealKind
+    hand: int  # mask of the cards held (at least one copy)
+    hand_doubles: int  # mask of the cards held twice (two decks); 0 in every other game
+    legal: int  # mask of the cards the seat may play
+    trump: Suit | None
+    trick_leader: int
+    trick: tuple[tuple[int, Card], ...]
+    tricks: tuple[TrickView, ...]
+    deal_scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    lottery_start_rank: int | None
+    lottery_columns: tuple[tuple[int, int] | None, ...]
+
+
+# The two functions below are the rules core's statement of what a seat may know. They read the state's own
+# fields (they are the state's, split out of state.py only for its length; ``GameState.observation`` and
+# ``GameState.play_view`` call them).
+
+
+def observe(state: GameState, seat: int) -> Observation:
+    """Everything ``seat`` may know now, and nothing more."""
+    trump_phase = state.phase is Phase.TRUMP
+    if trump_phase:
+        hand: tuple[Card, ...] = state.trump_cards_seen() if seat == state.dealer else ()
+    else:
+        hand = tuple(state.hand(seat))
+    acting = seat == state.to_act and state.phase is not Phase.OVER
+    sent = state._passes[seat] if state._passes[seat] is not None else ()
+    exchanged = state._exchanged
+    received: tuple[Card, ...] = ()
+    if exchanged is not None and state._pass_offset:
+        received = exchanged[(seat - state._pass_offset) % state.players]
+    return Observation(
+        game=state.ruleset.game,
+        players=state.players,
+        seat=seat,
+        deal=state.deal_number,
+        kind=state.kind,
+        dealer=state.dealer,
+        phase=state.phase,
+        to_act=state.to_act,
+        hand=hand,
+        hand_sizes=tuple(
+            0 if trump_phase else (state.hands[s].bit_count() + state.doubles[s].bit_count())
+            for s in range(state.players)
+        ),
+        trump=state.trump,
+        trump_named=not trump_phase and state.kind is DealKind.TRUMP,
+        pass_offset=state._pass_offset,
+        passed=tuple(sent or ()),
+        received=received,
+        trick_leader=state._leader,
+        trick=tuple(state._plays),
+        tricks=state._tricks_seen(),
+        deal_scores=tuple(state._deal_scores),
+        totals=tuple(state.totals),
+        legal=tuple(card_list(state._legal_mask())) if acting and state.phase is Phase.PLAY else (),
+        lottery_start_rank=state._start_rank,
+        lottery_columns=tuple(state._columns),
+        lottery_finished=tuple(state._finished),
+        kitty_size=len(state._kitty),
+        pending_cards=len(state._pending),
+        moon_options=state.moon_projection() if acting and state.phase is Phase.MOON else None,
+        hearts_broken=state._hearts_broken,
+    )
+
+
+def play_view(state: GameState) -> PlayView:
+    """What the seat to play may know now (the play phase only)."""
+    assert state.phase is Phase.PLAY, "a play view is only made while a card is awaited"
+    seat = state.to_act
+    return PlayView(
+        seat,
+        state.deal_number,
+        state.kind,
+        state.hands[seat],
+        state.doubles[seat],
+        state._legal_mask(),
+        state.trump,
+        state._leader,
+        tuple(state._plays),
+        state._tricks_seen(),
+        tuple(state._deal_scores),
+        tuple(state.totals),
+        state._start_rank,
+        tuple(state._columns),
+    )

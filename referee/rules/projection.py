@@ -37,7 +37,7 @@ from referee.rules.records import (
     TrumpChosen,
 )
 
-__all__ = ["CardsPassed", "HandDealt", "SeatEvent", "project"]
+__all__ = ["CardsPassed", "HandDealt", "SeatEvent", "is_public", "project"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +70,16 @@ SeatEvent = HandDealt | CardsPassed | CardPlayed | LotteryPassed | TrickView | P
 
 def _hand_dealt(deal: DealStarted, seat: int, trump: Suit | None) -> HandDealt:
     return HandDealt(deal.deal, deal.kind, deal.dealer, deal.hands[seat], trump, deal.pass_offset, len(deal.kitty))
+
+
+# The events every seat sees alike: ``project`` gives each seat an equal view of them (or None to all).
+_PUBLIC: frozenset[type] = frozenset({CardPlayed, LotteryPassed, PlayerOut, DealEnded, GameEnded, TrickEnded, MoonShot})
+
+
+def is_public(event: Event) -> bool:
+    """Whether every seat's view of ``event`` is the same, so one seat's ``project`` serves all (the referee
+    builds and encodes such a message once)."""
+    return type(event) in _PUBLIC
 
 
 def project(event: Event, seat: int) -> SeatEvent | None:

@@ -27,7 +27,7 @@ from referee.rules.cards import (
 )
 from referee.rules.dealing import DealSpec, first_dealer, seeded_deal, validate_deals
 from referee.rules.exchange import PASS_COUNT
-from referee.rules.observation import Observation, TrickView
+from referee.rules.observation import Observation, PlayView, TrickView, observe, play_view
 from referee.rules.records import (
     Action,
     ChooseMoon,
@@ -225,51 +225,12 @@ class GameState:
         return tuple(self._trick_views)
 
     def observation(self, seat: int) -> Observation:
-        """Everything ``seat`` may know now, and nothing more."""
-        trump_phase = self.phase is Phase.TRUMP
-        if trump_phase:
-            hand: tuple[Card, ...] = self.trump_cards_seen() if seat == self.dealer else ()
-        else:
-            hand = tuple(self.hand(seat))
-        acting = seat == self.to_act and self.phase is not Phase.OVER
-        sent = self._passes[seat] if self._passes[seat] is not None else ()
-        exchanged = self._exchanged
-        received: tuple[Card, ...] = ()
-        if exchanged is not None and self._pass_offset:
-            received = exchanged[(seat - self._pass_offset) % self.players]
-        return Observation(
-            game=self.ruleset.game,
-            players=self.players,
-            seat=seat,
-            deal=self.deal_number,
-            kind=self.kind,
-            dealer=self.dealer,
-            phase=self.phase,
-            to_act=self.to_act,
-            hand=hand,
-            hand_sizes=tuple(
-                0 if trump_phase else (self.hands[s].bit_count() + self.doubles[s].bit_count())
-                for s in range(self.players)
-            ),
-            trump=self.trump,
-            trump_named=not trump_phase and self.kind is DealKind.TRUMP,
-            pass_offset=self._pass_offset,
-            passed=tuple(sent or ()),
-            received=received,
-            trick_leader=self._leader,
-            trick=tuple(self._plays),
-            tricks=self._tricks_seen(),
-            deal_scores=tuple(self._deal_scores),
-            totals=tuple(self.totals),
-            legal=tuple(card_list(self._legal_mask())) if acting and self.phase is Phase.PLAY else (),
-            lottery_start_rank=self._start_rank,
-            lottery_columns=tuple(self._columns),
-            lottery_finished=tuple(self._finished),
-            kitty_size=len(self._kitty),
-            pending_cards=len(self._pending),
-            moon_options=self.moon_projection() if acting and self.phase is Phase.MOON else None,
-            hearts_broken=self._hearts_broken,
-        )
+        """Everything ``seat`` may know now, and nothing more (``observation.observe``)."""
+        return observe(self, seat)
+
+    def play_view(self) -> PlayView:
+        """What the seat to play may know when asked for a card (``observation.play_view``)."""
+        return play_view(self)
 
     # --- the one way to change the state -------------------------------------------------------------------
 
