@@ -25,6 +25,7 @@ COMPILED = [
     "referee/rules/lottery.py",
     "referee/rules/tricks.py",
     "referee/rules/exchange.py",
+    "referee/rules/fallback.py",
 ]
 
 ext_modules = []

@@ -69,9 +69,9 @@ from referee.rules import (
     parse_card,
 )
 from referee.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, CardParseError
+from referee.rules.fallback import default_trump
 from referee.rules.kierki_scoring import trick_penalty
 from referee.rules.results import places
-from referee.rules.state import _default_trump
 
 # ------------------------------------------------------------------------------------------------------------
 # Layouts used in several places (4 players unless said). Seat 0 is listed first.
@@ -809,7 +809,7 @@ class TestTrumpDeals:
     )
     def test_default_trump_for_a_silent_dealer(self, seen: str, suit: int) -> None:
         # A-K8: most cards among the five seen, then the higher sum of ranks, then ♠ > ♥ > ♦ > ♣.
-        assert _default_trump(cards(seen)) == suit
+        assert default_trump(cards(seen)) == suit
 
     def test_fallback_names_the_default_trump(self) -> None:
         state = kierki_at(8, TRUMP, dealer=3)

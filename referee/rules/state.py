@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from referee.rules import exchange, kierki_scoring, legality, lottery, tricks
+from referee.rules import exchange, fallback, kierki_scoring, legality, lottery, tricks
 from referee.rules.cards import (
     HEARTS,
     HEARTS_MASK,
@@ -22,11 +22,9 @@ from referee.rules.cards import (
     Card,
     Suit,
     card_list,
-    lowest_in,
     mask_of,
 )
 from referee.rules.dealing import DealSpec, first_dealer, seeded_deal, validate_deals
-from referee.rules.exchange import PASS_COUNT
 from referee.rules.observation import Observation, PlayView, TrickView, observe, play_view
 from referee.rules.records import (
     Action,
@@ -47,7 +45,7 @@ from referee.rules.records import (
     TrumpChosen,
 )
 from referee.rules.results import places
-from referee.rules.ruleset import Game, MoonDefault, Passing, Ruleset
+from referee.rules.ruleset import Game, Passing, Ruleset
 
 # Constants are Final so that the compiled build reads them as C constants, not module attributes; the hot
 # paths compare phases against these rather than look ``Phase.PLAY`` up.
@@ -144,15 +142,7 @@ class GameState:
 
     def fallback_action(self) -> Action:
         """A deterministic choice for the seat to act, played by the referee for a misbehaving bot."""
-        if self.phase is Phase.PLAY:
-            return PlayCard(lowest_in(self._legal_mask()))
-        if self.phase is Phase.PASS:
-            return PassCards(tuple(self.hand(self.to_act)[-PASS_COUNT:][::-1]))
-        if self.phase is Phase.TRUMP:
-            return ChooseTrump(_default_trump(self.trump_cards_seen()))
-        if self.phase is Phase.MOON:
-            return ChooseMoon(self._default_moon())
-        raise IllegalActionError("game-over", "the game is over: nobody is to act")
+        return fallback.fallback_action(self)
 
     def copy(self) -> GameState:
         """An independent copy. Every element held is immutable, so copying the lists themselves is enough."""
@@ -514,28 +504,3 @@ class GameState:
         self.events.append(self._moon)
         self._deal_scores = scores
         self._finish_deal(scores, early=False)
-
-    def _default_moon(self) -> MoonOption:
-        rule = self.ruleset.moon_default
-        if rule is MoonDefault.SELF:
-            return MoonOption.SELF
-        if rule is MoonDefault.SAFETY:
-            others = self.moon_projection()[MoonOption.OTHERS]
-            ends = max(others) >= self.ruleset.target
-            if ends and others[self._shooter] > min(others):
-                return MoonOption.SELF
-        return MoonOption.OTHERS
-
-    # --- the loteryjka -------------------------------------------------------------------------------------
-
-
-def _default_trump(seen: Sequence[Card]) -> Suit:
-    """Most cards among those seen; ties by the higher sum of ranks, then ♠ > ♥ > ♦ > ♣ [A-K8]."""
-    return max(
-        range(4),
-        key=lambda s: (
-            sum(1 for c in seen if c & 3 == s),
-            sum(c >> 2 for c in seen if c & 3 == s),
-            s,
-        ),
-    )

@@ -1,0 +1,62 @@
+"""The referee's own choices: what it decides for a seat whose bot did not (a fault, a forfeit, a silent
+dealer), and the moon option when the shooter is not asked. Deterministic, so a replay re-derives them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from referee.rules.cards import Card, Suit, lowest_in
+from referee.rules.exchange import PASS_COUNT
+from referee.rules.records import (
+    Action,
+    ChooseMoon,
+    ChooseTrump,
+    IllegalActionError,
+    MoonOption,
+    PassCards,
+    Phase,
+    PlayCard,
+)
+from referee.rules.ruleset import MoonDefault
+
+if TYPE_CHECKING:
+    from referee.rules.state import GameState
+
+
+def fallback_action(state: GameState) -> Action:
+    """A deterministic choice for the seat to act, played by the referee for a misbehaving bot."""
+    if state.phase is Phase.PLAY:
+        return PlayCard(lowest_in(state._legal_mask()))
+    if state.phase is Phase.PASS:
+        return PassCards(tuple(state.hand(state.to_act)[-PASS_COUNT:][::-1]))
+    if state.phase is Phase.TRUMP:
+        return ChooseTrump(default_trump(state.trump_cards_seen()))
+    if state.phase is Phase.MOON:
+        return ChooseMoon(default_moon(state))
+    raise IllegalActionError("game-over", "the game is over: nobody is to act")
+
+
+def default_moon(state: GameState) -> MoonOption:
+    """The moon option the ruleset's ``moon_default`` gives, for a shooter not answering [A-CH14, A-H6]."""
+    rule = state.ruleset.moon_default
+    if rule is MoonDefault.SELF:
+        return MoonOption.SELF
+    if rule is MoonDefault.SAFETY:
+        others = state.moon_projection()[MoonOption.OTHERS]
+        ends = max(others) >= state.ruleset.target
+        if ends and others[state._shooter] > min(others):
+            return MoonOption.SELF
+    return MoonOption.OTHERS
+
+
+def default_trump(seen: Sequence[Card]) -> Suit:
+    """Most cards among those seen; ties by the higher sum of ranks, then ♠ > ♥ > ♦ > ♣ [A-K8]."""
+    return max(
+        range(4),
+        key=lambda s: (
+            sum(1 for c in seen if c & 3 == s),
+            sum(c >> 2 for c in seen if c & 3 == s),
+            s,
+        ),
+    )
