@@ -10,11 +10,8 @@ seat is played by the fallback to the end and marked forfeited.
 from __future__ import annotations
 
 import os
-import shlex
-import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,105 +21,25 @@ from referee import wire
 from referee.bots import reaper
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
-from referee.bots.sandbox import Limits, SandboxError, SandboxKind, check_bwrap, prepare
-from referee.bots.seat import BotSeat, TimeControl, Transport, converse_all
-from referee.faults import Fault, FaultCode, FaultPolicy
+from referee.bots.sandbox import SandboxError, check_bwrap, prepare
+from referee.bots.seat import BotSeat, Transport, converse_all
+from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, play_out
+from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
+from referee.match_config import BotSpec as BotSpec
+from referee.match_config import MatchConfig as MatchConfig
+from referee.match_config import MatchSetupError as MatchSetupError
+from referee.match_config import Progress as Progress
+from referee.match_config import default_bots as default_bots
+from referee.match_config import parse_bot_commands as parse_bot_commands
+from referee.match_config import sample_bot_command as sample_bot_command
 from referee.match_result import MatchResult as MatchResult
 from referee.match_result import SeatResult as SeatResult
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
-from referee.rules import Action, DealSpec, Event, GameEnded, GameState, IllegalActionError, Phase, Ruleset
-
-
-class MatchSetupError(RuntimeError):
-    """The match could not run, or had to stop: a bot that cannot be started or fails its handshake, a bad
-    configuration, a replay log that cannot be written.
-
-    ``stderr`` holds the last lines the bot concerned wrote to its stderr, when there is one (they usually say why).
-    """
-
-    def __init__(self, message: str, stderr: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.stderr = stderr
-
+from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
 _STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    argv: tuple[str, ...]
-    cwd: Path = field(default_factory=Path.cwd)
-    env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
-    time: TimeControl | None = None  # this bot's own time control, instead of MatchConfig.time
-
-    @classmethod
-    def parse(cls, command: str) -> BotSpec:
-        """A shell-quoted command line, or ``sample:heuristic`` / ``sample:random`` for a sample bot."""
-        if command.startswith("sample:"):
-            name = command.removeprefix("sample:").removesuffix("_bot")
-            if name not in SAMPLE_BOTS:
-                raise MatchSetupError(
-                    f"no sample bot {name!r}: use one of " + ", ".join(f"sample:{n}" for n in SAMPLE_BOTS)
-                )
-            return sample_bot_command(f"{name}_bot")
-        try:
-            argv = tuple(shlex.split(command))
-        except ValueError as error:
-            raise MatchSetupError(f"bot command {command!r}: {error}") from None
-        if not argv:
-            raise MatchSetupError("a bot command is empty; give the program to run, e.g. 'python3 bot.py'")
-        return cls(argv)
-
-    @property
-    def command(self) -> str:
-        return shlex.join(self.argv)
-
-
-@dataclass(frozen=True)
-class MatchConfig:
-    ruleset: Ruleset
-    bots: tuple[BotSpec, ...]
-    out_dir: Path
-    seed: str = "1"  # any text; see referee/rules/dealing.py
-    first_game: int = 1  # the number of the first game (a resumed game keeps its number: its deals depend on it)
-    games: int = 1
-    deals: tuple[DealSpec, ...] = ()
-    deals_source: str | None = None
-    time: TimeControl = field(default_factory=TimeControl)
-    faults: FaultPolicy = field(default_factory=FaultPolicy)
-    # Per-bot isolation (referee/bots/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
-    limits: Limits = field(default_factory=Limits)
-    sandbox: SandboxKind = "none"
-    bot_env: tuple[tuple[str, str], ...] = ()
-    bot_ro: tuple[Path, ...] = ()  # extra folders a sandboxed bot may read (--bot-ro)
-    transcript: bool = False
-    stderr_cap_bytes: int = 1_000_000
-    # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
-    prefix: tuple[tuple[int, Action], ...] = ()
-    # A seat whose bot cannot start or fails its handshake is forfeited from the start (played by the fallback,
-    # the reason in SeatResult.start_failure) instead of stopping the match: tournaments never stop for one bot.
-    forfeit_unstartable: bool = False
-    # Seats forfeited before the start without starting their bot, with the reason (a bot a tournament dropped).
-    absent: tuple[tuple[int, str], ...] = ()
-    # Each game after the first moves every bot one seat on (bot i sits at seat i + game - 1), so over a multiple of
-    # the players every bot sits at every seat equally often; results stay per bot (SeatResult.seat: its first seat).
-    rotate: bool = False
-
-
-Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended
-
-
-SAMPLE_BOTS = ("heuristic", "random")
-
-
-def sample_bot_command(name: str) -> BotSpec:
-    """A sample bot from ``sample_bots/``, run with this Python."""
-    import sample_bots
-
-    path = Path(sample_bots.__file__).parent / f"{name}.py"
-    return BotSpec((sys.executable, str(path)))
 
 
 TransportFactory = Callable[[int, "BotSpec"], Transport]  # seat, its spec -> a started transport
@@ -534,14 +451,5 @@ class Match:
         )
 
 
-def default_bots(players: int) -> tuple[BotSpec, ...]:
-    """The sample bots: heuristic and random alternating around the table."""
-    return tuple(sample_bot_command("heuristic_bot" if s % 2 == 0 else "random_bot") for s in range(players))
-
-
 def run_match(config: MatchConfig, progress: Progress | None = None) -> MatchResult:
     return Match(config, progress).run()
-
-
-def parse_bot_commands(commands: Sequence[str]) -> tuple[BotSpec, ...]:
-    return tuple(BotSpec.parse(c) for c in commands)
