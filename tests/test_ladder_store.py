@@ -80,7 +80,7 @@ def test_a_failing_migration_leaves_the_database_at_its_old_version(
     connection = sqlite3.connect(path, isolation_level=None)
     migrate(connection, target=1)
     broken = (MIGRATIONS[0], (MIGRATIONS[1][0], "CREATE TABLE broken ("))
-    monkeypatch.setattr("competition.ladder.store.MIGRATIONS", broken)
+    monkeypatch.setattr("competition.ladder.schema.MIGRATIONS", broken)
     with pytest.raises(sqlite3.OperationalError):
         migrate(connection, target=2)
     assert connection.execute("PRAGMA user_version").fetchone()[0] == 1

@@ -1,14 +1,11 @@
 """The ladder's database: bots, planned and played sets, the ratings cache and the runs, in one SQLite file.
 
-SQLite in WAL mode with ``synchronous=FULL``: a commit is on disk when it returns, readers (``status``, ``site``)
-never block the run, and a process killed at any instant leaves the database as of its last commit. The schema is
-versioned by ``PRAGMA user_version``; each migration runs in one transaction with the version bump, so a database is
-always at exactly one version.
-
-A set moves ``planned -> claimed -> played`` (or ``voided``). Its result (a ``SetRecord``) and its status are
-committed in one ``BEGIN IMMEDIATE`` transaction, together with its rating update, which only happens on the
-``claimed -> played`` transition of the run that holds the claim: a set is rated once or not at all. Results are the
-truth and ratings a cache: ``rerate`` recomputes them from the results with the stored model parameters.
+The file, its schema and its migrations are `competition.ladder.schema`; the ratings cache is
+`competition.ladder.rating_cache`. A set moves ``planned -> claimed -> played`` (or ``voided``). Its result (a
+``SetRecord``) and its status are committed in one ``BEGIN IMMEDIATE`` transaction, together with its rating update,
+which only happens on the ``claimed -> played`` transition of the run that holds the claim: a set is rated once or not
+at all. Results are the truth and ratings a cache: ``rerate`` recomputes them from the results with the stored model
+parameters.
 """
 
 from __future__ import annotations
@@ -22,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from competition.ladder import rating_cache
+from competition.ladder.schema import MIGRATIONS, SCHEMA_VERSION, StoreError, connect, migrate
 from competition.model import SetRecord, decode_set, encode_set
-from competition.ratings import Rating, RatingParams, rate_steps
+from competition.ratings import Rating, RatingParams
 
 __all__ = [
     "MIGRATIONS",
@@ -39,77 +38,6 @@ __all__ = [
 
 BotStatus = Literal["active", "retired", "deactivated"]
 SetStatus = Literal["planned", "claimed", "played", "voided"]
-MODEL = "openskill.PlackettLuce"
-
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (  # 1: the first schema
-        """CREATE TABLE bots (
-            id INTEGER PRIMARY KEY,
-            label TEXT NOT NULL UNIQUE,  -- name@version: the bot's name in set records and ratings
-            name TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            owner TEXT,
-            command TEXT NOT NULL,
-            cwd TEXT NOT NULL,
-            program TEXT,  -- the program file the command names, when it names one
-            program_hash TEXT,
-            status TEXT NOT NULL CHECK (status IN ('active', 'retired', 'deactivated')),
-            reason TEXT,
-            created REAL NOT NULL,
-            UNIQUE (name, version))""",
-        """CREATE TABLE sets (
-            id INTEGER PRIMARY KEY,
-            status TEXT NOT NULL CHECK (status IN ('planned', 'claimed', 'played', 'voided')),
-            seed TEXT NOT NULL,
-            bots TEXT NOT NULL,  -- JSON list of labels, in the seat order of the set's first game
-            planned REAL NOT NULL,
-            claim_run INTEGER,
-            claim_pid INTEGER,
-            claim_host TEXT,
-            claimed REAL,
-            result TEXT,  -- the SetRecord as JSON, once played
-            played REAL,
-            void_reason TEXT,
-            replaces INTEGER REFERENCES sets(id))""",
-        "CREATE INDEX sets_by_status ON sets (status, id)",
-        """CREATE TABLE ratings (
-            bot_id INTEGER PRIMARY KEY REFERENCES bots(id),
-            mu REAL NOT NULL,
-            sigma REAL NOT NULL,
-            sets INTEGER NOT NULL)""",
-        """CREATE TABLE rating_model (
-            id INTEGER PRIMARY KEY CHECK (id = 1),
-            model TEXT NOT NULL,
-            params TEXT NOT NULL,
-            rated_through INTEGER NOT NULL DEFAULT 0)""",
-        """CREATE TABLE runs (
-            id INTEGER PRIMARY KEY,
-            started REAL NOT NULL,
-            finished REAL,
-            pid INTEGER NOT NULL,
-            host TEXT NOT NULL,
-            sets_played INTEGER NOT NULL DEFAULT 0,
-            sets_voided INTEGER NOT NULL DEFAULT 0,
-            status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
-            message TEXT)""",
-    ),
-    (  # 2: consecutive failures per bot (deactivation), the rating after every set (the site's plots), and which
-        # sets' replays are compressed (so a run looks only at the sets it has not compressed yet)
-        "ALTER TABLE bots ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE sets ADD COLUMN compressed INTEGER NOT NULL DEFAULT 0",
-        """CREATE TABLE rating_history (
-            set_id INTEGER NOT NULL REFERENCES sets(id),
-            bot_id INTEGER NOT NULL REFERENCES bots(id),
-            mu REAL NOT NULL,
-            sigma REAL NOT NULL,
-            PRIMARY KEY (set_id, bot_id))""",
-    ),
-)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class StoreError(RuntimeError):
-    """The database cannot be opened or is from a newer kierki; the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -157,39 +85,6 @@ class RunInfo:
     sets_voided: int
     status: str
     message: str | None
-
-
-def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
-    """Bring the database up to schema ``target``, one transaction per migration; returns the version before."""
-    before = cast(int, connection.execute("PRAGMA user_version").fetchone()[0])
-    if before > SCHEMA_VERSION:
-        raise StoreError(
-            f"the ladder database has schema version {before}, newer than this kierki knows ({SCHEMA_VERSION}): "
-            "upgrade kierki"
-        )
-    for version in range(before + 1, target + 1):
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in MIGRATIONS[version - 1]:
-                connection.execute(statement)
-            connection.execute(f"PRAGMA user_version = {version}")  # transactional: it lives in the header page
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
-    return before
-
-
-def connect(path: Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL, durable commits, waiting on locks."""
-    try:
-        connection = sqlite3.connect(path, isolation_level=None, timeout=60.0)
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = FULL")
-        connection.execute("PRAGMA foreign_keys = ON")
-    except sqlite3.Error as error:
-        raise StoreError(f"cannot open the ladder database {path}: {error}") from None
-    return connection
 
 
 class Store:
@@ -302,14 +197,20 @@ class Store:
         ids = []
         with self.transaction() as db:
             for table in tables:
-                cursor = db.execute(
-                    "INSERT INTO sets (status, seed, bots, planned, replaces) VALUES ('planned', '', ?, ?, ?)",
-                    (json.dumps(list(table)), self.clock(), replaces),
-                )
-                set_id = cast(int, cursor.lastrowid)
-                db.execute("UPDATE sets SET seed = ? WHERE id = ?", (seed_for(set_id), set_id))
-                ids.append(set_id)
+                ids.append(self._insert_planned(db, json.dumps(list(table)), seed_for, replaces))
         return ids
+
+    def _insert_planned(
+        self, db: sqlite3.Connection, table_json: str, seed_for: Callable[[int], str], replaces: int | None
+    ) -> int:
+        """One planned set; its seed is derived from the id SQLite gives it, so it is written second."""
+        cursor = db.execute(
+            "INSERT INTO sets (status, seed, bots, planned, replaces) VALUES ('planned', '', ?, ?, ?)",
+            (table_json, self.clock(), replaces),
+        )
+        set_id = cast(int, cursor.lastrowid)
+        db.execute("UPDATE sets SET seed = ? WHERE id = ?", (seed_for(set_id), set_id))
+        return set_id
 
     def count(self, status: SetStatus) -> int:
         return cast(int, self.db.execute("SELECT COUNT(*) FROM sets WHERE status = ?", (status,)).fetchone()[0])
@@ -355,11 +256,7 @@ class Store:
                 if now - claimed > timeout_s or not alive(pid, host)
             ]
             for set_id in stale:
-                db.execute(
-                    "UPDATE sets SET status = 'planned', claim_run = NULL, claim_pid = NULL, claim_host = NULL,"
-                    " claimed = NULL WHERE id = ? AND status = 'claimed'",
-                    (set_id,),
-                )
+                db.execute(_UNCLAIM + " AND id = ?", (set_id,))
         return stale
 
     def record(
@@ -396,7 +293,7 @@ class Store:
                     reason = f"{count} {'set' if count == 1 else 'sets in a row'} failed; the last: {why}"
                     db.execute("UPDATE bots SET status = 'deactivated', reason = ? WHERE label = ?", (reason, label))
                     deactivated[label] = reason
-            self._rate_locked(db, record)
+            rating_cache.rate_set(db, record)
         return deactivated
 
     def release(self, run_id: int) -> list[int]:
@@ -404,11 +301,7 @@ class Store:
         with self.transaction() as db:
             rows = db.execute("SELECT id FROM sets WHERE status = 'claimed' AND claim_run = ?", (run_id,))
             ids = [row[0] for row in rows.fetchall()]
-            db.execute(
-                "UPDATE sets SET status = 'planned', claim_run = NULL, claim_pid = NULL, claim_host = NULL,"
-                " claimed = NULL WHERE status = 'claimed' AND claim_run = ?",
-                (run_id,),
-            )
+            db.execute(_UNCLAIM + " AND claim_run = ?", (run_id,))
         return ids
 
     def void(self, run_id: int, set_id: int, reason: str, seed_for: Callable[[int], str]) -> int | None:
@@ -420,13 +313,7 @@ class Store:
                 return None
             db.execute("UPDATE sets SET status = 'voided', void_reason = ? WHERE id = ?", (reason, set_id))
             db.execute("UPDATE runs SET sets_voided = sets_voided + 1 WHERE id = ?", (run_id,))
-            cursor = db.execute(
-                "INSERT INTO sets (status, seed, bots, planned, replaces) VALUES ('planned', '', ?, ?, ?)",
-                (row[2], self.clock(), set_id),
-            )
-            new_id = cast(int, cursor.lastrowid)
-            db.execute("UPDATE sets SET seed = ? WHERE id = ?", (seed_for(new_id), new_id))
-        return new_id
+            return self._insert_planned(db, row[2], seed_for, set_id)
 
     def sets(self, status: SetStatus | None = None) -> list[SetRow]:
         query = "SELECT id, status, bots, result, played, void_reason FROM sets"
@@ -457,28 +344,22 @@ class Store:
     # --- ratings -----------------------------------------------------------------------------------------------
 
     def rating_params(self) -> RatingParams:
-        row = self.db.execute("SELECT params FROM rating_model WHERE id = 1").fetchone()
-        return RatingParams() if row is None else RatingParams(**json.loads(row[0]))
+        return rating_cache.stored_params(self.db)
 
     def set_rating_params(self, params: RatingParams) -> None:
         """Store the model's parameters and recompute every rating with them."""
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO rating_model (id, model, params) VALUES (1, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET model = excluded.model, params = excluded.params",
-                (MODEL, json.dumps(vars(params))),
-            )
-            self._rerate_locked(db)
+            rating_cache.store_params(db, params)
+            rating_cache.rerate(db)
 
     def rerate(self) -> dict[str, Rating]:
         """Recompute every rating (and the history) from the results."""
         with self.transaction() as db:
-            self._rerate_locked(db)
+            rating_cache.rerate(db)
         return self.ratings()
 
     def ratings(self) -> dict[str, Rating]:
-        rows = self.db.execute("SELECT b.label, r.mu, r.sigma, r.sets FROM ratings r JOIN bots b ON b.id = r.bot_id")
-        return {label: Rating(mu, sigma, sets) for label, mu, sigma, sets in rows}
+        return rating_cache.stored_ratings(self.db)
 
     def history(self, label: str) -> list[tuple[int, float, float]]:
         """The bot's (set id, μ, σ) after each of its rated sets."""
@@ -488,55 +369,6 @@ class Store:
             (label,),
         )
         return [(set_id, mu, sigma) for set_id, mu, sigma in rows]
-
-    def _rate_locked(self, db: sqlite3.Connection, record: SetRecord) -> None:
-        """Rate one newly played set: incrementally when it is the newest rated set (the usual case), else from
-        scratch, so the cache always equals ``rate(results)`` in set-id order."""
-        through = db.execute("SELECT rated_through FROM rating_model WHERE id = 1").fetchone()
-        if through is None or record.set_id < through[0]:
-            self._rerate_locked(db)
-            return
-        current = self._ratings_locked(db)
-        start = {bot: current[bot] for bot in record.bots if bot in current}
-        self._write_steps(db, rate_steps([record], self._params_locked(db), start))
-        db.execute("UPDATE rating_model SET rated_through = ? WHERE id = 1", (record.set_id,))
-
-    def _rerate_locked(self, db: sqlite3.Connection) -> None:
-        if db.execute("SELECT 1 FROM rating_model WHERE id = 1").fetchone() is None:
-            db.execute(
-                "INSERT INTO rating_model (id, model, params) VALUES (1, ?, ?)",
-                (MODEL, json.dumps(vars(RatingParams()))),
-            )
-        db.execute("DELETE FROM ratings")
-        db.execute("DELETE FROM rating_history")
-        records = [decode_set(row[0].encode()) for row in db.execute("SELECT result FROM sets WHERE status = 'played'")]
-        self._write_steps(db, rate_steps(records, self._params_locked(db)))
-        through = max((r.set_id for r in records), default=0)
-        db.execute("UPDATE rating_model SET rated_through = ? WHERE id = 1", (through,))
-
-    def _write_steps(self, db: sqlite3.Connection, steps: Iterable[tuple[int, dict[str, Rating]]]) -> None:
-        ids = dict(db.execute("SELECT label, id FROM bots").fetchall())
-        for set_id, updated in steps:
-            for label, rating in updated.items():
-                bot_id = ids[label]
-                db.execute(
-                    "INSERT INTO ratings (bot_id, mu, sigma, sets) VALUES (?, ?, ?, ?) ON CONFLICT (bot_id)"
-                    " DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, sets = excluded.sets",
-                    (bot_id, rating.mu, rating.sigma, rating.sets),
-                )
-                # The primary key (set_id, bot_id) is a second guard: rating a set twice would fail here.
-                db.execute(
-                    "INSERT INTO rating_history (set_id, bot_id, mu, sigma) VALUES (?, ?, ?, ?)",
-                    (set_id, bot_id, rating.mu, rating.sigma),
-                )
-
-    def _ratings_locked(self, db: sqlite3.Connection) -> dict[str, Rating]:
-        rows = db.execute("SELECT b.label, r.mu, r.sigma, r.sets FROM ratings r JOIN bots b ON b.id = r.bot_id")
-        return {label: Rating(mu, sigma, sets) for label, mu, sigma, sets in rows}
-
-    def _params_locked(self, db: sqlite3.Connection) -> RatingParams:
-        row = db.execute("SELECT params FROM rating_model WHERE id = 1").fetchone()
-        return RatingParams() if row is None else RatingParams(**json.loads(row[0]))
 
     # --- runs --------------------------------------------------------------------------------------------------
 
@@ -567,3 +399,8 @@ _BOT_SELECT = (
     " FROM bots"
 )
 _RUN_SELECT = "SELECT id, started, finished, pid, host, sets_played, sets_voided, status, message FROM runs"
+# A claimed set planned again, to be played from the start (the caller narrows it to a set or a run).
+_UNCLAIM = (
+    "UPDATE sets SET status = 'planned', claim_run = NULL, claim_pid = NULL, claim_host = NULL, claimed = NULL"
+    " WHERE status = 'claimed'"
+)
