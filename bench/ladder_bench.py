@@ -17,7 +17,8 @@ from typing import Any
 
 import sample_bots
 from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
-from competition.ladder.ladder import add_bot, init_ladder, run_ladder
+from competition.ladder.ladder import add_bot, init_ladder
+from competition.ladder.run import run_ladder
 
 Result = dict[str, Any]
 

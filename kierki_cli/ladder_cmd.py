@@ -23,7 +23,8 @@ from competition.ladder.config import (
     LadderConfig,
     parse_duration,
 )
-from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot, run_ladder
+from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot
+from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 import sample_bots
 from competition.executors import GameExecutor
-from competition.ladder import ladder as ladder_module
+from competition.ladder import run as run_module
 from competition.ladder.config import (
     BotSettings,
     ConfigError,
@@ -30,8 +30,9 @@ from competition.ladder.config import (
     read_key,
     set_seed,
 )
-from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, init_ladder, run_ladder
+from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, init_ladder
 from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
+from competition.ladder.run import run_ladder
 from competition.ladder.site import write_site
 from competition.ladder.store import Store
 from competition.model import SetRecord
@@ -253,7 +254,7 @@ def test_a_run_refuses_to_start_without_a_working_bwrap(tmp_path: Path, monkeypa
     def no_bwrap() -> None:
         raise SandboxError("--sandbox bwrap: bubblewrap cannot create its sandbox on this machine")
 
-    monkeypatch.setattr(ladder_module, "check_bwrap", no_bwrap)
+    monkeypatch.setattr(run_module, "check_bwrap", no_bwrap)
     with pytest.raises(LadderError, match=r'isolation\.sandbox = "none"'):
         run_ladder(folder, sets=1)
     with Store.open(folder / "ladder.sqlite") as store:
