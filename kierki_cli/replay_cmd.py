@@ -14,7 +14,8 @@ from kierki_cli.styled import Style, to_text
 from referee.replay import schema
 from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
-from referee.replay.timeline import ResumePoint, Timeline, build_timeline, resume_point, verify
+from referee.replay.resume import ResumePoint, resume_point
+from referee.replay.timeline import Timeline, build_timeline, verify
 from referee.replay.view import json_records, tricks_of
 from referee.text import printable
 

@@ -23,7 +23,8 @@ from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
-from referee.replay.timeline import Timeline, build_timeline, resume_point, verify
+from referee.replay.resume import resume_point
+from referee.replay.timeline import Timeline, build_timeline, verify
 from referee.replay.view import json_records, step_view
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealKind, GameState, Phase, PlayCard, Ruleset, card_name

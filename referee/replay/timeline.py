@@ -1,5 +1,6 @@
-"""Rebuilding a game from its replay log: the walk that re-applies every decision, the `Timeline` it yields,
-``verify`` (the walk run strictly) and ``resume_point`` (a game cut after N decisions, for ``kierki match --from``).
+"""Rebuilding a game from its replay log: the walk that re-applies every decision, the `Timeline` it yields, and
+``verify`` (the walk run strictly). Resuming a game cut after N decisions (``kierki match --from``) is
+`referee.replay.resume`; how the walk's messages name records and differences is `referee.replay.mismatch`.
 
 Reading a log back never trusts a derived record: the decisions are re-applied to a fresh ``GameState`` built from
 the header's ruleset and seed (and the deal records, for deals that came from a deal file), and every derived
@@ -13,73 +14,45 @@ state after the first ``n`` decisions.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
-import msgspec
-
 from referee.faults import FaultPolicy
-from referee.replay.reader import Entry, Replay, ReplayError, action_of, deal_spec, load
+from referee.replay.mismatch import (
+    at_line,
+    describe_action,
+    describe_decision,
+    first_difference,
+    record_label,
+    record_name,
+)
+from referee.replay.reader import Entry, Replay, ReplayError, action_of, deal_spec
 from referee.replay.records import (
     END_STATUSES,
-    DealEndRecord,
     DealRecord,
     Decision,
     Derived,
     EndRecord,
     FaultRecord,
     Header,
-    LotteryPassRecord,
     MoonDecision,
-    OutRecord,
     PassDecision,
     PlayDecision,
-    TrickRecord,
     TrumpDecision,
-    record_type,
 )
 from referee.replay.writer import event_record
 from referee.rules import (
     Action,
-    ChooseTrump,
     DealSpec,
     GameState,
     IllegalActionError,
-    PassCards,
-    PlayCard,
     RulesError,
-    Ruleset,
-    card_name,
 )
-from referee.rules.cards import SUIT_LETTERS
 from referee.rules.dealing import validate_deal
 
 _R = TypeVar("_R")
-
-
-def describe_action(action: Action) -> str:
-    """Short text of a decision as the log writes it: 'play 7H', 'pass AH KH QH', 'trump S', 'moon others'."""
-    if isinstance(action, PlayCard):
-        return f"play {card_name(action.card)}"
-    if isinstance(action, PassCards):
-        return "pass " + " ".join(card_name(c) for c in action.cards)
-    if isinstance(action, ChooseTrump):
-        return "trump " + ("NT" if action.suit is None else SUIT_LETTERS[action.suit])
-    return f"moon {action.option.value}"
-
-
-def _describe_record(record: Decision) -> str:
-    if isinstance(record, PlayDecision):
-        return f"play {record.card}"
-    if isinstance(record, PassDecision):
-        return "pass " + " ".join(record.cards)
-    if isinstance(record, TrumpDecision):
-        return f"trump {record.suit}"
-    return f"moon {record.choice}"
 
 
 # --- the walk ----------------------------------------------------------------------------------------------
@@ -189,53 +162,6 @@ def verify(replay: Replay) -> Verified:
     return Verified(len(timeline.decisions), timeline.checked)
 
 
-def _fmt(value: object) -> str:
-    return json.dumps(msgspec.to_builtins(value))
-
-
-def _label(record: Derived) -> str:
-    if isinstance(record, TrickRecord):
-        return f"trick {record.number}"
-    if isinstance(record, DealRecord):
-        return f"deal {record.deal}"
-    if isinstance(record, DealEndRecord):
-        return f"deal_end of deal {record.deal}"
-    if isinstance(record, OutRecord | LotteryPassRecord):
-        return f"{record_type(record)} of seat {record.seat}"
-    return record_type(record)
-
-
-def _name(record: Derived) -> str:
-    kind = record_type(record)
-    if isinstance(record, TrickRecord):
-        return f"the trick record of trick {record.number}"
-    if isinstance(record, DealRecord | DealEndRecord):
-        return f"the {kind} record of deal {record.deal}"
-    if isinstance(record, OutRecord | LotteryPassRecord):
-        return f"the {kind} record of seat {record.seat}"
-    return f"the {kind} record"
-
-
-def _difference(expected: Derived, actual: Derived) -> str | None:
-    """The first field, in the record's order, where the log differs from what the rules give."""
-    if expected == actual:
-        return None
-    for key in expected.__struct_fields__:
-        want, got = getattr(expected, key), getattr(actual, key)
-        if got == want:
-            continue
-        if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-            for index, (w, g) in enumerate(zip(want, got, strict=True)):
-                if isinstance(w, list) and w != g:
-                    return f"{key}[{index}] {_fmt(g)} but the rules give {_fmt(w)}"
-        return f"{key} {_fmt(got)} but the rules give {_fmt(want)}"
-    return None
-
-
-def _at(line: int | None) -> str:
-    return "in an earlier game of the match" if line == 0 else f"at line {line}"
-
-
 class _Walk:
     def __init__(self, timeline: Timeline) -> None:
         self.timeline = timeline
@@ -317,7 +243,7 @@ class _Walk:
         return f"a {state.phase.value} decision by seat {state.to_act} is due"
 
     def _missing(self) -> str:
-        return f"{_name(self.expected[0])} must come first (a record is missing or out of order)"
+        return f"{record_name(self.expected[0])} must come first (a record is missing or out of order)"
 
     def _entry(self, entry: Entry) -> None:
         if self.ended:
@@ -345,9 +271,9 @@ class _Walk:
         want = self.expected[0]
         if type(want) is not type(record):
             raise ReplayError(f"a {entry.type} record, but {self._missing()}", entry.line)
-        difference = _difference(want, record)
+        difference = first_difference(want, record)
         if difference is not None:
-            raise ReplayError(f"{_label(want)}: {difference}", entry.line)
+            raise ReplayError(f"{record_label(want)}: {difference}", entry.line)
         self.expected.popleft()
         if isinstance(record, DealRecord) and frames[-1].entries:
             frames[-1].closing = True
@@ -357,7 +283,7 @@ class _Walk:
     def _decision(self, entry: Entry, record: Decision) -> None:
         state = self.state
         seat = record.seat
-        what = f"{_describe_record(record)} by seat {seat}"
+        what = f"{describe_decision(record)} by seat {seat}"
         if self.expected:
             raise ReplayError(f"{what}, but {self._missing()}", entry.line)
         if state.is_over:
@@ -376,7 +302,7 @@ class _Walk:
             )
         if fault is None and forfeited_at is not None and not record.fallback:
             raise ReplayError(
-                f"{what}: the seat was forfeited {_at(forfeited_at)}, so only the referee's fallback plays for it",
+                f"{what}: the seat was forfeited {at_line(forfeited_at)}, so only the referee's fallback plays for it",
                 entry.line,
             )
         if record.fallback and fault is None and forfeited_at is None:
@@ -399,7 +325,7 @@ class _Walk:
             events = state.apply(action, seat)
         except IllegalActionError as error:
             message = error.message
-            shown = _describe_record(record).split(" ", 1)[-1] + ": "
+            shown = describe_decision(record).split(" ", 1)[-1] + ": "
             if message.startswith(shown):
                 message = message[len(shown) :]
             raise ReplayError(f"{what} is illegal: {message} [rule {error.rule}]", entry.line) from None
@@ -427,7 +353,7 @@ class _Walk:
             raise ReplayError(f"a {what}, but it is seat {state.to_act}'s turn to {state.phase.value}", entry.line)
         if self.forfeited[seat] is not None:
             raise ReplayError(
-                f"a {what}, but the seat was forfeited {_at(self.forfeited[seat])}: the fallback plays for it "
+                f"a {what}, but the seat was forfeited {at_line(self.forfeited[seat])}: the fallback plays for it "
                 "without faults",
                 entry.line,
             )
@@ -471,52 +397,3 @@ class _Walk:
             raise ReplayError(f"the end record, but {self._missing()}", entry.line)
         if not self.state.is_over:
             raise ReplayError(f"the end record says complete, but the game is not over: {self._due()}", entry.line)
-
-
-# --- resuming a game from a replay (kierki match --from FILE --at N) ---------------------------------------
-
-
-@dataclass(frozen=True)
-class ResumePoint:
-    ruleset: Ruleset
-    seed: str
-    game_number: int  # with the seed, it fixes the deals the log did not reach
-    deals: tuple[DealSpec, ...]
-    prefix: tuple[tuple[int, Action], ...]
-    decisions: int  # in the log
-    warnings: tuple[str, ...] = ()  # what is wrong with the log (cut off, no end record): resumed from what it holds
-
-
-def resume_point(path: Path, at: int) -> ResumePoint:
-    """The game of ``path`` after its first ``at`` decisions, for MatchConfig (ruleset, seed, deals, prefix)."""
-    replay = load(path, strict=False)
-    timeline = build_timeline(replay, strict=False)
-    steps = timeline.decisions
-    if not 0 <= at <= len(steps):
-        checked = ""
-        if timeline.problem is not None and replay.end is not None and replay.end.status == "complete":
-            checked = f" that agree with the rules (then {timeline.problem})"
-        raise ReplayError(f"{path} has {len(steps)} decisions{checked}; --at takes 0 to {len(steps)}")
-    if timeline.state_at(at).is_over:
-        raise ReplayError(f"the game of {path} is over after {at} decisions: choose a smaller --at")
-    return ResumePoint(
-        ruleset=timeline.ruleset,
-        seed=str(replay.header.seed),
-        game_number=replay.header.game_number,
-        deals=timeline.verified_deal_specs(),
-        prefix=tuple((s.seat, s.action) for s in steps[:at]),
-        decisions=len(steps),
-        warnings=tuple(_resume_warnings(replay, timeline)),
-    )
-
-
-def _resume_warnings(replay: Replay, timeline: Timeline) -> list[str]:
-    warnings = list(replay.warnings)
-    if replay.end is None:
-        warnings.append(
-            "the log has no end record: it was cut off (the match was killed, or the file truncated), so only the "
-            f"{len(timeline.decisions)} decisions it holds can be replayed"
-        )
-    elif timeline.problem is not None and replay.end.status == "complete":
-        warnings.append(f"the log stops agreeing with the rules: {timeline.problem}")
-    return warnings
