@@ -1,4 +1,4 @@
-"""The person's seat (``kierki_cli.play.HumanSeat``) without a terminal: a scripted person reads what the seat
+"""The person's seat (``kierki_cli.human_seat.HumanSeat``) without a terminal: a scripted person reads what the seat
 writes and types answers. Each request in plain words, refusals with their reason, the person's own deadline
 (the referee plays its fallback when it passes), and whole games through the ordinary Match whose logs verify."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fake_transport import ScriptedBot
 
-from kierki_cli.play import HumanSeat
+from kierki_cli.human_seat import HumanSeat
 from kierki_cli.styled import Style
 from protocol import codec
 from protocol import messages as m
