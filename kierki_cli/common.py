@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Collection, Iterable
+from pathlib import Path
 
 import click
 
 from referee.bots.seat import TimeControl
+from referee.text import printable
 
 time_per_move_option = click.option(
     "--time-per-move",
@@ -84,3 +86,21 @@ SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
 def new_seed() -> str:
     """128 bits from the operating system, as 32 hex digits: no bot can search them."""
     return secrets.token_hex(16)
+
+
+def warn_short_seed(seed: str) -> None:
+    """A note on stderr when ``--seed`` is short enough for a bot to search from its own cards."""
+    if len(seed) < SHORT_SEED:
+        click.echo(
+            f"note: seed {printable(seed)!r} is short: a bot can find it from its own cards and predict every deal; "
+            "fine for tests, leave --seed out for a competition",
+            err=True,
+        )
+
+
+def fresh_out_dir(base: Path) -> Path:
+    """The default output folder, never one an earlier run (of the same second) wrote into."""
+    out_dir, suffix = base, 2
+    while out_dir.exists():
+        out_dir, suffix = base.with_name(f"{base.name}-{suffix}"), suffix + 1
+    return out_dir

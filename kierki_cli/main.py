@@ -15,13 +15,14 @@ import click
 from click.core import ParameterSource
 
 from kierki_cli.common import (
-    SHORT_SEED,
+    fresh_out_dir,
     increment_option,
     new_seed,
     parse_pairs,
     startup_time_option,
     time_bank_option,
     time_per_move_option,
+    warn_short_seed,
 )
 from kierki_cli.entry import INTERRUPTED_EXIT
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
@@ -214,14 +215,10 @@ def match(
     cpu = parse_cpu(cpu_choice)
     if seed is None:
         seed = new_seed()
-    elif len(seed) < SHORT_SEED and from_path is None and not as_json:
-        click.echo(
-            f"note: seed {printable(seed)!r} is short: a bot can find it from its own cards and predict every deal; "
-            "fine for tests, leave --seed out for a competition",
-            err=True,
-        )
+    elif from_path is None and not as_json:
+        warn_short_seed(seed)
     if out_dir is None:
-        out_dir = _new_out_dir(Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S"))
+        out_dir = fresh_out_dir(Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S"))
     config = MatchConfig(
         ruleset=ruleset,
         bots=bots,
@@ -313,14 +310,6 @@ def parse_cpu(choice: str | None) -> int | None:
     except CpuError as error:
         raise click.UsageError(f"--cpu: {error}") from None
     return cpu
-
-
-def _new_out_dir(base: Path) -> Path:
-    """The default folder, never one an earlier match (of the same second) wrote into."""
-    out_dir, suffix = base, 2
-    while out_dir.exists():
-        out_dir, suffix = base.with_name(f"{base.name}-{suffix}"), suffix + 1
-    return out_dir
 
 
 def format_table(result: MatchResult) -> str:

@@ -1,4 +1,5 @@
-"""``kierki tournament`` and ``kierki sprt``: parse options, run `competition.tournament`, print as it goes."""
+"""``kierki tournament`` and ``kierki sprt``: run `competition.tournament` and print as it goes. The options the
+two share, and the configuration built from them, are `kierki_cli.tournament_options`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 import math
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,9 +14,9 @@ from typing import Any, TextIO
 import click
 
 from competition import report, stats
-from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
+from competition.executors import ExecutorError, ExecutorSpec
 from competition.model import SetRecord
-from competition.plan import FORMATS, ROTATIONS, Entrant, PlanError, check_entrants, parse_bot_argument, parse_bots_file
+from competition.plan import FORMATS, Entrant, PlanError, parse_bot_argument, parse_bots_file
 from competition.results import ResultsError
 from competition.sprt import SPRT, SprtError, paired_difference
 from competition.tournament import (
@@ -27,193 +27,8 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
 )
-from kierki_cli.common import (
-    SHORT_SEED,
-    increment_option,
-    new_seed,
-    parse_pairs,
-    startup_time_option,
-    time_bank_option,
-    time_per_move_option,
-)
-from kierki_cli.isolation import Isolation, isolation_options
-from referee.bots.seat import TimeControl
-from referee.match import MatchSetupError
-from referee.rules import RulesError, Ruleset
-from referee.rules.ruleset import Game
+from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
 from referee.text import printable
-
-GAMES = [g.value for g in Game]
-
-
-def _default_jobs() -> int:
-    return len(os.sched_getaffinity(0))
-
-
-def _new_out_dir(kind: str) -> Path:
-    base = Path("kierki-out") / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}"
-    out_dir, suffix = base, 2
-    while out_dir.exists():
-        out_dir, suffix = base.with_name(f"{base.name}-{suffix}"), suffix + 1
-    return out_dir
-
-
-def _stored_seed(out_dir: Path | None) -> str | None:
-    if out_dir is None:
-        return None
-    try:
-        return str(json.loads((out_dir / "tournament.json").read_text())["seed"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _warn_short(seed: str, quiet: bool) -> None:
-    if len(seed) < SHORT_SEED and not quiet:
-        click.echo(
-            f"note: seed {printable(seed)!r} is short: a bot can find it from its own cards and predict every deal; "
-            "fine for tests, leave --seed out for a competition",
-            err=True,
-        )
-
-
-def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The options ``tournament`` and ``sprt`` share: the game, time, isolation, output and parallelism."""
-    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("--game", type=click.Choice(GAMES), default="kierki", show_default=True, help="Which game."),
-        click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6)."),
-        click.option(
-            "--option",
-            "option_pairs",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="A rule option; repeat for several. `kierki options` lists them all.",
-        ),
-        click.option(
-            "--rotations",
-            type=click.Choice(ROTATIONS),
-            default="cyclic",
-            show_default=True,
-            help="Games per duplicate set: cyclic (one per seat, everyone moves on a seat) or all (every ordering).",
-        ),
-        click.option(
-            "--seed",
-            default=None,
-            help="The tournament's seed, any text: every set's deals and tables derive from it [default: 128 random "
-            "bits, recorded]. A short one is for tests: bots could search it.",
-        ),
-        click.option(
-            "--out",
-            "out_dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help="Folder for results.jsonl, standings and every replay [default: kierki-out/<command>-<time>].",
-        ),
-        click.option(
-            "--resume", is_flag=True, help="Continue the stopped tournament in --out, skipping finished sets."
-        ),
-        click.option(
-            "--jobs",
-            type=click.IntRange(1),
-            default=None,
-            help="Games played at once [default: the usable CPUs].",
-        ),
-        click.option(
-            "--cpu-pinning/--no-cpu-pinning",
-            default=True,
-            show_default=True,
-            help="Pin each game (its referee and bots) to one CPU.",
-        ),
-        click.option(
-            "--executor",
-            type=click.Choice(EXECUTORS),
-            default="local",
-            show_default=True,
-            help="Where games are played: local (a pool of --jobs processes), dask (the workers of --scheduler), "
-            "dask-local (a Dask cluster of --workers processes here). Dask needs pip install 'kierki[dask]'.",
-        ),
-        click.option(
-            "--scheduler",
-            default=None,
-            metavar="ADDRESS",
-            help='--executor dask: the scheduler\'s address, e.g. tcp://10.0.0.5:8786 (README, "Many machines").',
-        ),
-        click.option(
-            "--workers",
-            type=click.IntRange(1),
-            default=None,
-            help="--executor dask-local: worker processes [default: --jobs].",
-        ),
-        time_per_move_option,
-        startup_time_option,
-        time_bank_option,
-        increment_option,
-        click.option(
-            "--max-strikes",
-            type=click.IntRange(1),
-            default=3,
-            show_default=True,
-            help="Faults before a seat is forfeited (for the rest of that game).",
-        ),
-        click.option(
-            "--drop-after",
-            type=click.IntRange(1),
-            default=3,
-            show_default=True,
-            metavar="K",
-            help="Drop a bot after K games in a row it could not start or failed its handshake in.",
-        ),
-        isolation_options,
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout at the end."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def _config(
-    entrants: list[Entrant],
-    *,
-    game: str,
-    players: int | None,
-    option_pairs: tuple[str, ...],
-    seed: str,
-    rotations: str,
-    time_per_move: int,
-    startup_time: int,
-    time_bank: int,
-    increment: int,
-    max_strikes: int,
-    drop_after: int,
-    isolation: Isolation,
-    **kinds: Any,
-) -> TournamentConfig:
-    try:
-        ruleset = Ruleset.create(game, players, dict(parse_pairs(option_pairs, "--option", "target=50", strip=True)))
-    except RulesError as error:
-        raise click.UsageError(str(error)) from None
-    try:
-        check_entrants(entrants)
-        config = TournamentConfig(
-            entrants=tuple(entrants),
-            ruleset=ruleset,
-            seed=seed,
-            rotations=rotations,  # type: ignore[arg-type]
-            time=TimeControl(time_per_move, startup_time, time_bank, increment),
-            max_strikes=max_strikes,
-            limits=isolation.limits,
-            sandbox=isolation.sandbox,
-            bot_env=isolation.bot_env,
-            bot_ro=isolation.bot_ro,
-            drop_after=drop_after,
-            **kinds,
-        )
-        config.plan  # noqa: B018 - checks the format's arguments (a gauntlet's candidate) before anything starts
-        for entrant in entrants:
-            config.bot_spec(entrant)
-    except (PlanError, MatchSetupError) as error:
-        raise click.UsageError(str(error)) from None
-    return config
-
 
 # --- presentation ---------------------------------------------------------------------------------------------
 
@@ -286,18 +101,31 @@ class ProgressLine:
             self.stream.flush()
 
 
-def _executor(settings: dict[str, Any]) -> ExecutorSpec:
-    """Take the executor's options out of the shared ones."""
-    kind, scheduler, workers = settings.pop("executor"), settings.pop("scheduler"), settings.pop("workers")
+def _run(
+    config: TournamentConfig,
+    out_dir: Path,
+    stop: StopRule,
+    *,
+    jobs: int | None,
+    cpu_pinning: bool,
+    resume: bool,
+    executor: ExecutorSpec,
+    progress: Callable[[Progress], None] | None = None,
+    stop_when: Callable[[list[SetRecord]], bool] | None = None,
+) -> TournamentResult:
+    """Run it with the command's --jobs (default: the usable CPUs), --cpu-pinning and --resume."""
     try:
-        return ExecutorSpec(kind, scheduler, workers)
-    except ExecutorError as error:
-        raise click.UsageError(str(error)) from None
-
-
-def _run(config: TournamentConfig, out_dir: Path, stop: StopRule, **kwargs: Any) -> TournamentResult:
-    try:
-        return run_tournament(config, out_dir, stop, **kwargs)
+        return run_tournament(
+            config,
+            out_dir,
+            stop,
+            jobs=jobs or len(os.sched_getaffinity(0)),
+            pin=cpu_pinning,
+            resume=resume,
+            progress=progress,
+            stop_when=stop_when,
+            executor=executor,
+        )
     except (TournamentError, PlanError, ResultsError, ExecutorError) as error:
         raise click.ClickException(str(error)) from None
 
@@ -362,25 +190,17 @@ def tournament(
     """
     if sets is not None and until_ci is not None:
         raise click.UsageError("give --sets N or --until-ci WIDTH, not both")
-    executor = _executor(settings)
+    executor = executor_spec(settings)
     try:
         entrants = [parse_bot_argument(a) for a in bot_arguments]
         if bots_file is not None:
             entrants += parse_bots_file(bots_file)
     except PlanError as error:
         raise click.UsageError(str(error)) from None
-    if resume and out_dir is None:
-        raise click.UsageError("--resume needs --out DIR: the folder of the tournament to continue")
-    if resume and not entrants:
-        raise click.UsageError(
-            f"--resume: give the same bots and options as the stopped run (they are in {out_dir}/tournament.json)"
-        )
-    if seed is None:
-        stored = _stored_seed(out_dir) if resume else None
-        seed = new_seed() if stored is None else stored
-    _warn_short(seed, as_json)
-    config = _config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
-    out_dir = out_dir or _new_out_dir("tournament")
+    out_dir, seed = out_dir_and_seed(
+        "tournament", "tournament", out_dir, seed, resume=resume, quiet=as_json, bots_given=bool(entrants)
+    )
+    config = tournament_config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
     stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
     plan = config.plan
     target = stop.target(plan)
@@ -394,14 +214,7 @@ def tournament(
         )
     line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
     result = _run(
-        config,
-        out_dir,
-        stop,
-        jobs=jobs or _default_jobs(),
-        pin=cpu_pinning,
-        resume=resume,
-        progress=line,
-        executor=executor,
+        config, out_dir, stop, jobs=jobs, cpu_pinning=cpu_pinning, resume=resume, executor=executor, progress=line
     )
     line.end()
     write_reports(result)
@@ -455,7 +268,7 @@ def sprt(
     difference in score per game (positive: new is better). The test stops when the log-likelihood ratio leaves
     its bounds: H1 (new better by d1) or H0 (not better than d0).
     """
-    executor = _executor(settings)
+    executor = executor_spec(settings)
     try:
         test = SPRT(alpha=alpha, beta=beta, d0=d0, d1=d1)
     except SprtError as error:
@@ -463,14 +276,8 @@ def sprt(
     fields = field_commands or ("sample:heuristic", "sample:random")
     entrants = [Entrant("new", new_command), Entrant("old", old_command)]
     entrants += [Entrant(f"field{i}", command) for i, command in enumerate(fields, 1)]
-    if resume and out_dir is None:
-        raise click.UsageError("--resume needs --out DIR: the folder of the test to continue")
-    if seed is None:
-        stored = _stored_seed(out_dir) if resume else None
-        seed = new_seed() if stored is None else stored
-    _warn_short(seed, as_json)
-    config = _config(entrants, seed=seed, format="paired", candidate="new", baseline="old", **settings)
-    out_dir = out_dir or _new_out_dir("sprt")
+    out_dir, seed = out_dir_and_seed("sprt", "test", out_dir, seed, resume=resume, quiet=as_json)
+    config = tournament_config(entrants, seed=seed, format="paired", candidate="new", baseline="old", **settings)
     err = sys.stderr
     quiet = as_json
     if not quiet:
@@ -500,11 +307,11 @@ def sprt(
         config,
         out_dir,
         StopRule(sets=2 * max_pairs),
-        jobs=jobs or _default_jobs(),
-        pin=cpu_pinning,
+        jobs=jobs,
+        cpu_pinning=cpu_pinning,
         resume=resume,
-        stop_when=stop_when,
         executor=executor,
+        stop_when=stop_when,
     )
     stop_when(result.records)
     decision = test.decision

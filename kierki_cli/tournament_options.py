@@ -1,0 +1,220 @@
+"""What ``kierki tournament`` and ``kierki sprt`` share: their options, the `TournamentConfig` built from them, where
+the executor runs, and the output folder and seed of a run (a resumed run keeps its stored seed).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
+from competition.plan import ROTATIONS, Entrant, PlanError, check_entrants
+from competition.tournament import TournamentConfig
+from kierki_cli.common import (
+    fresh_out_dir,
+    increment_option,
+    new_seed,
+    parse_pairs,
+    startup_time_option,
+    time_bank_option,
+    time_per_move_option,
+    warn_short_seed,
+)
+from kierki_cli.isolation import Isolation, isolation_options
+from referee.bots.seat import TimeControl
+from referee.match import MatchSetupError
+from referee.rules import RulesError, Ruleset
+from referee.rules.ruleset import Game
+
+__all__ = ["GAMES", "common_options", "executor_spec", "out_dir_and_seed", "tournament_config"]
+
+GAMES = [g.value for g in Game]
+
+
+def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options ``tournament`` and ``sprt`` share: the game, time, isolation, output and parallelism."""
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+        click.option("--game", type=click.Choice(GAMES), default="kierki", show_default=True, help="Which game."),
+        click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6)."),
+        click.option(
+            "--option",
+            "option_pairs",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="A rule option; repeat for several. `kierki options` lists them all.",
+        ),
+        click.option(
+            "--rotations",
+            type=click.Choice(ROTATIONS),
+            default="cyclic",
+            show_default=True,
+            help="Games per duplicate set: cyclic (one per seat, everyone moves on a seat) or all (every ordering).",
+        ),
+        click.option(
+            "--seed",
+            default=None,
+            help="The tournament's seed, any text: every set's deals and tables derive from it [default: 128 random "
+            "bits, recorded]. A short one is for tests: bots could search it.",
+        ),
+        click.option(
+            "--out",
+            "out_dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Folder for results.jsonl, standings and every replay [default: kierki-out/<command>-<time>].",
+        ),
+        click.option(
+            "--resume", is_flag=True, help="Continue the stopped tournament in --out, skipping finished sets."
+        ),
+        click.option(
+            "--jobs",
+            type=click.IntRange(1),
+            default=None,
+            help="Games played at once [default: the usable CPUs].",
+        ),
+        click.option(
+            "--cpu-pinning/--no-cpu-pinning",
+            default=True,
+            show_default=True,
+            help="Pin each game (its referee and bots) to one CPU.",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(EXECUTORS),
+            default="local",
+            show_default=True,
+            help="Where games are played: local (a pool of --jobs processes), dask (the workers of --scheduler), "
+            "dask-local (a Dask cluster of --workers processes here). Dask needs pip install 'kierki[dask]'.",
+        ),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help='--executor dask: the scheduler\'s address, e.g. tcp://10.0.0.5:8786 (README, "Many machines").',
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(1),
+            default=None,
+            help="--executor dask-local: worker processes [default: --jobs].",
+        ),
+        time_per_move_option,
+        startup_time_option,
+        time_bank_option,
+        increment_option,
+        click.option(
+            "--max-strikes",
+            type=click.IntRange(1),
+            default=3,
+            show_default=True,
+            help="Faults before a seat is forfeited (for the rest of that game).",
+        ),
+        click.option(
+            "--drop-after",
+            type=click.IntRange(1),
+            default=3,
+            show_default=True,
+            metavar="K",
+            help="Drop a bot after K games in a row it could not start or failed its handshake in.",
+        ),
+        isolation_options,
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout at the end."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def tournament_config(
+    entrants: list[Entrant],
+    *,
+    game: str,
+    players: int | None,
+    option_pairs: tuple[str, ...],
+    seed: str,
+    rotations: str,
+    time_per_move: int,
+    startup_time: int,
+    time_bank: int,
+    increment: int,
+    max_strikes: int,
+    drop_after: int,
+    isolation: Isolation,
+    **kinds: Any,
+) -> TournamentConfig:
+    try:
+        ruleset = Ruleset.create(game, players, dict(parse_pairs(option_pairs, "--option", "target=50", strip=True)))
+    except RulesError as error:
+        raise click.UsageError(str(error)) from None
+    try:
+        check_entrants(entrants)
+        config = TournamentConfig(
+            entrants=tuple(entrants),
+            ruleset=ruleset,
+            seed=seed,
+            rotations=rotations,  # type: ignore[arg-type]
+            time=TimeControl(time_per_move, startup_time, time_bank, increment),
+            max_strikes=max_strikes,
+            limits=isolation.limits,
+            sandbox=isolation.sandbox,
+            bot_env=isolation.bot_env,
+            bot_ro=isolation.bot_ro,
+            drop_after=drop_after,
+            **kinds,
+        )
+        config.plan  # noqa: B018 - checks the format's arguments (a gauntlet's candidate) before anything starts
+        for entrant in entrants:
+            config.bot_spec(entrant)
+    except (PlanError, MatchSetupError) as error:
+        raise click.UsageError(str(error)) from None
+    return config
+
+
+def executor_spec(settings: dict[str, Any]) -> ExecutorSpec:
+    """Take the executor's options out of the shared ones."""
+    kind, scheduler, workers = settings.pop("executor"), settings.pop("scheduler"), settings.pop("workers")
+    try:
+        return ExecutorSpec(kind, scheduler, workers)
+    except ExecutorError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def out_dir_and_seed(
+    kind: str,
+    what: str,
+    out_dir: Path | None,
+    seed: str | None,
+    *,
+    resume: bool,
+    quiet: bool,
+    bots_given: bool = True,
+) -> tuple[Path, str]:
+    """``--out``, ``--resume`` and ``--seed`` together: the folder to write into (by default a new one named after
+    ``kind`` and the time) and the seed (on ``--resume`` without ``--seed``, the stopped run's own). ``what`` names
+    the run in the error for a ``--resume`` without ``--out``."""
+    if resume and out_dir is None:
+        raise click.UsageError(f"--resume needs --out DIR: the folder of the {what} to continue")
+    if resume and not bots_given:
+        raise click.UsageError(
+            f"--resume: give the same bots and options as the stopped run (they are in {out_dir}/tournament.json)"
+        )
+    if seed is None:
+        stored = _stored_seed(out_dir) if resume else None
+        seed = new_seed() if stored is None else stored
+    if not quiet:
+        warn_short_seed(seed)
+    return out_dir or fresh_out_dir(Path("kierki-out") / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}"), seed
+
+
+def _stored_seed(out_dir: Path | None) -> str | None:
+    if out_dir is None:
+        return None
+    try:
+        return str(json.loads((out_dir / "tournament.json").read_text())["seed"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
