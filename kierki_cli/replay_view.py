@@ -328,13 +328,18 @@ def _compact_table(table: TableView, style: Style, events: bool, width: int) -> 
     return lines
 
 
+def _naming_trump(table: TableView, style: Style) -> Line:
+    """The dealer is naming trump; the full view (no seat's) also shows the cards they have seen."""
+    line: Line = [(f"seat {table.dealer} (dealer) is naming trump", "")]
+    if table.viewer is None:
+        line += [(", having seen ", ""), *cards_spans(table.trump_cards_seen, style, group=False)]
+    return line
+
+
 def _compact_middle(table: TableView, style: Style) -> list[Line]:
     lines: list[Line] = []
     if table.phase is Phase.TRUMP:
-        line: Line = [(f"seat {table.dealer} (dealer) is naming trump", "")]
-        if table.viewer is None:
-            line += [(", having seen ", ""), *cards_spans(table.trump_cards_seen, style, group=False)]
-        lines.append(line)
+        lines.append(_naming_trump(table, style))
     if table.phase is Phase.PASS and table.passes:
         block: Line = [("passed:", "dim")]
         for side in table.passes:
@@ -373,10 +378,7 @@ def _compact_middle(table: TableView, style: Style) -> list[Line]:
 def _table_middle(table: TableView, style: Style) -> list[Line]:
     lines: list[Line] = []
     if table.phase is Phase.TRUMP:
-        line: Line = [(f"seat {table.dealer} (dealer) is naming trump", "")]
-        if table.viewer is None:
-            line += [(", having seen ", ""), *cards_spans(table.trump_cards_seen, style, group=False)]
-        lines.append(line)
+        lines.append(_naming_trump(table, style))
     for side in table.passes:
         line = [(f"{_who(side.seat, table.viewer)}: passed", "")]
         line += [(" ", ""), *cards_spans(side.sent, style)] if side.sent is not None else [(" -", "")]

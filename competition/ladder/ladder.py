@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import secrets
 import shlex
@@ -24,6 +23,7 @@ from competition.ladder.config import (
 )
 from competition.ladder.store import Bot, Store
 from competition.ratings import RatingParams
+from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
 from referee.faults import FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
@@ -88,14 +88,6 @@ def program_file(argv: Sequence[str], cwd: Path) -> Path | None:
     return None
 
 
-def file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def bot_spec(command: str, cwd: Path) -> BotSpec:
     """How to start a bot: its command line (or ``sample:heuristic``, ``sample:random``) run from ``cwd``."""
     try:
@@ -145,7 +137,7 @@ def add_bot(
             str(cwd),
             owner=owner,
             program=str(program) if program else None,
-            program_hash=file_hash(program) if program else None,
+            program_hash=sha256_of(program) if program else None,
         )
 
 
@@ -198,7 +190,7 @@ def changed_programs(store: Store) -> dict[str, str]:
             continue
         path = Path(bot.program)
         try:
-            same = file_hash(path) == bot.program_hash
+            same = sha256_of(path) == bot.program_hash
         except OSError:
             same = False
         if not same:
