@@ -9,6 +9,7 @@ times more: BENCHMARKS.md, ``pinning``).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import select
@@ -130,11 +131,25 @@ def _watch_coordinator(pid: int) -> None:
     threading.Thread(target=wait, name="coordinator-watch", daemon=True).start()
 
 
+def _own_session() -> None:
+    """Make this worker a session of its own, so that the kernel's autogroup scheduler weighs it like any other.
+
+    With ``sched_autogroup_enabled`` (the default on most desktop and many server kernels) the CPU is shared fairly
+    between sessions, not processes: every worker in the coordinator's session would share one session's weight,
+    so under load from other sessions ``--jobs 2`` got little more CPU than ``--jobs 1`` (BENCHMARKS.md,
+    ``tournament_scaling``). Bots already get sessions of their own (``start_new_session``). Nothing is lost: the
+    coordinator stops workers by SIGTERM, never through the terminal's process group (they ignore SIGINT), and a
+    coordinator that dies is noticed through its pidfd (`_watch_coordinator`)."""
+    with contextlib.suppress(OSError):  # already a group leader (not a pool worker): it keeps the session it has
+        os.setsid()
+
+
 def _worker_start(cpus: Any, coordinator: int) -> None:
     # Ctrl-C reaches every process of the terminal's group; the coordinator decides, and stops workers by SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_game)
     _watch_coordinator(coordinator)
+    _own_session()
     if cpus is not None:
         cpu = cpus.get()
         os.sched_setaffinity(0, {cpu})

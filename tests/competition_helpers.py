@@ -1,8 +1,11 @@
-"""Set records made by hand for the statistics, ratings, SPRT and report tests."""
+"""Set records made by hand for the statistics, ratings, SPRT and report tests; a run's processes, found again."""
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from competition.model import GameRecord, SetRecord
 
@@ -54,3 +57,31 @@ def make_set(
         bots=bots,
         games=tuple(games),
     )
+
+
+FAMILY_VARIABLE = "KIERKI_TEST_FAMILY"
+
+
+def family_env() -> tuple[str, dict[str, str]]:
+    """A tag, and the environment that marks every process a command starts with it (the coordinator, its
+    forkserver, its workers, which run in sessions of their own, and their bots): `family` finds them by it."""
+    tag = uuid.uuid4().hex
+    return tag, {**os.environ, FAMILY_VARIABLE: tag}
+
+
+def family(tag: str) -> list[int]:
+    """The processes started with ``family_env``'s tag that are still running (zombies have ended)."""
+    marker = f"{FAMILY_VARIABLE}={tag}".encode()
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            members.append(int(entry.name))
+    return members

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from competition_helpers import family, family_env
 
 import sample_bots
 from competition.executors import GameExecutor
@@ -88,20 +89,6 @@ def _check_every_set_counted_once(folder: Path) -> list[int]:
     return ids
 
 
-def _process_group(pgid: int) -> list[int]:
-    """The processes of a process group (a run started in a session of its own: its workers and forkserver)."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[2]) == pgid:  # after the command: state, ppid, pgrp
-                members.append(int(entry.name))
-    return members
-
-
 def _wait_gone(pids: list[int]) -> None:
     """Block until each process has exited (a pidfd becomes readable then); bounded, not timed."""
     for pid in pids:
@@ -126,12 +113,14 @@ def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
 @pytest.mark.parametrize("kill_when", ["claimed", "played"])
 def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: Path, kill_when: str) -> None:
     folder = _ladder(tmp_path)
+    tag, env = family_env()  # the run, its forkserver and its workers (sessions of their own), found after the kill
     process = subprocess.Popen(
         [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        start_new_session=True,  # its process group then holds the run and its workers, found after the kill
+        start_new_session=True,
+        env=env,
     )
     killed_set = None
     for line in _lines(process):
@@ -139,14 +128,14 @@ def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: P
         # Kill during the second set: the first is recorded, the second claimed (or played, not yet recorded).
         if len(words) >= 3 and words[0] == "set" and words[1] == "2" and words[2].rstrip(":") == kill_when:
             process.send_signal(signal.SIGKILL)  # at once: a slower kill could land after the next set
-            family = _process_group(process.pid)
+            members = family(tag)
             killed_set = 2
             break
     assert killed_set is not None, "the run never reached the second set"
     process.wait()
     assert process.stdout is not None
     process.stdout.close()
-    _wait_gone(family)
+    _wait_gone(members)
     with Store.open(folder / "ladder.sqlite") as store:
         assert store.count("played") in (1, 2)  # killed after "played" the commit may or may not have happened
         assert store.last_run() is not None and store.last_run().status == "running"  # type: ignore[union-attr]

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from competition_helpers import family, family_env
 
 from competition.plan import Entrant
 from competition.results import read_results
+from competition.runner import Runner
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament
 from kierki_cli.main import cli
 from referee.replay.reader import load
@@ -89,11 +91,13 @@ def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> Non
     args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
     args += ["--seed", "77", "--sets", "6", "--jobs", "2", "--out", str(out)]
     code = "import sys; from kierki_cli.main import cli; cli(sys.argv[1:])"
+    tag, env = family_env()
     process = subprocess.Popen(
         [sys.executable, "-c", code, *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        env=env,
     )
     assert process.stderr is not None
     for line in process.stderr:  # one progress line per finished set
@@ -102,7 +106,7 @@ def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> Non
     process.kill()
     process.wait()
     process.stderr.close()
-    _wait_for_group_to_exit(process.pid)
+    _wait_for_family_to_exit(tag)
     assert not _processes_working_in(out)  # the workers stopped their bots before exiting
     before = [r.set_id for r in read_results(out / "results.jsonl")[0]]
     assert 1 <= len(before) < 6
@@ -114,27 +118,21 @@ def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> Non
     assert sorted(p.name for p in (out / "sets").iterdir()) == [f"{i:04d}" for i in range(1, 7)]
 
 
-def _live_members(pgid: int) -> list[int]:
-    """Processes of the group that are still running (zombies, waiting to be reaped, have ended)."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                members.append(int(entry.name))
-    return members
-
-
-def _wait_for_group_to_exit(pgid: int) -> None:
+def _wait_for_family_to_exit(tag: str) -> None:
     """The killed coordinator's workers stop their games, stop their bots and exit."""
     for _ in range(3000):
-        if not _live_members(pgid):
+        if not family(tag):
             return
         signal.sigtimedwait([signal.SIGCHLD], 0.01)
-    raise AssertionError(f"the killed tournament's workers are still running: {_live_members(pgid)}")
+    raise AssertionError(f"the killed tournament's workers are still running: {family(tag)}")
+
+
+def test_each_worker_is_a_session_of_its_own() -> None:
+    """So that the kernel's autogroup scheduler gives each worker a session's share of the CPU (runner.py)."""
+    with Runner(1) as runner:
+        pool = runner._executor  # a builtin function runs in the worker like a game would
+        worker, session = pool.submit(os.getpid).result(), pool.submit(os.getsid, 0).result()
+    assert session == worker != os.getsid(0)
 
 
 def test_cli_round_robin_json_and_files(tmp_path: Path) -> None:
@@ -221,8 +219,13 @@ def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) ->
     )
     args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
     args += ["--seed", "9", "--sets", "30", "--jobs", "2", "--out", str(tmp_path)]
+    tag, env = family_env()
     process = subprocess.Popen(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=env,
     )
     assert process.stderr is not None
     for line in process.stderr:
@@ -232,7 +235,7 @@ def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) ->
     out, _ = process.communicate()
     assert process.returncode == 130
     assert b"stopped early: continue with --resume" in out and b"mean/game" in out
-    _wait_for_group_to_exit(process.pid)
+    _wait_for_family_to_exit(tag)
     done = read_results(tmp_path / "results.jsonl")[0]
     assert 1 <= len(done) < 30
     assert not _processes_working_in(tmp_path)  # every bot stopped
