@@ -23,6 +23,7 @@ from types import FrameType
 from typing import Any
 
 from competition.model import GameRecord
+from referee.cpu import usable_cpus
 from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
 
 
@@ -166,19 +167,15 @@ def _run_in_worker(task: GameTask) -> GameOutcome:
             os._exit(0)  # the pool is being torn down: nobody is left to take a result
 
 
-def usable_cpus() -> list[int]:
-    return sorted(os.sched_getaffinity(0))
-
-
 class Runner:
     """A pool of ``jobs`` worker processes, each pinned to its own CPU (cycling when there are more jobs than CPUs)."""
 
     def __init__(self, jobs: int, *, pin: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
         cpus = None
-        if pin:
+        available = usable_cpus()
+        if pin and available:  # no CPUs to pin to (not Linux): the workers run where the system puts them
             cpus = context.SimpleQueue()
-            available = usable_cpus()
             for worker in range(jobs):
                 cpus.put(available[worker % len(available)])
         self.jobs = jobs
