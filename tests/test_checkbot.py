@@ -209,6 +209,36 @@ def test_unflushed_answers_are_reported_as_such() -> None:
     assert by_name(report, "end of input")[0].status == "SKIP"
 
 
+_PLAIN_PRINT_BOT = """
+import json, os, sys
+if os.path.exists("data.txt"):
+    print("found data.txt in the working directory", file=sys.stderr)
+    sys.exit(5)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "bye":
+        break
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "id": msg["id"], "name": "plain", "version": "0", "protocol": 1}))
+"""
+
+
+def test_the_bot_runs_as_in_a_match_not_in_the_users_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain print() is block-buffered on a pipe: a match (whose bots get a built environment) fails it at the
+    handshake, so check-bot must too, even from a shell that sets PYTHONUNBUFFERED. And a match runs the bot in
+    its private directory, so a data file beside the user is not the bot's working directory's."""
+    bot = tmp_path / "plain_bot.py"
+    bot.write_text(_PLAIN_PRINT_BOT)
+    (tmp_path / "data.txt").write_text("the user's file")
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    options = CheckOptions((sys.executable, str(bot)), ("hearts",), TimeControl(startup_ms=1000), cwd=tmp_path)
+    (handshake,) = by_name(check_bot(options), "handshake")
+    assert handshake.status == "FAIL"
+    assert "you are not flushing stdout after each line" in handshake.detail
+
+
 def test_debug_print_on_stdout_is_reported() -> None:
     report = run_check(python_bot(BROKEN / "broken_debug_print.py"), ("kierki",))
     assert not report.ok

@@ -17,6 +17,7 @@ from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.bots.process import BotProcess, BotStartError
+from referee.bots.sandbox import SandboxError, prepare
 from referee.bots.seat import Transport
 from referee.checkbot.judge import Judged, Run, clip
 from referee.checkbot.report import (
@@ -326,11 +327,20 @@ class _GameCheck:
 
 
 def _process_starter(options: CheckOptions, log_dir: Path) -> StartBot:
+    """Start the bot as a match does (`referee.bots.sandbox.prepare`): in a private working directory, with the
+    built environment (PATH, LANG, LC_ALL, its own HOME and TMPDIR), not the user's. A bot that passed only
+    because the user's shell set PYTHONUNBUFFERED, or because it opened a file relative to the user's directory,
+    would otherwise pass here and fail its first match."""
+
     def start(label: str) -> Transport:
+        try:
+            bot = prepare(options.argv, user_cwd=options.cwd, private_dir=log_dir / label, out_dir=log_dir)
+        except SandboxError as error:
+            raise BotStartError(str(error)) from None
         return BotProcess.start(
-            options.argv,
-            cwd=options.cwd,
-            env=None,
+            bot.argv,
+            cwd=bot.cwd,
+            env=bot.env,
             stderr_log=log_dir / f"{label}.stderr.log",
             max_line_bytes=codec.MAX_BOT_LINE_BYTES,
         )
