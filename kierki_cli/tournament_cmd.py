@@ -228,6 +228,8 @@ def tournament(
 
 # --- kierki sprt ----------------------------------------------------------------------------------------------
 
+TESTED = frozenset(("new", "old"))  # the two versions an SPRT compares (the field is field1, field2, ...)
+
 
 @click.command()
 @click.option("--new", "new_command", required=True, metavar="CMD", help="The new version's command.")
@@ -288,9 +290,15 @@ def sprt(
         )
     by_id: dict[int, SetRecord] = {}
     fed = 0
+    dropped: dict[str, str] = {}
+
+    def note_dropped(progress: Progress) -> None:
+        dropped.update(progress.dropped)
 
     def stop_when(records: list[SetRecord]) -> bool:
         nonlocal fed
+        if TESTED.intersection(dropped):
+            return True  # the fallback plays a dropped version's seat: its pairs would measure the fallback
         for record in records:
             by_id.setdefault(record.set_id, record)
         # Pairs in order, so a resumed or parallel run feeds the test exactly as a serial one.
@@ -311,9 +319,19 @@ def sprt(
         cpu_pinning=cpu_pinning,
         resume=resume,
         executor=executor,
+        progress=note_dropped,
         stop_when=stop_when,
     )
+    dropped.update(result.dropped)
     stop_when(result.records)
+    broken = sorted(TESTED.intersection(dropped))
+    if broken:
+        name = broken[0]
+        command = new_command if name == "new" else old_command
+        raise click.ClickException(
+            f"no decision: the {name} version ({printable(command)}) was dropped after "
+            f"{printable(dropped[name])}; fix it, then start the test again with a new --out"
+        )
     decision = test.decision
     summary = {
         "decision": decision,
@@ -325,10 +343,13 @@ def sprt(
         "status": result.status,
         "seed": seed,
         "out_dir": str(out_dir),
+        "dropped": result.dropped,
     }
     if as_json:
         click.echo(json.dumps(summary))
     else:
+        for bot, reason in sorted(result.dropped.items()):
+            click.echo(f"dropped {printable(bot)}: {printable(reason)}")
         undecided = "" if decision else f": no decision after {test.n} pair(s)"
         click.echo(f"{test.describe()}{undecided}; results in {printable(str(out_dir))}")
     if result.status != "complete" and decision is None and test.n < max_pairs:

@@ -287,3 +287,23 @@ def test_sprt_resumes_with_the_pairs_it_has(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert "pairs 1 " in again.stderr and "pairs 2 " in again.stderr  # the stored pair is fed again, then one more
     assert len(read_results(tmp_path / "results.jsonl")[0]) == 4
+
+
+@pytest.mark.parametrize("version", ["new", "old"])
+def test_sprt_of_a_version_that_cannot_start_decides_nothing(tmp_path: Path, version: str) -> None:
+    """The fallback plays a dropped bot's seat (lowest legal card, which beats a random bot): pairs fed on with it
+    could accept H1 for a program that never ran. The test stops with the reason instead, and names dropped
+    field bots under the result."""
+    crash = f"{sys.executable} {HOSTILE / 'crash_at_start.py'}"
+    new, old = (crash, "sample:random") if version == "new" else ("sample:random", crash)
+    args = ["sprt", "--new", new, "--old", old, "--field", "sample:random", "--game", "hearts"]
+    args += ["--option", "target=10", "--seed", "4", "--jobs", "1", "--out", str(tmp_path / "broken")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert f"Error: no decision: the {version} version (" in result.stderr
+    assert "start failures in a row" in result.stderr and "pairs 1" not in result.stderr
+    field = ["sprt", "--new", "sample:heuristic", "--old", "sample:random", "--field", crash, "--game", "hearts"]
+    field += ["--option", "target=10", "--seed", "4", "--max-pairs", "1", "--out", str(tmp_path / "field")]
+    result = CliRunner().invoke(cli, [*field, "--json"])
+    assert result.exit_code == 0, result.output
+    assert "field1" in json.loads(result.stdout)["dropped"]
