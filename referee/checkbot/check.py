@@ -185,7 +185,8 @@ class _GameCheck:
             return
         if pending:  # cannot happen with the default rules (the tests prove it); say so rather than pass silently
             why = "a bug in check-bot" if self.default_rules else "they did not come up with these players and options"
-            self.emit(CheckResult(self.name(f"{len(pending)} situation(s) not reached"), "SKIP", why))
+            missed = ", ".join(checkpoint.name for checkpoint in pending)
+            self.emit(CheckResult(self.name(f"{len(pending)} situation(s) not reached ({missed})"), "SKIP", why))
         if self.other_decisions:
             self.other_result()
         self.finish(run)

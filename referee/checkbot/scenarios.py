@@ -66,6 +66,7 @@ class Checkpoint:
 
     deal: Callable[[GameState, int], bool]
     matches: Callable[[GameState], bool]
+    name: str  # how a report names the situation when it never came up
 
 
 @dataclass(frozen=True)
@@ -170,11 +171,11 @@ def scenario(game: str, players: int | None = None, options: Mapping[str, str] |
         if seat == lottery_dealer:
             seat = (seat + 1) % players
         checkpoints = (
-            Checkpoint(_penalty_deal, _leading),
-            Checkpoint(_penalty_deal, _following),
-            Checkpoint(_own_trump_deal, _phase(Phase.TRUMP)),
-            Checkpoint(_own_trump_deal, _playing),
-            Checkpoint(_lottery_deal, _lottery_opened),
+            Checkpoint(_penalty_deal, _leading, "leading in a penalty deal"),
+            Checkpoint(_penalty_deal, _following, "following in a penalty deal"),
+            Checkpoint(_own_trump_deal, _phase(Phase.TRUMP), "naming trump"),
+            Checkpoint(_own_trump_deal, _playing, "playing in a trump deal"),
+            Checkpoint(_lottery_deal, _lottery_opened, "a loteryjka turn"),
         )
         return Scenario(game, ruleset, seat, (), checkpoints)
     if ruleset.game is Game.HEARTS:
@@ -185,9 +186,9 @@ def scenario(game: str, players: int | None = None, options: Mapping[str, str] |
             seat,
             _moon_deals(ruleset, seat),
             (
-                Checkpoint(_first_deal, _phase(Phase.PASS)),
-                Checkpoint(_first_deal, _first_trick),
-                Checkpoint(lambda state, s: state.deal_number == _MOON_DEAL, _phase(Phase.MOON)),
+                Checkpoint(_first_deal, _phase(Phase.PASS), "passing"),
+                Checkpoint(_first_deal, _first_trick, "the first trick"),
+                Checkpoint(lambda state, s: state.deal_number == _MOON_DEAL, _phase(Phase.MOON), "the moon"),
             ),
         )
     seat = _CANCELLATION_SEAT
@@ -198,11 +199,13 @@ def scenario(game: str, players: int | None = None, options: Mapping[str, str] |
         seat,
         pinned,
         (
-            Checkpoint(_first_deal, _phase(Phase.PASS)),
-            Checkpoint(_first_deal, _first_trick),  # the kitty trick, which nobody wins: the kitty waits
-            Checkpoint(_first_deal if pinned else _any_deal, _after_no_winner),
-            Checkpoint(_any_deal, _void),
-            Checkpoint(_any_deal, _following_suit),
+            Checkpoint(_first_deal, _phase(Phase.PASS), "passing"),
+            Checkpoint(
+                _first_deal, _first_trick, "the kitty trick"
+            ),  # the kitty trick, which nobody wins: the kitty waits
+            Checkpoint(_first_deal if pinned else _any_deal, _after_no_winner, "the turn after a trick nobody won"),
+            Checkpoint(_any_deal, _void, "a void in the led suit"),
+            Checkpoint(_any_deal, _following_suit, "following suit"),
         ),
     )
 
