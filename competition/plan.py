@@ -107,6 +107,11 @@ def parse_bots_file(path: Path) -> list[Entrant]:
         cwd = table.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
             raise PlanError(f"{where}: cwd must be a string (a folder, relative to the bots file)")
+        folder = (path.parent / cwd).resolve() if cwd is not None else None
+        if folder is not None and not folder.is_dir():
+            raise PlanError(
+                f"{where}: cwd {cwd!r} is not a folder ({folder}; a relative cwd is read from the bots file's folder)"
+            )
         env = table.get("env", {})
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise PlanError(f'{where}: env must be a table of strings, e.g. env = {{ OMP_NUM_THREADS = "1" }}')
@@ -121,7 +126,7 @@ def parse_bots_file(path: Path) -> list[Entrant]:
             Entrant(
                 check_name(name),
                 command.strip(),
-                str((path.parent / cwd).resolve()) if cwd is not None else None,
+                str(folder) if folder is not None else None,
                 tuple(sorted(env.items())),
                 BotTime(**time),
             )

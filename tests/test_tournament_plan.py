@@ -97,6 +97,9 @@ def test_bot_arguments_and_files(tmp_path: Path) -> None:
         '[[bot]]\nname = "a"\ncommand = "sample:heuristic"\ncwd = "sub"\nenv = { X = "1" }\ntime = { move_ms = 50 }\n'
         '[[bot]]\nname = "b"\ncommand = "sample:random"\n'
     )
+    with pytest.raises(PlanError, match=r"bot 1: cwd 'sub' is not a folder \("):  # found now, not as start failures
+        parse_bots_file(path)
+    (tmp_path / "sub").mkdir()
     a, b = parse_bots_file(path)
     assert (a.name, a.cwd, a.env, a.time.move_ms) == ("a", str(tmp_path / "sub"), (("X", "1"),), 50)
     assert b.time.move_ms is None
