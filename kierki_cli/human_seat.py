@@ -304,13 +304,14 @@ class HumanSeat:
                     f"type exactly {request.count} cards of your hand, by name (QS, 10H) or number (1-{len(order)})"
                 )
                 continue
+            numbers = [t for t in tokens if t.isdigit()]
+            if len(set(numbers)) != len(numbers):  # a number is one card; a name may be given twice for a pair
+                self.write("not allowed: the same card number twice (each number is one card of your hand)")
+                continue
             chosen = [c for c in cards if c is not None]
             missing = _not_in(chosen, request.hand)
             if missing:
-                self.write(f"not allowed: {', '.join(missing)} is not in your hand (once more than you hold)")
-                continue
-            if len(set(tokens)) != len(tokens):
-                self.write("not allowed: the same card number twice")
+                self.write(f"not allowed: {_pass_problem(missing, chosen, request.hand)}")
                 continue
             return m.PassAnswer(id=request.id, cards=tuple(chosen))
 
@@ -360,6 +361,21 @@ def _not_in(cards: Sequence[str], hand: Sequence[str]) -> list[str]:
         else:
             missing.append(card)
     return missing
+
+
+def _pass_problem(missing: Sequence[str], chosen: Sequence[str], hand: Sequence[str]) -> str:
+    """Why the chosen cards cannot be passed: a card not held at all, or one chosen more often than it is held
+    (Cancellation Hearts deals a card twice, and both copies may be passed)."""
+    times = {1: "once", 2: "twice"}
+    problems = []
+    for card in dict.fromkeys(missing):
+        held = hand.count(card)
+        if held == 0:
+            problems.append(f"{card} is not in your hand")
+        else:
+            chosen_times = times.get(chosen.count(card), f"{chosen.count(card)} times")
+            problems.append(f"{card} is chosen {chosen_times} but you hold it {times.get(held, f'{held} times')}")
+    return "; ".join(problems)
 
 
 def _why_not(card: str, request: m.PlayRequest) -> str | None:

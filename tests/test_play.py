@@ -128,7 +128,13 @@ def test_passes_trump_and_moon_in_plain_words() -> None:
     assert _answer(seat) == m.PassAnswer(id=3, cards=("AS", "2C", "KS"))
     text = "\n".join(person.shown)
     assert "pass 3 cards to your left (to seat 1)" in text and "type exactly 3 cards" in text
-    assert "AS is not in your hand (once more than you hold)" in text
+    assert "not allowed: AS is chosen 3 times but you hold it twice" in text
+
+    person.typed = iter(["QH KS 2C", "4 4 1", "as as ks"])  # a pair may be passed by naming it twice
+    seat.send(codec.encode(request))
+    assert _answer(seat) == m.PassAnswer(id=3, cards=("AS", "AS", "KS"))
+    assert "not allowed: QH is not in your hand" in person.shown
+    assert "not allowed: the same card number twice (each number is one card of your hand)" in person.shown
 
     person.typed = iter(["hearts", "♠"])
     cards = ("AS", "KS", "2C", "3D", "4H")
