@@ -29,6 +29,7 @@ __all__ = [
     "Standings",
     "StatsError",
     "duplicate_efficiency",
+    "load_scipy",
     "mean_interval",
     "standings",
     "t_quantile",
@@ -47,6 +48,13 @@ def t_quantile(probability: float, dof: int) -> float:
     from scipy.stats import t as student_t
 
     return float(student_t.ppf(probability, dof))
+
+
+def load_scipy() -> None:
+    """Import scipy now, before a run's first game. Otherwise the first standings (the progress line after the
+    first set) import it mid-run, and a Ctrl-C or SIGTERM landing inside that import leaves numpy half-imported
+    for good: the standings printed after the stop then fail with a traceback."""
+    t_quantile(0.975, 1)
 
 
 @dataclass(frozen=True)

@@ -213,6 +213,7 @@ def tournament(
             err=True,
         )
     line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
+    stats.load_scipy()
     result = _run(
         config, out_dir, stop, jobs=jobs, cpu_pinning=cpu_pinning, resume=resume, executor=executor, progress=line
     )

@@ -307,3 +307,26 @@ def test_sprt_of_a_version_that_cannot_start_decides_nothing(tmp_path: Path, ver
     result = CliRunner().invoke(cli, [*field, "--json"])
     assert result.exit_code == 0, result.output
     assert "field1" in json.loads(result.stdout)["dropped"]
+
+
+_SCIPY_AT_THE_FIRST_GAME = """
+import sys
+import kierki_cli.tournament_cmd as command
+from kierki_cli.main import cli
+
+def run_tournament(*args, **kwargs):
+    print("scipy.stats imported:", "scipy.stats" in sys.modules)
+    raise SystemExit(0)
+
+command.run_tournament = run_tournament
+cli(["tournament", "a=sample:random", "b=sample:random", "--game", "hearts", "--seed", "x", "--out", sys.argv[1]])
+"""
+
+
+def test_scipy_is_imported_before_the_first_game(tmp_path: Path) -> None:
+    """A Ctrl-C or SIGTERM inside scipy's first import leaves numpy half-imported for good (a second import fails),
+    and that import used to happen mid-run, at the first set's progress line: the standings after the stop then
+    ended in a traceback. A fresh process, since this test process may have imported scipy already."""
+    probe = [sys.executable, "-c", _SCIPY_AT_THE_FIRST_GAME, str(tmp_path / "out")]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=120, check=False)
+    assert "scipy.stats imported: True" in done.stdout, done.stdout + done.stderr
