@@ -16,7 +16,7 @@ from referee.replay.records import DealRecord, TrickRecord
 from referee.replay.timeline import Timeline
 from referee.replay.view import step_view
 
-SHORT_HELP = "n/p step  ]/[ trick  d deal  0-9 seat  a all  q quit"
+SHORT_HELP = "n/p step  ]/[ trick  d deal  0-9/s seat  a all  q quit"  # s N Enter: seats 10 and up
 HELP = "n/→ next  p/← back  ]/N next trick  [/P back  d/g deal  0-9 or s seat view  a all hands  q quit"
 
 

@@ -45,7 +45,7 @@ def test_every_screen_fits_80_by_24(logs: dict[str, Path], name: str) -> None:
                 lines = _screen(stepper, style)
                 assert len(lines) <= 24, "\n".join(lines)
                 assert max(len(line) for line in lines) <= 80, "\n".join(lines)
-                assert "q quit" in lines[-1]
+                assert "q quit" in lines[-1] and "s seat" in lines[-1]  # s N Enter: the only way to seat 10
                 head = next(i for i, line in enumerate(lines) if " bot " in line and " hand " in line)
                 rows = lines[head + 1 : head + 1 + players]
                 assert all(SEAT_ROW.match(row) for row in rows), "\n".join(lines)
