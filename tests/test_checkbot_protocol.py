@@ -6,6 +6,7 @@ same checks against real processes (the starter bots and the broken ones in test
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ from referee.checkbot import (
     HINT_DEBUG,
     HINT_FLUSH,
     HINT_ID,
+    HINT_MULTILINE,
     HINT_SLOW,
     HINT_TYPE,
     CheckOptions,
@@ -138,6 +140,20 @@ def test_a_debug_line_before_the_answer_fails_but_the_answer_still_counts() -> N
     assert by_name["kierki: handshake (hello)"].status == "PASS"
     assert by_name["kierki: unknown message type and fields ignored"].status == "PASS"  # its answer came after all
     assert by_name["kierki: exits on bye"].status == "PASS"
+
+
+def test_a_pretty_printed_answer_is_named_as_spread_over_lines() -> None:
+    """jq without -c (or json.dumps with indent) writes one answer over several lines: not a debug print."""
+
+    def pretty(request: m.Request) -> list[bytes]:
+        (line,) = first_legal(request)
+        return json.dumps(json.loads(line), indent=2).encode().splitlines()
+
+    report, _ = run_scripted(pretty, ("hearts",))
+    (handshake,) = [r for r in report.results if r.name == "hearts: handshake (hello)"]
+    assert handshake.status == "FAIL" and handshake.hint == HINT_MULTILINE, format_result(handshake)
+    report, _ = run_scripted(on_play(lambda r: [b"{debug}", *first_legal(r)]), ("hearts",))
+    assert next(r for r in report.results if r.name.startswith("hearts: play")).hint == HINT_DEBUG
 
 
 def test_an_illegal_card_fails_with_the_rule_named() -> None:

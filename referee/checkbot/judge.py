@@ -9,6 +9,7 @@ buffer, the commonest mistake of all. Everything here waits under a deadline: no
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Final
@@ -23,6 +24,7 @@ from referee.checkbot.report import (
     HINT_EVENTS,
     HINT_FLUSH,
     HINT_ID,
+    HINT_MULTILINE,
     HINT_SLOW,
     HINT_STUCK,
     HINT_TYPE,
@@ -69,12 +71,16 @@ def _shown(direction: Direction, line: bytes) -> str:
     return "-> " + clip(line.decode("utf-8", "replace"))
 
 
-def _explain_bad_line(error: codec.ProtocolError) -> Problem:
+# A line of pretty-printed JSON: a lone bracket, or a `"key": value` member (jq without -c, json.dumps(indent=2)).
+_JSON_FRAGMENT: Final = re.compile(rb'^\s*(?:[{}\[\]],?|"[^"]*"\s*:.*)\s*$')
+
+
+def _explain_bad_line(error: codec.ProtocolError, line: bytes) -> Problem:
     problem = f"your bot wrote a line that is not a valid answer: {error.problem}"
     if error.message_type is not None and error.message_type in _REFEREE_TYPES:
         return problem, HINT_EVENTS
     if error.problem.startswith(("not valid JSON", "expected a JSON object", "empty line", "the line is not valid")):
-        return problem, HINT_DEBUG
+        return problem, HINT_MULTILINE if _JSON_FRAGMENT.match(line) else HINT_DEBUG
     return problem, error.hint
 
 
@@ -120,7 +126,7 @@ class Run:
         stray: list[bytes] = []
         for heard in reply.heard:
             if heard.error is not None:
-                problems.append(_explain_bad_line(heard.error))
+                problems.append(_explain_bad_line(heard.error, heard.line))
             elif heard.message is None:
                 problems.append(
                     (

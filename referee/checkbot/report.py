@@ -36,6 +36,10 @@ HINT_SLOW: Final = (
     "request count against its time too, so read them quickly (one process for the whole match, not one per line)"
 )
 HINT_DEBUG: Final = "a debug print on stdout? stdout is only for protocol messages: write logs to stderr"
+HINT_MULTILINE: Final = (
+    "one answer spread over several lines (pretty-printed JSON)? each answer must be a single line: jq -c, "
+    "json.dumps(answer) without indent, JSON.stringify(answer) without a spacing argument"
+)
 HINT_CRASH: Final = "your bot exited or closed its stdout; its stderr (below) usually says why"
 HINT_ID: Final = 'copy the request\'s "id" into your answer'
 HINT_TYPE: Final = 'answer with the request\'s own "type" ("play" for a play request, and so on)'
