@@ -71,6 +71,10 @@ def replay(
     `kierki match --from FILE --at N`. Cards are coloured only on a terminal and when NO_COLOR is not set.
     """
     if check:
+        if deal is not None or trick is not None or seat is not None or as_json or html_out is not None:
+            raise click.UsageError(
+                "--verify checks the whole log: leave out --deal, --trick, --seat, --json and --html"
+            )
         _verify(file)
         return
     if trick is not None and deal is None:

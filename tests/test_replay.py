@@ -140,6 +140,16 @@ def failure(path: Path) -> str:
 # --- verify on real logs -----------------------------------------------------------------------------------
 
 
+def test_verify_refuses_the_viewing_options(logs: dict[str, Path], tmp_path: Path) -> None:
+    """They were ignored: `--verify --html page.html` printed OK and wrote no page."""
+    page = tmp_path / "page.html"
+    for extra in (["--deal", "1"], ["--seat", "0"], ["--json"], ["--html", str(page)]):
+        result = CliRunner().invoke(cli, ["replay", "--verify", str(logs["moon"]), *extra])
+        assert result.exit_code == 2, (extra, result.output)
+        assert "--verify checks the whole log: leave out --deal" in result.output
+    assert not page.exists()
+
+
 @pytest.mark.parametrize("name", [*REAL_GAMES, "faults", "faults_game2", "moon"])
 def test_verify_passes_on_real_logs(logs: dict[str, Path], name: str) -> None:
     path = logs[name]
