@@ -283,6 +283,8 @@ def test_bot_that_cannot_start_fails_once() -> None:
     assert not report.ok
     assert [r.status for r in report.results].count("FAIL") == 1
     assert "was not found" in report.results[0].detail
+    skipped = [r.detail for r in report.results if r.status == "SKIP"]
+    assert skipped and all(d == "not run: the bot did not start or failed the handshake" for d in skipped)
 
 
 def test_crash_is_reported_with_its_exit_status() -> None:

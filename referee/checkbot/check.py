@@ -38,6 +38,7 @@ from referee.rules import Action, GameState, IllegalActionError
 __all__ = ["StartBot", "check_bot"]
 
 _MAX_TIMEOUTS: Final = 3  # requests that time out before the bot is no longer asked (a match's default strikes)
+_NOT_STARTED: Final = "not run: the bot did not start or failed the handshake"
 StartBot = Callable[[str], Transport]  # the name of a run (for its stderr log) -> the started bot; BotStartError
 
 
@@ -372,10 +373,10 @@ def check_bot(
             if not _GameCheck(options, game, starter, record).run():
                 handshake_ok = False
                 for rest in options.games[index + 1 :]:
-                    record(CheckResult(f"{rest}: all checks", "SKIP", "not run: the bot failed the handshake"))
+                    record(CheckResult(f"{rest}: all checks", "SKIP", _NOT_STARTED))
                 break
         if handshake_ok:
             _GameCheck(options, options.games[0], starter, record).end_of_input()
         else:
-            record(CheckResult("end of input: exits when stdin closes", "SKIP", "not run: the handshake failed"))
+            record(CheckResult("end of input: exits when stdin closes", "SKIP", _NOT_STARTED))
     return report
