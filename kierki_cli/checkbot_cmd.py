@@ -15,6 +15,7 @@ from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_op
 from referee import checkbot
 from referee.bots.seat import TimeControl
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, scenario
+from referee.match_config import BotSpec, MatchSetupError
 from referee.rules import RulesError
 from referee.text import printable
 
@@ -46,7 +47,13 @@ def format_result(result: CheckResult) -> str:
 
 
 def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The bot's argv: the words after ``--``, or one quoted string split like a shell would."""
+    """The bot's argv: the words after ``--``, or one quoted string split like a shell would, or a sample bot
+    named as in a match (``sample:heuristic``)."""
+    if len(words) == 1 and words[0].startswith("sample:"):
+        try:
+            return BotSpec.parse(words[0]).argv
+        except MatchSetupError as error:
+            raise click.UsageError(str(error)) from None
     if len(words) == 1 and not os.path.exists(words[0]):
         try:
             return tuple(shlex.split(words[0]))

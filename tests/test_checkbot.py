@@ -320,6 +320,14 @@ def test_cli_accepts_one_quoted_command_and_exits_1_on_failure() -> None:
     assert result.output.splitlines()[-1].startswith("NOT OK: ")
 
 
+def test_cli_takes_a_sample_bot_as_a_match_does() -> None:
+    result = CliRunner().invoke(cli, ["check-bot", "--game", "hearts", "sample:random"])
+    assert result.exit_code == 0, result.output
+    assert "random_bot.py" in result.output.splitlines()[0]
+    result = CliRunner().invoke(cli, ["check-bot", "sample:nope"])
+    assert result.exit_code == 2 and "no sample bot 'nope': use one of sample:" in result.output
+
+
 def test_cli_requires_a_command() -> None:
     result = CliRunner().invoke(cli, ["check-bot"])
     assert result.exit_code == 2
