@@ -34,11 +34,16 @@ from referee.text import printable
 
 
 def format_standings(result: TournamentResult) -> str:
-    """The standings table (competition.report), then what the table cannot say: dropped bots, an early stop."""
+    """The standings table (competition.report), then what the table cannot say: dropped bots (marked in the
+    table too: the fallback played their seats, so their row is not their program's), an early stop."""
+
+    def name(bot: str) -> str:
+        return printable(bot) + (" (dropped)" if bot in result.dropped else "")
+
     if not result.records:
         lines = ["no set finished yet: no standings"]
     else:
-        lines = [report.format_table(stats.standings(result.records), printable).rstrip("\n")]
+        lines = [report.format_table(stats.standings(result.records), name).rstrip("\n")]
     for bot, reason in sorted(result.dropped.items()):
         lines.append(f"dropped {printable(bot)}: {printable(reason)}")
     if result.status != "complete":

@@ -18,6 +18,7 @@ from competition.results import read_results
 from competition.runner import Runner
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament
 from kierki_cli.main import cli
+from kierki_cli.tournament_cmd import format_standings
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
 from referee.rules import Ruleset
@@ -64,6 +65,8 @@ def test_a_bot_that_cannot_start_never_stops_the_tournament_and_is_dropped(tmp_p
     result = run_tournament(_config(*SAMPLES, crash, drop_after=2), tmp_path, StopRule(sets=3), jobs=1)
     assert result.status == "complete" and len(result.records) == 3
     assert "crash" in result.dropped and "2 start failures in a row" in result.dropped["crash"]
+    row = next(line for line in format_standings(result).splitlines() if " crash" in line)
+    assert "crash (dropped)" in row  # its seats were the fallback's: the row must not pass for the program's
     for record in result.records:
         for game in record.games:
             for name, failed in zip(game.seats, game.start_failed, strict=True):
