@@ -12,7 +12,9 @@ import sys
 import click
 
 from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
+from kierki_cli.isolation import Isolation, isolation_options
 from referee import checkbot
+from referee.bots.sandbox import SandboxError
 from referee.bots.seat import TimeControl
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, scenario
 from referee.match_config import BotSpec, MatchSetupError
@@ -90,6 +92,7 @@ def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
     show_default=True,
     help="How long the bot may take to exit after bye or end of input (ms).",
 )
+@isolation_options
 def check_bot(
     command: tuple[str, ...],
     game: str | None,
@@ -98,6 +101,7 @@ def check_bot(
     time_per_move: int,
     startup_time: int,
     exit_time: int,
+    isolation: Isolation,
 ) -> None:
     """Check that a bot speaks the protocol (PROTOCOL.md) before it plays a match.
 
@@ -108,7 +112,8 @@ def check_bot(
     in one line. Every answer must come in time, flushed, well-formed, with the request's type and id, and be
     legal; a cause that repeats is shown once, then counted. The bot must ignore an unknown message type and
     unknown fields, answer no event, and exit on bye and at end of input. `--players` and `--option` set the
-    rules as in `kierki match` (with `--game`).
+    rules as in `kierki match` (with `--game`). The bot runs as in a match: in a private directory, with the
+    match's environment, limits and (with `--sandbox bwrap`) sandbox; the isolation options are a match's.
 
     One PASS/FAIL line per check; a failure shows the last lines exchanged and a hint of the usual cause.
     Exit status 0 when every check passed, 1 otherwise.
@@ -132,6 +137,10 @@ def check_bot(
         exit_ms=exit_time,
         players=players,
         rule_options=rule_options,
+        limits=isolation.limits,
+        sandbox=isolation.sandbox,
+        bot_env=isolation.bot_env,
+        bot_ro=isolation.bot_ro,
     )
     click.echo(f"checking {shlex.join(argv)}")
     table = f", {players} players" if players is not None else ""
@@ -144,7 +153,10 @@ def check_bot(
     def show(result: CheckResult) -> None:
         click.echo(format_result(result))
 
-    report = checkbot.check_bot(options, show)
+    try:
+        report = checkbot.check_bot(options, show)
+    except SandboxError as error:
+        raise click.ClickException(str(error)) from None
     passed, failed, skipped = report.count("PASS"), report.count("FAIL"), report.count("SKIP")
     summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
     if report.ok:

@@ -239,6 +239,51 @@ def test_the_bot_runs_as_in_a_match_not_in_the_users_environment(
     assert "you are not flushing stdout after each line" in handshake.detail
 
 
+_LIMITS_BOT = """
+import json, os, resource, sys
+name = f"{resource.getrlimit(resource.RLIMIT_AS)[0]}:{os.environ.get('KIERKI_CHECK_VAR', '-')}"
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "bye":
+        break
+    answer = {"hello": {"name": name, "version": "0", "protocol": 1}, "pass": {"cards": msg.get("hand", [])[:3]},
+              "play": {"card": (msg.get("legal") or [None])[0]}, "moon": {"choice": "others"}}.get(kind)
+    if answer is not None and "id" in msg:
+        print(json.dumps({"type": kind, "id": msg["id"], **answer}), flush=True)
+"""
+
+
+def test_the_bot_gets_the_matchs_limits_and_bot_env(tmp_path: Path) -> None:
+    """The isolation options are a match's: a bot that needs more memory than the match allows must fail here."""
+    bot = tmp_path / "limits_bot.py"
+    bot.write_text(_LIMITS_BOT)
+    args = ["check-bot", "--game", "hearts", "--limit-memory", "300", "--bot-env", "KIERKI_CHECK_VAR=set"]
+    result = CliRunner().invoke(cli, [*args, "--", sys.executable, str(bot)])
+    assert f'"{300 * 1024 * 1024}:set"' in result.output, result.output
+    result = CliRunner().invoke(cli, ["check-bot", "--game", "hearts", "--", sys.executable, str(bot)])
+    assert f'"{1024 * 1024 * 1024}:-"' in result.output, result.output  # the match's default
+
+
+def test_the_sandbox_is_the_matchs(tmp_path: Path) -> None:
+    """Under --sandbox bwrap the bot sees only its program folders, as in a match: a file beside them is hidden."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the organiser's")
+    bot = folder / "limits_bot.py"
+    bot.write_text(_LIMITS_BOT.replace("os.environ.get('KIERKI_CHECK_VAR', '-')", f"os.path.exists({str(secret)!r})"))
+    args = ["check-bot", "--game", "hearts", "--sandbox", "bwrap", "--", sys.executable, str(bot)]
+    result = CliRunner().invoke(cli, args)
+    if "bubblewrap" in result.output and result.exit_code == 1 and "Error:" in result.output:
+        pytest.skip(result.output.strip())  # the machine forbids the namespaces bubblewrap needs
+    assert ':False"' in result.output, result.output
+    result = CliRunner().invoke(cli, ["check-bot", "--game", "hearts", "--", sys.executable, str(bot)])
+    assert ':True"' in result.output, result.output
+
+
 def test_debug_print_on_stdout_is_reported() -> None:
     report = run_check(python_bot(BROKEN / "broken_debug_print.py"), ("kierki",))
     assert not report.ok
