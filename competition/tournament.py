@@ -27,7 +27,7 @@ from competition.executors import ExecutorSpec, InfrastructureError
 from competition.model import GameRecord, SetRecord
 from competition.plan import Entrant, Format, Plan, PlannedSet, Rotations, round_up
 from competition.results import ResultsFile
-from competition.runner import GameOutcome, GameTask
+from competition.runner import GameOutcome, GameTask, game_stem
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -358,11 +358,11 @@ class Tournament:
     def _note_start_failures(self, outcome: GameOutcome) -> None:
         assert outcome.record is not None
         failed: dict[str, str | None] = {}
-        for name, failure in zip(outcome.record.seats, outcome.start_failures, strict=True):
+        for seat, (name, failure) in enumerate(zip(outcome.record.seats, outcome.start_failures, strict=True)):
             if name in self.dropped:
                 continue
             if failure is not None:
-                failed[name] = failure
+                failed[name] = failure + self._stderr_log_note(outcome, seat)
             else:
                 failed.setdefault(name, None)
         for name, failure in failed.items():
@@ -372,6 +372,16 @@ class Tournament:
             self._failures[name] = self._failures.get(name, 0) + 1
             if self._failures[name] >= self.config.drop_after:
                 self.dropped[name] = f"{self._failures[name]} start failures in a row; the last: {failure}"
+
+    def _stderr_log_note(self, outcome: GameOutcome, seat: int) -> str:
+        """The seat's stderr log, as `` (OUT/sets/0001/game3.seat2.stderr.log)``, when its bot wrote any (the log
+        is kept only then), so a drop's reason says where to look; the set's folder has that name once finished."""
+        name = f"{game_stem(outcome.index)}.seat{seat}.stderr.log"
+        label = f"{outcome.set_id:04d}"
+        sets = self.out_dir / "sets"
+        if not (sets / f"{label}.partial" / name).exists() and not (sets / label / name).exists():
+            return ""
+        return f" ({sets / label / name})"
 
     def _finish_set(self, current: _SetInProgress) -> SetRecord:
         planned = current.planned

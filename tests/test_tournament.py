@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -65,6 +66,8 @@ def test_a_bot_that_cannot_start_never_stops_the_tournament_and_is_dropped(tmp_p
     result = run_tournament(_config(*SAMPLES, crash, drop_after=2), tmp_path, StopRule(sets=3), jobs=1)
     assert result.status == "complete" and len(result.records) == 3
     assert "crash" in result.dropped and "2 start failures in a row" in result.dropped["crash"]
+    log = re.search(r"\((\S+\.stderr\.log)\)$", result.dropped["crash"])  # where to look, as it will be
+    assert log is not None and "hostile bot: crashing at start" in Path(log.group(1)).read_text()
     row = next(line for line in format_standings(result).splitlines() if " crash" in line)
     assert "crash (dropped)" in row  # its seats were the fallback's: the row must not pass for the program's
     for record in result.records:
