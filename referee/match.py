@@ -409,6 +409,7 @@ class Match:
             result = self._result_of(seat)
             if result.forfeited_in_game is None:
                 result.forfeited_in_game = len(result.totals) + 1
+                result.forfeit_reason = f"{fault.code.value} (strike {seat.strikes}): {fault.message}"
         events = state.apply(action)
         writer.write(decision_record(seat.seat, action, spent * 1000, True, ignored=ignored))
         return events

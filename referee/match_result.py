@@ -19,6 +19,7 @@ class SeatResult:
     strikes: int = 0
     faults: dict[str, int] = field(default_factory=dict)
     forfeited_in_game: int | None = None
+    forfeit_reason: str | None = None  # the fault that forfeited the seat: its code, strikes and message
     decisions: int = 0
     mean_ms: float = 0.0
     max_ms: float = 0.0
@@ -72,6 +73,7 @@ class MatchResult:
                     "strikes": s.strikes,
                     "faults": s.faults,
                     "forfeited_in_game": s.forfeited_in_game,
+                    "forfeit_reason": s.forfeit_reason,
                     "decisions": s.decisions,
                     "mean_ms": round(s.mean_ms, 3),
                     "max_ms": round(s.max_ms, 3),

@@ -135,11 +135,12 @@ def test_bad_answers_get_fallbacks_then_forfeit(tmp_path: Path, mode: str, code:
     assert bad["faults"] == {code: 3}
     assert bad["strikes"] == 3 and bad["forfeited_in_game"] == 1
     faults = _fault_records(result)
+    assert bad["forfeit_reason"] == f"{code} (strike 3): {faults[-1]['message']}"  # the summary says why
     assert [f["code"] for f in faults] == [code] * 3
     assert [f["forfeited"] for f in faults] == [False, False, True]
     assert all(f["seat"] == 0 for f in faults)
     for other in result["seats"][1:]:
-        assert other["faults"] == {} and other["forfeited_in_game"] is None
+        assert other["faults"] == {} and other["forfeited_in_game"] is None and other["forfeit_reason"] is None
     totals = [s["total"] for s in result["seats"]]
     assert sum(totals) == 0  # the match was played to the end
 
