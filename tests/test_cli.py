@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -276,6 +277,47 @@ def test_help_imports_no_command_module() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "imported: []" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("columns", ["30", "52", "60", "80", "100", "112", "200", "not-a-number"])
+def test_the_script_prints_the_same_help_as_the_click_group(columns: str) -> None:
+    # Both in a fresh interpreter with stdout a pipe (CliRunner would force click's width to 80).
+    env = {**os.environ, "COLUMNS": columns}
+    script = "import sys; sys.argv = ['/usr/bin/kierki', '--help']\nfrom kierki_cli.launch import main; main()"
+    group = "from kierki_cli.entry import cli; cli(['--help'], prog_name='kierki')"
+    fast, slow = (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+        for code in (script, group)
+    )
+    assert fast == slow  # click's own width (its formatter, from shutil) and the options it really has
+    assert fast.startswith("Usage: kierki [OPTIONS] COMMAND [ARGS]...\n")
+    width = max(min(int(columns) if columns.isdigit() else 80, 110) - 2, 50)
+    assert max(map(len, fast.splitlines())) <= width
+    if columns == "60":  # too narrow for check-bot's sentence: shortened, as click shortens
+        assert re.search(r"^  check-bot +Check that a bot speaks the protocol.*\.\.\.$", fast, re.MULTILINE)
+
+
+def test_the_scripts_help_imports_neither_click_nor_any_command() -> None:
+    code = (
+        "import sys; sys.argv = ['kierki', '-h']\n"
+        "from kierki_cli.launch import main; main()\n"
+        "print('imported:', sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('click', 'referee', 'protocol', 'msgspec', 'competition') or m.startswith('kierki_cli.') "
+        "and m != 'kierki_cli.launch'), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "imported: []" in done.stderr, done.stderr
+    assert "Commands:" in done.stdout and "  match " in done.stdout
+
+
+def test_the_script_hands_every_other_command_line_to_click() -> None:
+    main = "\nfrom kierki_cli.launch import main; main()"
+    code = "import sys; sys.argv = ['kierki', 'options', '--game', 'hearts']" + main
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("hearts:"), done.stderr
+    code = "import sys; sys.argv = ['kierki', 'nosuch', '--help']" + main
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 2 and "No such command 'nosuch'" in done.stderr, done.stderr
 
 
 def test_the_installed_entry_runs_a_command() -> None:
