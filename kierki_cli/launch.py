@@ -86,8 +86,10 @@ def main() -> None:
     try:
         cli()
     finally:
-        # Everything still alive goes to the permanent generation: the interpreter's collections at exit then skip
-        # it (about 15-20 ms of CPU after a match). Objects are still freed and atexit handlers still run.
+        # The garbage left is collected now (its finalizers run, its files are flushed), and everything still alive
+        # goes to the permanent generation, which the interpreter's collections at exit skip: leaving Python after
+        # a match then takes about 5 ms instead of 20. Objects are still freed and atexit handlers still run.
+        gc.collect()
         gc.freeze()
 
 
