@@ -5,6 +5,7 @@ click's import alone takes about as long as starting Python. So this module impo
 library, and holds what the top-level help is made of: the commands' table, the description and the options.
 `kierki_cli.entry` (the click group) renders its ``--help`` with the same `render_help`, from the same table and
 its own options, so the two outputs cannot differ (``tests/test_cli.py`` compares them at several widths).
+``kierki --version`` prints the version the same way, from ``referee.__version__`` (which pyproject installs).
 Every other command line goes to the click group.
 """
 
@@ -70,15 +71,22 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("-h, --help", "Show this message and exit."),
 )
 HELP_ARGS: tuple[tuple[str, ...], ...] = (("--help",), ("-h",))
+VERSION_ARGS: tuple[str, ...] = ("--version",)
 MAX_WIDTH = 110  # the group's max_content_width
 
 
 def main() -> None:
-    """The ``kierki`` script: the top-level help at once, anything else through the click group."""
+    """The ``kierki`` script: the top-level help and the version at once, anything else through the click group."""
     if tuple(sys.argv[1:]) in HELP_ARGS:
         rows = [(name, short) for name, (_, _, short) in sorted(COMMANDS.items())]
         text = render_help(os.path.basename(sys.argv[0]), help_width(), OPTIONS, rows)
         sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return
+    if tuple(sys.argv[1:]) == VERSION_ARGS:
+        from referee import __version__  # the version pyproject installs (the package's __init__ holds only that)
+
+        sys.stdout.write(f"{os.path.basename(sys.argv[0])}, version {__version__}\n")  # click's version message
         sys.stdout.flush()
         return
     from kierki_cli.entry import cli

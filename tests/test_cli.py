@@ -310,6 +310,19 @@ def test_the_scripts_help_imports_neither_click_nor_any_command() -> None:
     assert "Commands:" in done.stdout and "  match " in done.stdout
 
 
+def test_the_scripts_version_is_click_s_without_click() -> None:
+    code = (
+        "import sys; sys.argv = ['/usr/bin/kierki', '--version']\n"
+        "from kierki_cli.launch import main; main()\n"
+        "print('click' in sys.modules, file=sys.stderr)"
+    )
+    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    group = "from kierki_cli.entry import cli; cli(['--version'], prog_name='kierki')"
+    slow = subprocess.run([sys.executable, "-c", group], capture_output=True, text=True, check=True)
+    assert fast.stdout == slow.stdout and fast.stdout.startswith("kierki, version ")
+    assert fast.stderr.strip() == "False"
+
+
 def test_the_script_hands_every_other_command_line_to_click() -> None:
     main = "\nfrom kierki_cli.launch import main; main()"
     code = "import sys; sys.argv = ['kierki', 'options', '--game', 'hearts']" + main
