@@ -2,10 +2,10 @@
 
 The installed script is `kierki_cli.launch.main`, which prints ``kierki --help`` and ``--version`` itself, without
 importing click, and hands every other command line to ``cli`` here. Here too, the group's help imports click and
-this module alone: the short help of each command is written in `kierki_cli.launch.COMMANDS` (``tests/test_cli.py`` checks it against the
-commands themselves), so listing them costs no import of the referee, msgspec or the replay viewer. The commands
-live in `kierki_cli.main` and the modules it names; a command that a module registers on ``cli`` itself
-(``@cli.command()``) is found as well, and listed once its module is imported.
+this module alone: the short help of each command is written in `kierki_cli.launch.COMMANDS` (``tests/test_cli.py``
+checks it against the commands themselves), so listing them costs no import of the referee, msgspec or the replay
+viewer. The commands live in `kierki_cli.main` and the modules it names; a command that a module registers on
+``cli`` itself (``@cli.command()``) is found as well, and listed once its module is imported.
 """
 
 from __future__ import annotations
