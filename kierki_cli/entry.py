@@ -18,7 +18,7 @@ from typing import Any, Final, NoReturn
 
 import click
 
-from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, render_help
+from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, gc_paused, render_help
 
 __all__ = ["COMMANDS", "FAILED_EXIT", "INTERRUPTED_EXIT", "USAGE_EXIT", "cli", "install_stop_handlers"]
 
@@ -68,7 +68,8 @@ class LazyGroup(OneLineErrors):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = COMMANDS.get(cmd_name)
         if cmd_name not in self.commands and entry is not None:
-            command = getattr(importlib.import_module(entry[0]), entry[1])
+            with gc_paused():
+                command = getattr(importlib.import_module(entry[0]), entry[1])
             assert isinstance(command, click.Command)
             self.commands.setdefault(cmd_name, command)
         return self.commands.get(cmd_name)

@@ -323,6 +323,23 @@ def test_the_scripts_version_is_click_s_without_click() -> None:
     assert fast.stderr.strip() == "False"
 
 
+def test_imports_pause_the_collector_and_restore_it() -> None:
+    import gc
+
+    from kierki_cli.launch import gc_paused
+
+    frozen = gc.get_freeze_count()
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            with gc_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    assert gc.get_freeze_count() == frozen  # only the kierki script freezes what its imports made
+
+
 def test_the_script_hands_every_other_command_line_to_click() -> None:
     main = "\nfrom kierki_cli.launch import main; main()"
     code = "import sys; sys.argv = ['kierki', 'options', '--game', 'hearts']" + main
