@@ -323,6 +323,15 @@ def test_the_scripts_version_is_click_s_without_click() -> None:
     assert fast.stderr.strip() == "False"
 
 
+def test_the_script_plays_a_match_and_exits_with_its_status(tmp_path: Path) -> None:
+    argv = ["kierki", "match", "--game", "hearts", "--option", "target=20", "--seed", "1", "--json"]
+    code = f"import sys; sys.argv = {[*argv, '--out', str(tmp_path)]!r}\nfrom kierki_cli.launch import main; main()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "complete"
+    assert json.loads((tmp_path / "result.json").read_text())["status"] == "complete"
+
+
 def test_imports_pause_the_collector_and_restore_it() -> None:
     import gc
 
