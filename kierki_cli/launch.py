@@ -95,15 +95,12 @@ def main() -> None:
     _in_script = True
     if tuple(sys.argv[1:]) in HELP_ARGS:
         rows = [(name, short) for name, (_, _, short) in sorted(COMMANDS.items())]
-        text = render_help(os.path.basename(sys.argv[0]), help_width(), OPTIONS, rows)
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        _print(render_help(os.path.basename(sys.argv[0]), help_width(), OPTIONS, rows))
         return
     if tuple(sys.argv[1:]) == VERSION_ARGS:
         from referee import __version__  # the version pyproject installs (the package's __init__ holds only that)
 
-        sys.stdout.write(f"{os.path.basename(sys.argv[0])}, version {__version__}\n")  # click's version message
-        sys.stdout.flush()
+        _print(f"{os.path.basename(sys.argv[0])}, version {__version__}")  # click's version message
         return
     with gc_paused():
         from kierki_cli.entry import cli
@@ -116,6 +113,20 @@ def main() -> None:
         # a match then takes about 5 ms instead of 20. Objects are still freed and atexit handlers still run.
         gc.collect()
         gc.freeze()
+
+
+def _print(text: str) -> None:
+    """``text`` and a newline on stdout; a reader that left (``kierki --help | head -1``) ends it quietly, any other
+    failure (a full disk) is one line on stderr and exit status 1, never a traceback."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except OSError as error:
+        # Nothing more can reach stdout: point it at /dev/null so the interpreter's flush at exit fails no more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if not isinstance(error, BrokenPipeError):
+            sys.stderr.write(f"Error: cannot write to stdout: {error.strerror or error}\n")
+            sys.exit(1)
 
 
 @contextlib.contextmanager

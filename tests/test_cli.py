@@ -349,6 +349,19 @@ def test_imports_pause_the_collector_and_restore_it() -> None:
     assert gc.get_freeze_count() == frozen  # only the kierki script freezes what its imports made
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_scripts_help_fails_in_one_line_and_stops_quietly_for_a_reader_that_left() -> None:
+    code = "import sys; sys.argv = ['kierki', '--help']\nfrom kierki_cli.launch import main; main()"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", code], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 1 and done.stderr == "Error: cannot write to stdout: No space left on device\n"
+    reader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # the reader leaves at once: usually before the help is written, never an error
+    assert reader.wait() == 0 and reader.stderr.read() == b""
+    reader.stderr.close()
+
+
 def test_the_script_hands_every_other_command_line_to_click() -> None:
     main = "\nfrom kierki_cli.launch import main; main()"
     code = "import sys; sys.argv = ['kierki', 'options', '--game', 'hearts']" + main
