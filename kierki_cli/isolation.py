@@ -28,7 +28,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Isolation:
-    """The options' values, as `referee.match.MatchConfig` takes them. (A plain class: read once, never compared,
+    """The options' values, as a match and check-bot take them. (A plain class: read once, never compared,
     and a dataclass costs about half a millisecond at every ``kierki`` start.)"""
 
     __slots__ = ("bot_env", "bot_ro", "limits", "sandbox")
