@@ -265,7 +265,7 @@ def _kierki_command() -> list[str]:
     script = Path(sys.executable).parent / "kierki"
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from kierki_cli.entry import cli; cli()"]
+    return [sys.executable, "-c", "from kierki_cli.launch import main; main()"]
 
 
 def _wall(command: list[str], **kwargs: Any) -> tuple[float, subprocess.CompletedProcess[bytes]]:

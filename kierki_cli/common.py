@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
@@ -85,6 +84,8 @@ SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)
 
 def new_seed() -> str:
     """128 bits from the operating system, as 32 hex digits: no bot can search them."""
+    import secrets  # here: a match given --seed never needs it
+
     return secrets.token_hex(16)
 
 

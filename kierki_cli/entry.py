@@ -1,10 +1,11 @@
-"""The ``kierki`` command as installed: the command group, each command imported only when it runs.
+"""The ``kierki`` command group, each command imported only when it runs.
 
-``kierki --help`` and ``kierki --version`` import click and this module alone: the short help of each command is
-written here (``tests/test_cli.py`` checks it against the commands themselves), so listing them costs no import
-of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the modules it names;
-a command that a module registers on ``cli`` itself (``@cli.command()``) is found as well, and listed once its
-module is imported.
+The installed script is `kierki_cli.launch.main`, which prints ``kierki --help`` and ``--version`` itself, without
+importing click, and hands every other command line to ``cli`` here. Here too, the group's help imports click and
+this module alone: the short help of each command is written in `kierki_cli.launch.COMMANDS` (``tests/test_cli.py``
+checks it against the commands themselves), so listing them costs no import of the referee, msgspec or the replay
+viewer. The commands live in `kierki_cli.main` and the modules it names; a command that a module registers on
+``cli`` itself (``@cli.command()``) is found as well, and listed once its module is imported.
 """
 
 from __future__ import annotations
@@ -17,55 +18,11 @@ from typing import Any, Final, NoReturn
 
 import click
 
+from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, gc_paused, render_help
+
 __all__ = ["COMMANDS", "FAILED_EXIT", "INTERRUPTED_EXIT", "USAGE_EXIT", "cli", "install_stop_handlers"]
 
-# name -> (module, attribute, the short help `kierki --help` shows)
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "check-bot": (
-        "kierki_cli.checkbot_cmd",
-        "check_bot",
-        "Check that a bot speaks the protocol (PROTOCOL.md) before it plays a match.",
-    ),
-    "ladder": (
-        "kierki_cli.ladder_cmd",
-        "ladder",
-        "A ladder run from cron: bots are added, sets planned, played and rated, a standings site written.",
-    ),
-    "match": ("kierki_cli.main", "match", "Play a match between bots and print the result table."),
-    "options": ("kierki_cli.main", "options", "List every rule option with its default and what it means."),
-    "play": (
-        "kierki_cli.play",
-        "play",
-        "Take a seat at the table against bots (the sample bots by default), in the terminal.",
-    ),
-    "protocol": ("kierki_cli.main", "protocol", "The wire protocol (PROTOCOL.md)."),
-    "replay": (
-        "kierki_cli.replay_cmd",
-        "replay",
-        "Show a game's replay log (gameNNN.replay.jsonl), step through it, or verify it.",
-    ),
-    "replay-schema": (
-        "kierki_cli.replay_cmd",
-        "replay_schema",
-        "Print the JSON Schema of a replay log's records (REPLAY.md); the same text as referee/replay/schema.json.",
-    ),
-    "sprt": (
-        "kierki_cli.tournament_cmd",
-        "sprt",
-        "Is the new version better than the old? A sequential probability ratio test on paired sets.",
-    ),
-    "tournament": (
-        "kierki_cli.tournament_cmd",
-        "tournament",
-        "Play a tournament of duplicate sets and print the standings.",
-    ),
-}
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
-DESCRIPTION = """A referee for bot competitions in Polish Kierki and the Hearts family.
-
-Start with `kierki match`: a full 4-player Kierki match between the sample bots.
-"""
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": MAX_WIDTH}
 
 
 USAGE_EXIT: Final = 2  # a mistake on the command line (click's convention)
@@ -111,23 +68,20 @@ class LazyGroup(OneLineErrors):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = COMMANDS.get(cmd_name)
         if cmd_name not in self.commands and entry is not None:
-            command = getattr(importlib.import_module(entry[0]), entry[1])
+            with gc_paused():
+                command = getattr(importlib.import_module(entry[0]), entry[1])
             assert isinstance(command, click.Command)
             self.commands.setdefault(cmd_name, command)
         return self.commands.get(cmd_name)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(map(len, names))
-        # A bare Command of the same help shortens it exactly as the real one would.
-        rows = [
-            (name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))
-            if name in COMMANDS
-            else (name, self.commands[name].get_short_help_str(limit))
-            for name in names
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help `kierki_cli.launch` prints without click, from the real options and every listed command."""
+        options = [row for param in self.get_params(ctx) if (row := param.get_help_record(ctx)) is not None]
+        commands = [
+            (name, COMMANDS[name][2] if name in COMMANDS else self.commands[name].get_short_help_str(10_000))
+            for name in self.list_commands(ctx)
         ]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+        formatter.write(render_help(ctx.command_path, formatter.width, options, commands))
 
 
 def install_stop_handlers() -> None:

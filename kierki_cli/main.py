@@ -27,10 +27,8 @@ from kierki_cli.common import (
 from kierki_cli.entry import INTERRUPTED_EXIT
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
 from kierki_cli.isolation import Isolation, isolation_options
-from protocol import schema
 from referee.bots.seat import TimeControl
 from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
-from referee.dealfile import check_deal_file, parse_deal_file
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import (
     Match,
@@ -183,6 +181,8 @@ def match(
         raise click.UsageError(str(error)) from None
     deals: tuple[DealSpec, ...] = ()
     if deals_path is not None:
+        from referee.dealfile import check_deal_file, parse_deal_file  # only for --deals
+
         try:
             deal_file = parse_deal_file(deals_path.read_bytes())
             check_deal_file(deal_file, ruleset)
@@ -373,4 +373,6 @@ def protocol() -> None:
 @protocol.command("schema")
 def protocol_schema() -> None:
     """Print the JSON Schema of every protocol message."""
+    from protocol import schema
+
     sys.stdout.write(json.dumps(schema.json_schema(), indent=2, sort_keys=True) + "\n")

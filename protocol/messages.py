@@ -19,8 +19,6 @@ The struct docstrings become the ``title``/``description`` of each definition in
 written for bot authors.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Annotated, Final, Literal, TypeAlias

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -276,6 +277,99 @@ def test_help_imports_no_command_module() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "imported: []" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("columns", ["30", "52", "60", "80", "100", "112", "200", "not-a-number"])
+def test_the_script_prints_the_same_help_as_the_click_group(columns: str) -> None:
+    # Both in a fresh interpreter with stdout a pipe (CliRunner would force click's width to 80).
+    env = {**os.environ, "COLUMNS": columns}
+    script = "import sys; sys.argv = ['/usr/bin/kierki', '--help']\nfrom kierki_cli.launch import main; main()"
+    group = "from kierki_cli.entry import cli; cli(['--help'], prog_name='kierki')"
+    fast, slow = (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+        for code in (script, group)
+    )
+    assert fast == slow  # click's own width (its formatter, from shutil) and the options it really has
+    assert fast.startswith("Usage: kierki [OPTIONS] COMMAND [ARGS]...\n")
+    width = max(min(int(columns) if columns.isdigit() else 80, 110) - 2, 50)
+    assert max(map(len, fast.splitlines())) <= width
+    if columns == "60":  # too narrow for check-bot's sentence: shortened, as click shortens
+        assert re.search(r"^  check-bot +Check that a bot speaks the protocol.*\.\.\.$", fast, re.MULTILINE)
+
+
+def test_the_scripts_help_imports_neither_click_nor_any_command() -> None:
+    code = (
+        "import sys; sys.argv = ['kierki', '-h']\n"
+        "from kierki_cli.launch import main; main()\n"
+        "print('imported:', sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('click', 'referee', 'protocol', 'msgspec', 'competition') or m.startswith('kierki_cli.') "
+        "and m != 'kierki_cli.launch'), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "imported: []" in done.stderr, done.stderr
+    assert "Commands:" in done.stdout and "  match " in done.stdout
+
+
+def test_the_scripts_version_is_click_s_without_click() -> None:
+    code = (
+        "import sys; sys.argv = ['/usr/bin/kierki', '--version']\n"
+        "from kierki_cli.launch import main; main()\n"
+        "print('click' in sys.modules, file=sys.stderr)"
+    )
+    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    group = "from kierki_cli.entry import cli; cli(['--version'], prog_name='kierki')"
+    slow = subprocess.run([sys.executable, "-c", group], capture_output=True, text=True, check=True)
+    assert fast.stdout == slow.stdout and fast.stdout.startswith("kierki, version ")
+    assert fast.stderr.strip() == "False"
+
+
+def test_the_script_plays_a_match_and_exits_with_its_status(tmp_path: Path) -> None:
+    argv = ["kierki", "match", "--game", "hearts", "--option", "target=20", "--seed", "1", "--json"]
+    code = f"import sys; sys.argv = {[*argv, '--out', str(tmp_path)]!r}\nfrom kierki_cli.launch import main; main()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "complete"
+    assert json.loads((tmp_path / "result.json").read_text())["status"] == "complete"
+
+
+def test_imports_pause_the_collector_and_restore_it() -> None:
+    import gc
+
+    from kierki_cli.launch import gc_paused
+
+    frozen = gc.get_freeze_count()
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            with gc_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    assert gc.get_freeze_count() == frozen  # only the kierki script freezes what its imports made
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_scripts_help_fails_in_one_line_and_stops_quietly_for_a_reader_that_left() -> None:
+    code = "import sys; sys.argv = ['kierki', '--help']\nfrom kierki_cli.launch import main; main()"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", code], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 1 and done.stderr == "Error: cannot write to stdout: No space left on device\n"
+    reader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # the reader leaves at once: usually before the help is written, never an error
+    assert reader.wait() == 0 and reader.stderr.read() == b""
+    reader.stderr.close()
+
+
+def test_the_script_hands_every_other_command_line_to_click() -> None:
+    main = "\nfrom kierki_cli.launch import main; main()"
+    code = "import sys; sys.argv = ['kierki', 'options', '--game', 'hearts']" + main
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("hearts:"), done.stderr
+    code = "import sys; sys.argv = ['kierki', 'nosuch', '--help']" + main
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 2 and "No such command 'nosuch'" in done.stderr, done.stderr
 
 
 def test_the_installed_entry_runs_a_command() -> None:

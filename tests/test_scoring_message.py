@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import typing
 from pathlib import Path
 
 import pytest
@@ -103,4 +104,5 @@ def test_play_scores_carry_totals_under_both_names_and_moon_names_its_seat() -> 
             seen_moon = True
         state.apply(random_action(state, rng))
     assert seen_play
-    assert m.ErrorEvent.__annotations__["id"] == "RequestId"  # never null: text and code agree
+    # never null: text and code agree
+    assert typing.get_type_hints(m.ErrorEvent, include_extras=True)["id"] == m.RequestId

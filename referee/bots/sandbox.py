@@ -34,7 +34,6 @@ Design decisions (the why):
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -220,6 +219,8 @@ def prepare(
 
 
 def _bwrap_program() -> str:
+    import shutil  # here and in _command_files: only --sandbox bwrap needs it (it costs 2-3 ms at import)
+
     program = shutil.which("bwrap")
     if program is None:
         raise SandboxError(
@@ -317,6 +318,8 @@ def _visible_folders(folders: Sequence[Path]) -> list[Path]:
 
 def _command_files(argv: Sequence[str], path: str) -> list[Path]:
     """Absolute paths the command names: its program (looked up on ``path``) and any existing absolute argument."""
+    import shutil
+
     files = []
     program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=path)
     if program is None:
