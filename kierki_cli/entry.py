@@ -1,11 +1,13 @@
 """The ``kierki`` command group, each command imported only when it runs.
 
 The installed script is `kierki_cli.launch.main`, which prints ``kierki --help`` and ``--version`` itself, without
-importing click, and hands every other command line to ``cli`` here. Here too, the group's help imports click and
-this module alone: the short help of each command is written in `kierki_cli.launch.COMMANDS` (``tests/test_cli.py``
-checks it against the commands themselves), so listing them costs no import of the referee, msgspec or the replay
-viewer. The commands live in `kierki_cli.main` and the modules it names; a command that a module registers on
-``cli`` itself (``@cli.command()``) is found as well, and listed once its module is imported.
+importing click (a copy of click's rendering of this group's help, checked against click's own output by
+``tests/test_cli.py`` at several widths), and hands every other command line to ``cli`` here, which click renders
+and parses. The group's help imports click and this module alone: the short help of each command is written in
+`kierki_cli.launch.COMMANDS` (``tests/test_cli.py`` checks it against the commands themselves), so listing them
+costs no import of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the
+modules it names; a command that a module registers on ``cli`` itself (``@cli.command()``) is found as well, and
+listed once its module is imported.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Final, NoReturn
 
 import click
 
-from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, gc_paused, render_help
+from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, gc_paused
 
 __all__ = ["COMMANDS", "FAILED_EXIT", "INTERRUPTED_EXIT", "USAGE_EXIT", "cli", "install_stop_handlers"]
 
@@ -74,14 +76,18 @@ class LazyGroup(OneLineErrors):
             self.commands.setdefault(cmd_name, command)
         return self.commands.get(cmd_name)
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The help `kierki_cli.launch` prints without click, from the real options and every listed command."""
-        options = [row for param in self.get_params(ctx) if (row := param.get_help_record(ctx)) is not None]
-        commands = [
-            (name, COMMANDS[name][2] if name in COMMANDS else self.commands[name].get_short_help_str(10_000))
-            for name in self.list_commands(ctx)
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        # A bare Command of the same help shortens it exactly as the real one would.
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))
+            if name in COMMANDS
+            else (name, self.commands[name].get_short_help_str(limit))
+            for name in names
         ]
-        formatter.write(render_help(ctx.command_path, formatter.width, options, commands))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 def install_stop_handlers() -> None:

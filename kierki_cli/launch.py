@@ -3,8 +3,8 @@
 ``kierki --help`` is the first thing a new user types and the command a script runs to see that kierki is there;
 click's import alone takes about as long as starting Python. So this module imports nothing but the standard
 library, and holds what the top-level help is made of: the commands' table, the description and the options.
-`kierki_cli.entry` (the click group) renders its ``--help`` with the same `render_help`, from the same table and
-its own options, so the two outputs cannot differ (``tests/test_cli.py`` compares them at several widths).
+`render_help` writes that help as click writes the group's (`kierki_cli.entry`, from the same table): click stays the
+reference, and ``tests/test_cli.py`` checks that the two outputs are identical at several terminal widths.
 ``kierki --version`` prints the version the same way, from ``referee.__version__`` (which pyproject installs).
 Every other command line goes to the click group.
 """
