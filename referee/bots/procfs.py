@@ -1,6 +1,7 @@
 """Reading Linux's /proc: every process's file of one kind, a process's children, a session's members.
 
-The transport's kill sweep, the reaper and the sandbox's task count read processes here and nowhere else.
+The transport's kill sweep and pipe-holder check, the reaper and the sandbox's task count read processes here
+and nowhere else.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-__all__ = ["children", "proc_files", "session_members"]
+__all__ = ["abandoned_behind", "children", "proc_files", "session_members"]
 
 
 def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
@@ -54,3 +55,36 @@ def session_members(sid: int) -> list[int]:
         if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
             members.append(pid)
     return members
+
+
+def abandoned_behind(root: int, launchers: int, pipe_inode: int) -> bool:
+    """True when no process more than ``launchers`` levels below ``root`` holds the pipe ``pipe_inode`` any more.
+
+    ``root`` and the ``launchers - 1`` levels below it are a sandbox's own processes, which keep the bot's pipes
+    open; the bot is behind them. Any doubt (a /proc file that cannot be read, no process behind them to look at)
+    counts as held: the caller's deadline then decides.
+    """
+    target = f"pipe:[{pipe_inode}]"
+    frontier, depth, behind = [root], 0, 0
+    while frontier:
+        if depth >= launchers:
+            behind += len(frontier)
+            for pid in frontier:
+                try:
+                    fds = os.listdir(f"/proc/{pid}/fd")
+                except OSError:
+                    return False
+                for fd in fds:
+                    try:
+                        if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                            return False
+                    except OSError:
+                        continue
+        found: list[int] = []
+        for pid in frontier:
+            listed = children(pid)
+            if listed is None:
+                return False
+            found += listed
+        frontier, depth = found, depth + 1
+    return behind > 0  # nobody behind the launchers yet (still starting) or any more (exiting): not abandoned

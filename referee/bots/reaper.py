@@ -1,6 +1,6 @@
 """Descendants that escape a bot's session: the referee adopts them (a child subreaper) and ends them.
 
-A bot's process group and session are swept when it stops (``process.py``), but a descendant that calls
+A bot's process group and session are swept when it stops (``stop.py``), but a descendant that calls
 ``setsid()`` leaves both. Linux re-parents an orphan to its nearest ancestor that declared itself a *child
 subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``) instead of to init; so once the referee has declared itself one,
 every escaped descendant of a bot becomes the referee's own child when the bot dies, and ``reap_orphans`` at the
@@ -19,8 +19,8 @@ import signal
 import time
 from collections.abc import Collection
 
-from referee.bots.process import adopt_orphans, own_children
 from referee.bots.procfs import proc_files
+from referee.bots.stop import adopt_orphans, own_children
 
 __all__ = ["become_subreaper", "child_pids", "reap_orphans"]
 

@@ -1,0 +1,72 @@
+"""What the bot transport's calls return (``referee.bots.process``), and its own errors.
+
+A bot misbehaving is never an exception here: a line, a timeout, an end of output, a line too long, input it
+stopped reading are all results a caller branches on. Exceptions are for the referee's side: a command that
+cannot start, a process that survives SIGKILL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BotProcessError",
+    "BotStartError",
+    "Closed",
+    "FlushResult",
+    "Flushed",
+    "Line",
+    "LineResult",
+    "LineTooLong",
+    "Overflow",
+    "Timeout",
+]
+
+
+class BotProcessError(RuntimeError):
+    """Something went wrong running a bot process (not the bot misbehaving: that is a result)."""
+
+
+class BotStartError(BotProcessError):
+    """The bot's command could not be started; the message says why and what to fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One complete line from the bot's stdout, without its newline."""
+
+    data: bytes
+    elapsed_s: float  # from the request being fully written (or from the call) to the read
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The deadline passed before a line (or the flush) completed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The bot's stdout reached EOF or the bot exited; nothing more will come."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineTooLong:
+    """A line exceeded ``max_line_bytes``; only its start is kept, the rest is discarded."""
+
+    prefix: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Overflow:
+    """The bot stopped reading stdin and our pending output passed the cap; treat as Closed."""
+
+    pending_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Flushed:
+    """Everything sent so far has been written into the bot's stdin pipe."""
+
+
+LineResult = Line | Timeout | Closed | LineTooLong | Overflow
+FlushResult = Flushed | Timeout | Closed | Overflow
