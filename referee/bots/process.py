@@ -46,7 +46,7 @@ from types import TracebackType
 
 from referee.bots import procfs, stop
 from referee.bots.limits import ResourceLimits
-from referee.bots.lines import BIG_READ, LineBuffer
+from referee.bots.lines import BIG_READ, StdoutLines
 from referee.bots.polling import FdWatch, wait_for_any
 from referee.bots.results import (
     BotProcessError,
@@ -117,8 +117,7 @@ class BotProcess:
 
         self._pending = bytearray()
         self._written_at: float | None = None  # when the pending buffer last became empty
-        self._lines = LineBuffer(max_line_bytes)
-        self._stdout_eof = False
+        self._lines = StdoutLines(self._stdout_fd, max_line_bytes)
         self._stderr_eof = False
         self._stdin_broken = False
         self._overflow: Overflow | None = None
@@ -251,20 +250,25 @@ class BotProcess:
     def read_line(self, deadline: float) -> LineResult:
         """Return the next stdout line, writing pending input and draining stderr meanwhile."""
         call_start = time.monotonic()
+        lines = self._lines
         if self._pending and not self._stdin_broken and not self._terminated:
             self._write_pending()  # a pipe with room takes it now: no poll round needed for the usual request
             # On one CPU the write usually let the bot run and answer already: read before sleeping in poll.
-            if not self._stdout_eof and self._overflow is None and b"\n" not in self._lines.data:
+            if not lines.eof and self._overflow is None and b"\n" not in lines.data:
                 self._read_stdout()
         first = True
         progress = True
         while True:
             if self._overflow is not None:
                 return self._overflow
-            got = self._take_line(call_start)
-            if got is not None:
-                return got
-            if self._terminated or self._stdout_eof or (self._exited and not progress):
+            taken = lines.take()
+            if taken is not None:
+                written_at, self._written_at = self._written_at, None
+                if isinstance(taken, bytes):
+                    start = call_start if written_at is None else written_at
+                    return Line(taken, max(0.0, time.monotonic() - start))
+                return taken
+            if self._terminated or lines.eof or (self._exited and not progress):
                 return Closed()
             now = time.monotonic()
             if now >= deadline and not first:
@@ -276,7 +280,7 @@ class BotProcess:
                 wait = _HOLDER_CHECK_S  # look every so often whether the bot itself still holds its stdout
             progress = self._pump(wait, want_stdout=True)
             if self._launchers and not progress and not self._exited and self._stdout_abandoned():
-                self._stdout_eof = True
+                lines.eof = True
 
     def _stdout_abandoned(self) -> bool:
         """With launchers in front of the bot: True when none of the processes behind them holds stdout any more."""
@@ -316,16 +320,6 @@ class BotProcess:
             if self._stderr_eof or not self._read_stderr():
                 return
 
-    def _take_line(self, call_start: float) -> Line | LineTooLong | None:
-        """Cut the next complete (or provably over-long) line out of the buffer."""
-        taken = self._lines.take()
-        if taken is None:
-            return None
-        self._written_at, start = None, self._written_at
-        if isinstance(taken, bytes):
-            return Line(taken, max(0.0, time.monotonic() - (call_start if start is None else start)))
-        return taken
-
     # -- the poll loop ----------------------------------------------------------------------
 
     def _pump(self, timeout_s: float, *, want_stdout: bool) -> bool:
@@ -349,14 +343,14 @@ class BotProcess:
     def _watch_all(self, want_stdout: bool) -> None:
         watch = self._watch.watch
         watch(self._stdin_fd, select.POLLOUT if self._pending and not self._stdin_broken else 0)
-        watch(self._stdout_fd, select.POLLIN if want_stdout and not self._stdout_eof else 0)
+        watch(self._stdout_fd, select.POLLIN if want_stdout and not self._lines.eof else 0)
         watch(self._stderr_fd, 0 if self._stderr_eof else select.POLLIN)
         if self._pidfd is not None:
             watch(self._pidfd, 0 if self._exited else select.POLLIN)
 
     def _write_pending(self) -> None:
         try:
-            n = os.write(self._stdin_fd, self._pending[:BIG_READ])
+            n = os.write(self._stdin_fd, self._pending)  # a pipe takes what fits; no copy of the buffer
         except BlockingIOError:
             return
         except BrokenPipeError:
@@ -370,15 +364,9 @@ class BotProcess:
 
     def _read_stdout(self) -> bool:
         """Read a bounded amount; True if data or EOF arrived."""
-        try:
-            chunk = os.read(self._stdout_fd, BIG_READ if self._terminated else self._lines.read_size())
-        except BlockingIOError:
-            return False
-        if not chunk:
-            self._stdout_eof = True
-        elif not self._terminated:  # shutting down: only keep the pipe moving so the bot can exit
-            self._lines.feed(chunk)
-        return True
+        if self._terminated:
+            return self._lines.drain()  # shutting down: only keep the pipe moving so the bot can exit
+        return self._lines.fill()
 
     def _read_stderr(self) -> bool:
         """Copy stderr into the log up to the cap, discard beyond; True if data or EOF."""
@@ -400,7 +388,7 @@ class BotProcess:
             return
         self._terminated = True
         self._pending = bytearray()
-        self._lines.clear()  # after terminate there is nothing more to read
+        self._lines.data.clear()  # after terminate there is nothing more to read
         assert self._proc.stdin is not None
         self._proc.stdin.close()
         self._stdin_broken = True

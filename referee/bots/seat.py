@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+import msgspec
+
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import (
@@ -101,8 +103,7 @@ class Transport(Protocol):
     def terminate(self, grace_s: float = 0.5) -> None: ...
 
 
-@dataclass(frozen=True)
-class Heard:
+class Heard(msgspec.Struct, frozen=True):
     """One line the bot wrote while a request waited, and what it decoded to (both None: the line was too long)."""
 
     line: bytes  # without its newline; only the start of a line that was too long
@@ -111,8 +112,7 @@ class Heard:
     error: codec.ProtocolError | None = None
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """What one request brought back.
 
     ``outcome`` is the answer (the request's id and type) or the fault that ended the wait. ``heard`` holds every
@@ -135,15 +135,14 @@ class Reply:
         return None if isinstance(self.outcome, Fault) else self.outcome
 
 
-@dataclass
-class Asked:
+class Asked(msgspec.Struct):
     """A request sent and not yet answered: when it went out, the time allowed, the lines heard for it so far."""
 
     request: m.Request
     started: float
     allowed_s: float
     charged: bool  # the decision's own deadline, charged to the seat's clock (not the handshake's)
-    heard: list[Heard] = field(default_factory=list)
+    heard: list[Heard] = msgspec.field(default_factory=list)
 
 
 _SENT_TAIL_BYTES = 1 << 18  # the end of what was sent, to count the lines a bot has not read (a pipe holds less)
@@ -203,18 +202,19 @@ class BotSeat:
         self._ignored_mark = 0  # stats.ignored_lines when the latest request went out
         self.recent: deque[tuple[Direction, bytes]] = deque(maxlen=keep_lines)
         self._next_id = 0
-        self._queue: list[bytes] = []
+        self._queue = bytearray()  # encoded lines waiting to ride with the next request
         self._transcript = transcript
+        self._recording = bool(transcript or keep_lines)  # lines exchanged go to the transcript or ``recent``
         self._sent_tail = bytearray()  # the last bytes sent, to tell how many lines of them are still unread
 
     def queue(self, message: m.RefereeMessage) -> None:
         if not self.forfeited:
-            self._queue.append(codec.encode(message))
+            self._queue += codec.encode(message)
 
     def queue_encoded(self, line: bytes) -> None:
         """Queue an already encoded line, newline included (an event shared by every seat is encoded once)."""
         if not self.forfeited:
-            self._queue.append(line)
+            self._queue += line
 
     def deadline_s(self) -> float:
         return self.time.move_ms / 1000 + self.bank_s
@@ -253,7 +253,7 @@ class BotSeat:
         """The first half of ``converse``: send queued events and ``request``; its deadline starts now."""
         process = self.process
         assert process is not None and not self.forfeited
-        self._queue.append(codec.encode(request) if line is None else line)
+        self._queue += codec.encode(request) if line is None else line
         allowed = self.deadline_s() if timeout_s is None else timeout_s
         started = time.monotonic()
         self._ignored_mark = self.stats.ignored_lines
@@ -270,45 +270,74 @@ class BotSeat:
         and None means no reply yet (the deadline has not passed either)."""
         process = self.process
         assert process is not None
+        started = asked.started
+        result = self._read(process, started + asked.allowed_s if wait else 0.0)
+        at_s = time.monotonic() - started
+        if type(result) is Line and not asked.heard:
+            # The usual reply, kept short: the first line read is the answer. Anything else: the general path.
+            request = asked.request
+            try:
+                answer = codec.decode_bot_line(result.data)
+            except codec.ProtocolError:
+                pass
+            else:
+                if answer.id == request.id and isinstance(answer, m.ANSWER_TYPES[type(request)]):
+                    heard = Heard(result.data, at_s, answer)
+                    asked.heard.append(heard)
+                    return Reply(answer, self._charge(at_s, asked.charged), (heard,))
+        return self._await_reply(asked, result, at_s, read_on, grace_s, wait)
+
+    def _await_reply(
+        self, asked: Asked, result: LineResult, at_s: float, read_on: bool, grace_s: float, wait: bool
+    ) -> Reply | None:
+        """``await_reply`` from ``result``, read ``at_s`` after the request: every case (answers to other requests,
+        broken lines, timeouts, crashes)."""
+        process = self.process
+        assert process is not None
         request, started, allowed, charged = asked.request, asked.started, asked.allowed_s, asked.charged
         expected = m.ANSWER_TYPES[type(request)]
-        deadline = started + allowed
+        deadline = started + allowed if wait else 0.0
         heard = asked.heard
         while True:
-            result = self._read(process, deadline if wait else 0.0)
-            at_s = time.monotonic() - started
             if not wait and isinstance(result, Timeout) and at_s < allowed:
                 return None
             if isinstance(result, Line):
                 outcome = self._read_answer(result.data, request.id, expected, heard, at_s)
-                if outcome is None or (read_on and isinstance(outcome, Fault) and heard[-1].message is None):
-                    continue
-                return Reply(outcome, self._charge(at_s, charged), tuple(heard))
-            if isinstance(result, LineTooLong):
+                if outcome is not None and not (read_on and isinstance(outcome, Fault) and heard[-1].message is None):
+                    return Reply(outcome, self._charge(at_s, charged), tuple(heard))
+            elif isinstance(result, LineTooLong):
                 heard.append(Heard(result.prefix, at_s))
-                if read_on:
-                    continue
-                fault = Fault(
-                    FaultCode.MALFORMED,
-                    f"your answer line is longer than {codec.MAX_BOT_LINE_BYTES} bytes "
-                    f"(it starts {result.prefix[:60]!r}); answer with one short JSON object per line",
-                )
-                return Reply(fault, self._charge(at_s, charged), tuple(heard))
-            spent = self._charge(at_s, charged)
-            if isinstance(result, Timeout):
-                backlog = self._unread_lines(process)
-                wrong_ids = [h.message.id for h in heard if h.message is not None and h.message.id != request.id]
-                timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(allowed, backlog, request.id, wrong_ids))
-                if heard or grace_s <= 0:
-                    return Reply(timeout, spent, tuple(heard), result, backlog=backlog)
-                late = self._read(process, time.monotonic() + grace_s)
-                if isinstance(late, Line | LineTooLong):
-                    data = late.data if isinstance(late, Line) else late.prefix
-                    return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started), backlog)
-                if isinstance(late, Timeout):
-                    return Reply(timeout, spent, (), result, backlog=backlog)
-                result = late
-            return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result)
+                if not read_on:
+                    fault = Fault(
+                        FaultCode.MALFORMED,
+                        f"your answer line is longer than {codec.MAX_BOT_LINE_BYTES} bytes "
+                        f"(it starts {result.prefix[:60]!r}); answer with one short JSON object per line",
+                    )
+                    return Reply(fault, self._charge(at_s, charged), tuple(heard))
+            else:
+                return self._no_answer(asked, result, self._charge(at_s, charged), grace_s)
+            result = self._read(process, deadline)
+            at_s = time.monotonic() - started
+
+    def _no_answer(self, asked: Asked, result: Timeout | Closed | Overflow, spent: float, grace_s: float) -> Reply:
+        """The reply when the wait ended without an answer: a timeout (with a late line in the grace), or a crash."""
+        process = self.process
+        assert process is not None
+        request, started, allowed, heard = asked.request, asked.started, asked.allowed_s, asked.heard
+        if isinstance(result, Timeout):
+            backlog = self._unread_lines(process)
+            wrong_ids = [h.message.id for h in heard if h.message is not None and h.message.id != request.id]
+            timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(allowed, backlog, request.id, wrong_ids))
+            if heard or grace_s <= 0:
+                return Reply(timeout, spent, tuple(heard), result, backlog=backlog)
+            late = self._read(process, time.monotonic() + grace_s)
+            if isinstance(late, Line | LineTooLong):
+                data = late.data if isinstance(late, Line) else late.prefix
+                return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started), backlog)
+            if isinstance(late, Timeout):
+                return Reply(timeout, spent, (), result, backlog=backlog)
+            result = late
+        return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result)
 
     def _read_answer(
         self, data: bytes, request_id: int, expected: type[m.BotMessage], heard: list[Heard], at_s: float
@@ -415,29 +444,31 @@ class BotSeat:
         if self.process is None:
             return
         if self.process.alive:
-            self._queue.append(codec.encode(m.ByeEvent(reason=reason)))
+            self._queue += codec.encode(m.ByeEvent(reason=reason))
             self._send_queue(self.process)
             self.process.flush(time.monotonic() + grace_s)
         self.process.terminate(grace_s)
 
     def _send_queue(self, process: Transport) -> None:
         """One write for all queued lines: events cost almost nothing when they ride with the next request."""
-        payload = b"".join(self._queue)
+        payload = bytes(self._queue)
         self._queue.clear()
-        self._sent_tail += payload
-        if len(self._sent_tail) > 2 * _SENT_TAIL_BYTES:  # trimmed now and then, not on every send
-            del self._sent_tail[: len(self._sent_tail) - _SENT_TAIL_BYTES]
-        if self._transcript or self.recent.maxlen:
+        tail = self._sent_tail
+        tail += payload
+        if len(tail) > 2 * _SENT_TAIL_BYTES:  # trimmed now and then, not on every send
+            del tail[: len(tail) - _SENT_TAIL_BYTES]
+        if self._recording:
             for line in payload.splitlines():
                 self._record(SENT, line)
         process.send(payload)
 
     def _read(self, process: Transport, deadline: float) -> LineResult:
         result = process.read_line(deadline)
-        if isinstance(result, Line):
-            self._record(RECEIVED, result.data)
-        elif isinstance(result, LineTooLong) and self.recent.maxlen:
-            self.recent.append((RECEIVED, result.prefix + b"..."))
+        if self._recording:
+            if isinstance(result, Line):
+                self._record(RECEIVED, result.data)
+            elif isinstance(result, LineTooLong) and self.recent.maxlen:
+                self.recent.append((RECEIVED, result.prefix + b"..."))
         return result
 
     def _record(self, direction: Direction, line: bytes) -> None:
