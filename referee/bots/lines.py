@@ -33,11 +33,14 @@ class StdoutLines:
     def fill(self) -> bool:
         """Read what is there, up to the bound; True if bytes or the end of the pipe came."""
         data = self.data
+        if self._discarding:  # every byte up to the newline is dropped at once: read big chunks
+            size = BIG_READ
+        else:  # a longest line, its CR and its LF (at least 1: a poll may ask with complete lines buffered)
+            size = self._max_line + 2 - len(data)
+            if size < 1:
+                size = 1
         try:
-            if self._discarding:  # every byte up to the newline is dropped at once: read big chunks
-                chunk = os.read(self._fd, BIG_READ)
-            else:  # a longest line, its CR and its LF
-                chunk = os.read(self._fd, max(1, self._max_line + 2 - len(data)))
+            chunk = os.read(self._fd, size)
         except BlockingIOError:
             return False
         if not chunk:

@@ -264,9 +264,8 @@ class BotProcess:
             taken = lines.take()
             if taken is not None:
                 written_at, self._written_at = self._written_at, None
-                if isinstance(taken, bytes):
-                    start = call_start if written_at is None else written_at
-                    return Line(taken, max(0.0, time.monotonic() - start))
+                if isinstance(taken, bytes):  # (both ends from the same monotonic clock: never negative)
+                    return Line(taken, time.monotonic() - (call_start if written_at is None else written_at))
                 return taken
             if self._terminated or lines.eof or (self._exited and not progress):
                 return Closed()

@@ -271,7 +271,9 @@ class BotSeat:
         process = self.process
         assert process is not None
         started = asked.started
-        result = self._read(process, started + asked.allowed_s if wait else 0.0)
+        result = process.read_line(started + asked.allowed_s if wait else 0.0)
+        if self._recording:
+            self._record_read(result)
         at_s = time.monotonic() - started
         if type(result) is Line and not asked.heard:
             # The usual reply, kept short: the first line read is the answer. Anything else: the general path.
@@ -465,11 +467,14 @@ class BotSeat:
     def _read(self, process: Transport, deadline: float) -> LineResult:
         result = process.read_line(deadline)
         if self._recording:
-            if isinstance(result, Line):
-                self._record(RECEIVED, result.data)
-            elif isinstance(result, LineTooLong) and self.recent.maxlen:
-                self.recent.append((RECEIVED, result.prefix + b"..."))
+            self._record_read(result)
         return result
+
+    def _record_read(self, result: LineResult) -> None:
+        if isinstance(result, Line):
+            self._record(RECEIVED, result.data)
+        elif isinstance(result, LineTooLong) and self.recent.maxlen:
+            self.recent.append((RECEIVED, result.prefix + b"..."))
 
     def _record(self, direction: Direction, line: bytes) -> None:
         if self.recent.maxlen:
