@@ -1,6 +1,6 @@
 """Kernel resource limits for a bot process, resolved in the referee and applied between fork and exec.
 
-``process.py`` starts the bot; this module says which ``setrlimit`` calls that takes (see its docstring for why
+``spawn.py`` starts the bot; this module says which ``setrlimit`` calls that takes (see its docstring for why
 the limits are applied in ``preexec_fn`` when the referee has one thread, and with ``prlimit`` otherwise).
 """
 
