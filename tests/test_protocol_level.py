@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from fake_transport import Script, ScriptedBot, answer_line, first_legal
 
+from protocol import codec
 from protocol import messages as m
+from referee.bots.process import Flushed, LineResult, Timeout
 from referee.bots.seat import BotSeat, TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
 from referee.rules import Ruleset
@@ -248,3 +250,57 @@ def test_a_wrong_id_is_named_at_the_handshake_and_in_the_error_event(tmp_path: P
     assert errors and errors[0].code == "timeout"
     assert errors[0].id is not None
     assert f"answered with id {errors[0].id - 1}; the request's id is {errors[0].id}" in errors[0].message
+
+
+class _ReadsNothing:
+    """A bot that never answers; ``unread`` is how many of the bytes sent to it it has not read."""
+
+    returncode = None
+    alive = True
+
+    def __init__(self) -> None:
+        self.unread = 0
+
+    def send(self, data: bytes) -> None:
+        pass
+
+    def flush(self, deadline: float) -> Flushed:
+        return Flushed()
+
+    def read_line(self, deadline: float) -> LineResult:
+        return Timeout()
+
+    def close_input(self) -> None:
+        pass
+
+    def wait_exit(self, deadline: float) -> int | None:
+        return None
+
+    def stderr_tail(self) -> bytes:
+        return b""
+
+    def unread_input_bytes(self) -> int:
+        return self.unread
+
+    def terminate(self, grace_s: float = 0.5) -> None:
+        pass
+
+
+def test_the_backlog_is_counted_from_a_bounded_tail_of_megabytes_sent() -> None:
+    """A seat keeps the end of what it sent (at least 256 KiB, never all of it) to name the lines left unread."""
+    bot = _ReadsNothing()
+    seat = BotSeat(0, bot, TimeControl(move_ms=1))
+    event = codec.encode(m.LotteryPassEvent(game_number=1, deal=12, seat=1))
+    request = m.MoonRequest(id=1, game_number=1, deal=1, options=m.MoonOptions(self_=(0,), others=(0,)), time_ms=1)
+    for _ in range(60):  # about 3 MB of events, each batch ahead of a request
+        for _ in range(1000):
+            seat.queue_encoded(event)
+        assert seat.converse(request).backlog == 0
+    assert seat._sent_bytes < 1_000_000
+    per_batch = 50_000 // len(event)
+    for _ in range(5):  # 250 kB over 5 requests, none of it read: the bot reads nothing any more
+        for _ in range(per_batch):
+            seat.queue_encoded(event)
+        bot.unread += per_batch * len(event) + len(codec.encode(request))
+        reply = seat.converse(request)
+    assert reply.backlog == 5 * per_batch + 4  # every line but the last request, the 4 earlier requests included

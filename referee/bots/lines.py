@@ -65,7 +65,7 @@ class StdoutLines:
     def has_room(self) -> bool:
         """False while a complete or too-long line waits to be taken: reading more would only buffer more."""
         data = self.data
-        return b"\n" not in data and len(data) <= self._max_line + 1
+        return data.find(b"\n") < 0 and len(data) <= self._max_line + 1  # (``in`` first tries bytes as an int)
 
     def take(self) -> bytes | LineTooLong | None:
         """The next line without its newline, a too-long line's start, or None while no line is complete."""

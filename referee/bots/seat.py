@@ -168,7 +168,10 @@ class BotSeat:
         self._queue = bytearray()  # encoded lines waiting to ride with the next request
         self._transcript = transcript
         self._recording = bool(transcript or keep_lines)  # lines exchanged go to the transcript or ``recent``
-        self._sent_tail = bytearray()  # the last bytes sent, to tell how many lines of them are still unread
+        # The last payloads sent (at least _SENT_TAIL_BYTES of them), to tell how many lines are still unread. Kept
+        # as they were sent, not copied into one buffer: growing a buffer of a few hundred KiB copies it now and then.
+        self._sent: deque[bytes] = deque()
+        self._sent_bytes = 0
 
     def queue(self, message: m.RefereeMessage) -> None:
         if not self.forfeited:
@@ -357,10 +360,10 @@ class BotSeat:
 
     def _unread_lines(self, process: Transport) -> int:
         """Lines sent before the last one (the request) that the bot had not read: 0 once it reads the request."""
-        unread = min(process.unread_input_bytes(), len(self._sent_tail))
+        unread = min(process.unread_input_bytes(), self._sent_bytes)
         if unread <= 0:
             return 0
-        return max(0, self._sent_tail[-unread:].count(b"\n") - 1)
+        return max(0, b"".join(self._sent)[-unread:].count(b"\n") - 1)
 
     def record_fault(self, fault: Fault) -> None:
         self.strikes += 1
@@ -418,10 +421,13 @@ class BotSeat:
         """One write for all queued lines: events cost almost nothing when they ride with the next request."""
         payload = bytes(self._queue)
         self._queue.clear()
-        tail = self._sent_tail
-        tail += payload
-        if len(tail) > 2 * _SENT_TAIL_BYTES:  # trimmed now and then, not on every send
-            del tail[: len(tail) - _SENT_TAIL_BYTES]
+        if payload:
+            sent = self._sent
+            sent.append(payload)
+            self._sent_bytes += len(payload)
+            if self._sent_bytes > 2 * _SENT_TAIL_BYTES:  # trimmed now and then, not on every send
+                while self._sent_bytes - len(sent[0]) >= _SENT_TAIL_BYTES:
+                    self._sent_bytes -= len(sent.popleft())
         if self._recording:
             for line in payload.splitlines():
                 self._record(SENT, line)
