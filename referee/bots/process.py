@@ -254,8 +254,8 @@ class BotProcess:
         if self._pending and not self._stdin_broken and not self._terminated:
             self._write_pending()  # a pipe with room takes it now: no poll round needed for the usual request
             # On one CPU the write usually let the bot run and answer already: read before sleeping in poll.
-            if not lines.eof and self._overflow is None and lines.data.find(b"\n") < 0:  # not ``in``: see has_room
-                self._read_stdout()
+            if not lines.eof and self._overflow is None and (not lines.data or lines.data.find(b"\n") < 0):
+                self._read_stdout()  # (find, not ``in``: see has_room; usually nothing is buffered to search)
         first = True
         progress = True
         while True:
