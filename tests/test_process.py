@@ -6,7 +6,7 @@ Waiting is always done through the API under test with a deadline; no sleeps.
 from __future__ import annotations
 
 import os
-import resource
+import re
 import stat
 import subprocess
 import sys
@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.bots import spawn as spawn_module
+from referee.bots.limits import prlimit_program
 from referee.bots.process import (
     BotProcess,
     BotStartError,
@@ -318,45 +320,119 @@ def test_bad_cwd_and_non_executable_raise_start_error(tmp_path: Path) -> None:
         BotProcess.start([str(script)], cwd=tmp_path, env=None, stderr_log=tmp_path / "log")
 
 
-def test_memory_limit_kills_hog(spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
-    if len(os.listdir("/proc/self/task")) > 1:
-        pytest.skip("this process has threads, so limits take the prlimit path (tested below)")
+class PopenSpy:
+    """Records the arguments of every ``subprocess.Popen`` the spawn makes, then starts it as usual."""
 
-    def no_prlimit(*args: object) -> None:
-        raise AssertionError("a single-threaded referee must apply limits in the child")
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[tuple[list[str], dict[str, object]]] = []
+        real = subprocess.Popen
 
-    monkeypatch.setattr(resource, "prlimit", no_prlimit)
-    bot = spawn("hog", limits=ResourceLimits(memory_bytes=256 * 1024**2))
+        def popen(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+            self.calls.append((list(args), kwargs))
+            return real(args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+        monkeypatch.setattr(subprocess, "Popen", popen)  # spawn.py calls subprocess.Popen through the module
+
+
+@pytest.mark.parametrize("threads", [False, True], ids=["one-thread", "with-threads"])
+def test_memory_limit_is_in_force_from_the_first_instruction_and_kills_a_hog(
+    spawn: Spawn, monkeypatch: pytest.MonkeyPatch, threads: bool
+) -> None:
+    if prlimit_program() is None:
+        pytest.skip("util-linux's prlimit is not installed")
+    spy = PopenSpy(monkeypatch)
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    if threads:
+        helper.start()
+    try:
+        bot = spawn("hog", limits=ResourceLimits(memory_bytes=256 * 1024**2, cpu_seconds=30))
+    finally:
+        stop.set()
+        if threads:
+            helper.join()
+    # Started through prlimit, which sets the limits and execs the bot in place: nothing of ours runs between fork
+    # and exec (so subprocess may vfork), whatever threads the referee has.
+    [(args, kwargs)] = spy.calls
+    assert args[0].endswith("prlimit") and "--as=268435456:268435456" in args and "--cpu=30:31" in args
+    assert kwargs.get("preexec_fn") is None
     assert expect_line(bot) == b"ready"
-    assert "268435456" in Path(f"/proc/{bot.pid}/limits").read_text()
+    limits = Path(f"/proc/{bot.pid}/limits").read_text()  # the bot's own pid: prlimit exec'd it in place
+    assert re.search(r"Max address space\s+268435456\s+268435456", limits)
     bot.send(b"go\n")
     assert isinstance(bot.read_line(deadline()), Closed)
     bot.terminate()
     assert bot.returncode not in (None, 0)
 
 
-def test_memory_limit_applied_with_prlimit_when_threads_exist(spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[int] = []
-    real_prlimit = resource.prlimit
+def test_the_first_instruction_of_a_limited_command_sees_its_limits(tmp_path: Path) -> None:
+    if prlimit_program() is None:
+        pytest.skip("util-linux's prlimit is not installed")
+    # cat reads its limits as its first act: a limit applied after the start would often be missing here.
+    bot = BotProcess.start(
+        ["cat", "/proc/self/limits"],
+        cwd=tmp_path,
+        env=None,
+        stderr_log=tmp_path / "log",
+        limits=ResourceLimits(memory_bytes=300 * 1024**2, file_bytes=5 * 1024**2),
+    )
+    lines = []
+    while isinstance(line := bot.read_line(deadline()), Line):
+        lines.append(line.data.decode())
+    bot.terminate()
+    text = "\n".join(lines)
+    assert re.search(r"Max address space\s+314572800\s+314572800", text), text
+    assert re.search(r"Max file size\s+5242880\s+5242880", text), text
 
-    def spy(pid: int, res: int, limits: tuple[int, int]) -> tuple[int, int]:
-        calls.append(res)
-        return real_prlimit(pid, res, limits)
 
-    monkeypatch.setattr(resource, "prlimit", spy)
-    stop = threading.Event()
-    helper = threading.Thread(target=stop.wait)
-    helper.start()
-    try:
-        bot = spawn("hog", limits=ResourceLimits(memory_bytes=256 * 1024**2, cpu_seconds=30))
-    finally:
-        stop.set()
-        helper.join()
-    assert calls == [resource.RLIMIT_AS, resource.RLIMIT_CPU]
+def test_without_prlimit_one_thread_sets_limits_in_the_child(spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spawn_module, "_prlimit", lambda: None)
+    monkeypatch.setattr(spawn_module, "single_threaded", lambda: True)
+    spy = PopenSpy(monkeypatch)
+    bot = spawn("hog", limits=ResourceLimits(memory_bytes=256 * 1024**2))
+    [(args, kwargs)] = spy.calls
+    assert "prlimit" not in args[0] and kwargs.get("preexec_fn") is not None
     assert expect_line(bot) == b"ready"
     assert "268435456" in Path(f"/proc/{bot.pid}/limits").read_text()
     bot.send(b"go\n")
     assert isinstance(bot.read_line(deadline()), Closed)
+
+
+def test_without_prlimit_threads_refuse_to_start_a_limited_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spawn_module, "_prlimit", lambda: None)
+    monkeypatch.setattr(spawn_module, "single_threaded", lambda: False)
+    with pytest.raises(BotStartError, match=r"this process has threads.*install util-linux"):
+        BotProcess.start(
+            [sys.executable, "-c", "pass"],
+            cwd=tmp_path,
+            env=None,
+            stderr_log=tmp_path / "log",
+            limits=ResourceLimits(memory_bytes=256 * 1024**2),
+        )
+
+
+@pytest.mark.parametrize("limited", [False, True], ids=["plain", "through-prlimit"])
+def test_a_command_that_cannot_run_is_named_alike_with_or_without_limits(tmp_path: Path, limited: bool) -> None:
+    limits = ResourceLimits(memory_bytes=512 * 1024**2) if limited else None
+
+    def start(argv: list[str], cwd: Path = tmp_path) -> None:
+        BotProcess.start(argv, cwd=cwd, env=None, stderr_log=tmp_path / "log", limits=limits).terminate()
+
+    with pytest.raises(BotStartError, match=r"no-such-bot-xyz --fast: .* not found on PATH"):
+        start(["no-such-bot-xyz", "--fast"])
+    with pytest.raises(BotStartError, match=r"'\./missing\.py' was not found relative to"):
+        start(["./missing.py"])
+    with pytest.raises(BotStartError, match=r"working directory .*nowhere does not exist"):
+        start([sys.executable], cwd=tmp_path / "nowhere")
+    script = tmp_path / "bot.py"
+    script.write_text("print('hi')\n")
+    script.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    with pytest.raises(BotStartError, match=r"not executable.*chmod \+x"):
+        start(["./bot.py"])
+    script.write_text("#!/no/such/python3\nprint('hi')\n")
+    script.chmod(stat.S_IRWXU)
+    with pytest.raises(BotStartError, match=r"interpreter on its #! line was not found"):
+        start(["./bot.py"])
 
 
 # -- what check-bot needs: end of input without terminating, waiting for exit, the end of stderr ------------------

@@ -1,18 +1,31 @@
-"""Kernel resource limits for a bot process, resolved in the referee and applied between fork and exec.
+"""Kernel resource limits for a bot process, resolved in the referee and in force before the bot's first instruction.
 
-``spawn.py`` starts the bot; this module says which ``setrlimit`` calls that takes (see its docstring for why
-the limits are applied in ``preexec_fn`` when the referee has one thread, and with ``prlimit`` otherwise).
+``spawn.py`` starts the bot; this module says which limits that takes and how they are applied: by starting the
+bot through util-linux's ``prlimit`` program (``prlimit_prefix``: it sets the limits on itself, then execs the
+bot in place, same pid), or, where that program is missing and the referee has one thread, with ``setrlimit`` in
+``preexec_fn`` between fork and exec. Both are race-free, and the limits are inherited by whatever the bot starts
+(bubblewrap's sandboxed child included). The program is preferred: it needs no fork of the referee's Python
+process (``subprocess`` can then use ``vfork``) and works in a threaded process, where ``preexec_fn`` is unsafe.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["LIMIT_FIELDS", "ResourceLimits", "limit_pairs", "setrlimits", "single_threaded"]
+__all__ = [
+    "LIMIT_FIELDS",
+    "ResourceLimits",
+    "limit_pairs",
+    "prlimit_prefix",
+    "prlimit_program",
+    "setrlimits",
+    "single_threaded",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +46,13 @@ LIMIT_FIELDS = (
     ("file_bytes", resource.RLIMIT_FSIZE),
     ("core_bytes", resource.RLIMIT_CORE),
 )
+_PRLIMIT_OPTIONS = {
+    resource.RLIMIT_AS: "--as",
+    resource.RLIMIT_CPU: "--cpu",
+    resource.RLIMIT_NPROC: "--nproc",
+    resource.RLIMIT_FSIZE: "--fsize",
+    resource.RLIMIT_CORE: "--core",
+}
 
 
 def limit_pairs(limits: ResourceLimits | None) -> list[tuple[int, int, int]]:
@@ -72,3 +92,17 @@ def setrlimits(pairs: list[tuple[int, int, int]]) -> Callable[[], None]:
             resource.setrlimit(res, (soft, hard))
 
     return apply
+
+
+def prlimit_program() -> str | None:
+    """The path of util-linux's ``prlimit``, or None where it is not installed."""
+    return shutil.which("prlimit")
+
+
+def prlimit_prefix(program: str, pairs: list[tuple[int, int, int]]) -> list[str]:
+    """The words that start a command under ``pairs``: ``prlimit --as=SOFT:HARD ... --`` (then the command)."""
+
+    def value(limit: int) -> str:
+        return "unlimited" if limit == resource.RLIM_INFINITY else str(limit)
+
+    return [program, *(f"{_PRLIMIT_OPTIONS[res]}={value(soft)}:{value(hard)}" for res, soft, hard in pairs), "--"]

@@ -60,7 +60,7 @@ from referee.bots.results import (
     Overflow,
     Timeout,
 )
-from referee.bots.spawn import apply_late_limits, spawn
+from referee.bots.spawn import spawn
 from referee.bots.stderr_log import StderrLog
 from referee.bots.stop import adopt_orphans, own_children
 
@@ -149,7 +149,7 @@ class BotProcess:
         """
         if argv and (max_line_bytes < 1 or stderr_cap_bytes < 0 or stdin_cap_bytes < 1):
             raise ValueError("max_line_bytes and stdin_cap_bytes must be >= 1, caps >= 0")
-        proc, log, late_limits = spawn(argv, cwd=cwd, env=env, stderr_log=stderr_log, limits=limits)
+        proc, log = spawn(argv, cwd=cwd, env=env, stderr_log=stderr_log, limits=limits)
         stop.LIVE_BOTS.add(proc.pid)
         bot = cls(
             proc,
@@ -158,12 +158,6 @@ class BotProcess:
             stdin_cap_bytes=stdin_cap_bytes,
             launchers=launchers,
         )
-        if late_limits:
-            try:
-                apply_late_limits(proc.pid, late_limits, argv, limits)
-            except BotStartError:
-                bot.terminate(0)
-                raise
         return bot
 
     # -- state ------------------------------------------------------------------------------

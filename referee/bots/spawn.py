@@ -3,31 +3,41 @@
 ``referee.bots.process.BotProcess.start`` starts a bot through here; a command that cannot run is a
 ``BotStartError`` whose one line says why and what to fix.
 
-Why limits go in ``preexec_fn``: the referee has no threads of its own, so resource limits are applied with
-``setrlimit`` between fork and exec. That is the only race-free way: the limits are in force before the bot's
-first instruction. ``preexec_fn`` is unsafe once other threads exist (a lock held by another thread at fork time
-stays locked in the child forever), so if the calling process does have threads (a test harness, an embedding
-program, or a native library's pool: importing numpy starts OpenBLAS threads; we count the tasks in
-/proc/self/task) we do not use it and instead apply the same limits with ``resource.prlimit`` on the pid right
-after start (``apply_late_limits``). The bot then runs unlimited for the moment between its exec and our prlimit
-call; acceptable for a fallback.
+How limits are put in force before the bot's first instruction (``limits.py``): the bot is started through
+util-linux's ``prlimit`` program, which sets the limits on itself and then execs the bot in place (the same pid).
+Nothing of ours runs between fork and exec, so ``subprocess`` may use ``vfork`` (starting a bot costs about a
+quarter of a fork of the referee), it is safe in a process with threads, and the limits hold for whatever the bot
+starts, bubblewrap's sandboxed child included. Because the exec that can fail is then ``prlimit``'s, the command
+is checked here first (``check_command``: the working directory, the program on PATH or at its path, execute
+permission, a ``#!`` interpreter), so a bot that cannot run still gets the one-line ``BotStartError`` saying why.
+Where ``prlimit`` is not installed, the limits are set with ``setrlimit`` in ``preexec_fn`` (a fork, also
+race-free) when the referee has one thread; with threads (``preexec_fn`` could deadlock the child) and no
+``prlimit``, the bot is not started and the error says to install util-linux.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import os
-import resource
 import shlex
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from referee.bots.limits import ResourceLimits, limit_pairs, setrlimits, single_threaded
+from referee.bots.limits import (
+    ResourceLimits,
+    limit_pairs,
+    prlimit_prefix,
+    prlimit_program,
+    setrlimits,
+    single_threaded,
+)
 from referee.bots.results import BotStartError
 
-__all__ = ["LimitPairs", "apply_late_limits", "spawn"]
+__all__ = ["LimitPairs", "check_command", "spawn"]
 
 LimitPairs = list[tuple[int, int, int]]  # (resource, soft, hard), as limits.limit_pairs resolves them
 
@@ -39,16 +49,27 @@ def spawn(
     env: Mapping[str, str] | None,
     stderr_log: Path,
     limits: ResourceLimits | None,
-) -> tuple[subprocess.Popen[bytes], BinaryIO, LimitPairs]:
-    """Start ``argv`` with three pipes in its own session, and open its stderr log; raise ``BotStartError``.
-
-    Returns the process, the log (the caller closes it) and the limits still to apply with ``apply_late_limits``
-    (none when they were set in the child before exec).
-    """
+) -> tuple[subprocess.Popen[bytes], BinaryIO]:
+    """Start ``argv`` with three pipes in its own session, its limits in force, and open its stderr log; raise
+    ``BotStartError``. Returns the process and the log (the caller closes it)."""
     if not argv:
         raise BotStartError("cannot start bot: its command is empty; configure a command")
     pairs = limit_pairs(limits)
-    use_preexec = bool(pairs) and single_threaded()
+    command = list(argv)
+    use_preexec = False
+    if pairs:
+        wrapper = _prlimit()
+        if wrapper is not None:
+            check_command(argv, cwd, env)
+            command = prlimit_prefix(wrapper, pairs) + command
+        elif single_threaded():
+            use_preexec = True
+        else:
+            raise BotStartError(
+                f"cannot start bot {shlex.join(argv)} under resource limits: this process has threads, so they can "
+                "only be set through util-linux's prlimit program, which is not installed; install util-linux, or "
+                "turn the limits off (--limit-memory 0 --limit-cpu 0 --limit-processes 0 --limit-file 0)"
+            )
     try:
         log = open(stderr_log, "wb", buffering=0)  # noqa: SIM115 - the caller closes it (BotProcess.terminate)
     except OSError as exc:
@@ -58,7 +79,7 @@ def spawn(
         ) from exc
     try:
         proc = subprocess.Popen(
-            list(argv),
+            command,
             cwd=cwd,
             env=None if env is None else dict(env),
             stdin=subprocess.PIPE,
@@ -78,21 +99,45 @@ def spawn(
             f"cannot start bot {shlex.join(argv)}: applying resource limits {limits} "
             f"failed ({exc}); lower the limits or run without them"
         ) from exc
-    return proc, log, [] if use_preexec else pairs
+    return proc, log
 
 
-def apply_late_limits(pid: int, pairs: LimitPairs, argv: Sequence[str], limits: ResourceLimits | None) -> None:
-    """Apply ``pairs`` to a started bot with ``prlimit``; raise ``BotStartError`` (the caller stops the bot)."""
+@functools.cache
+def _prlimit() -> str | None:
+    return prlimit_program()
+
+
+def check_command(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None) -> None:
+    """Raise the ``BotStartError`` that starting ``argv`` would raise for a missing working directory, a program
+    not found (on the PATH it will run with) or not executable, or a ``#!`` interpreter that does not exist."""
+    program = argv[0]
+
+    def fail(code: int) -> BotStartError:
+        return _start_error(argv, cwd, OSError(code, os.strerror(code)))
+
+    if not cwd.is_dir():
+        raise fail(errno.ENOENT)
+    if "/" in program:
+        path = cwd / program
+        if not path.exists():
+            raise fail(errno.ENOENT)
+    else:
+        search = (os.environ if env is None else env).get("PATH", os.defpath)
+        found = shutil.which(program, path=search)
+        if found is None:
+            raise fail(errno.ENOENT)
+        path = cwd / found
+    if path.is_dir() or not os.access(path, os.X_OK):
+        raise fail(errno.EACCES)
     try:
-        for res, soft, hard in pairs:
-            resource.prlimit(pid, res, (soft, hard))
-    except ProcessLookupError:
-        pass  # already gone: read_line will report Closed
-    except OSError as exc:
-        raise BotStartError(
-            f"cannot start bot {shlex.join(argv)}: applying resource limits {limits} "
-            f"failed ({exc.strerror}); lower the limits or run without them"
-        ) from exc
+        with open(path, "rb") as file:
+            head = file.read(256)
+    except OSError:
+        return  # unreadable but executable: the exec will say
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].split()
+        if words and not os.access(os.fsdecode(words[0]), os.X_OK):
+            raise fail(errno.ENOENT)
 
 
 def _start_error(argv: Sequence[str], cwd: Path, exc: OSError) -> BotStartError:
