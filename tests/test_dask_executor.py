@@ -6,6 +6,7 @@ and closed at its end, with a check that none of its processes is left. Hearts t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -199,6 +200,34 @@ def test_executor_options_are_checked() -> None:
         ExecutorSpec("local", workers=2)
     with pytest.raises(ExecutorError, match="--scheduler is for"):
         ExecutorSpec("dask-local", scheduler="tcp://x:1")
+
+
+def test_an_address_where_no_dask_scheduler_answers_is_a_one_line_error() -> None:
+    """A server that is not a Dask scheduler (here one that answers HTTP) makes Dask's client fail in its own
+    ways (a MemoryError from a bogus frame length): the user gets the address and what to check, no traceback."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def answer() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                with connection:
+                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                    connection.recv(1)  # until the client gives up
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        with pytest.raises(ExecutorError) as raised:
+            ExecutorSpec("dask", f"tcp://127.0.0.1:{port}").open(1)
+    finally:
+        server.close()
+    message = str(raised.value)
+    assert message.startswith(f"cannot use tcp://127.0.0.1:{port}: ") and "\n" not in message
+    assert "is `dask scheduler` running there" in message
 
 
 def test_cli_executor_dask(tmp_path: Path, cluster: tuple[ExecutorSpec, object]) -> None:
