@@ -34,10 +34,16 @@ from referee.rules import Ruleset
 from referee.rules.ruleset import Game
 from referee.text import printable
 
-_ERRORS = (LadderError, ConfigError, StoreError)
+# OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk).
+_ERRORS = (LadderError, ConfigError, StoreError, OSError)
 
 
 def _fail(error: Exception) -> click.ClickException:
+    if isinstance(error, OSError) and error.filename is not None:
+        return click.ClickException(printable(f"{error.filename}: {error.strerror or error}"))
+    if isinstance(error, LadderError) and error.stderr:
+        shown = "\n".join(f"  {printable(line)}" for line in error.stderr)
+        click.echo(f"the bot's stderr (last lines):\n{shown}", err=True)
     return click.ClickException(printable(str(error)))
 
 

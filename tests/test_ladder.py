@@ -389,6 +389,8 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
         cli, ["ladder", "add", str(folder), "crash", "--", sys.executable, str(HOSTILE / "crash_at_start.py")]
     )
     assert crash.exit_code == 1 and "crash was not added: it failed its validation game" in crash.output
+    # Its stderr log goes with the validation game's folder: the last lines are shown above the reason instead.
+    assert "the bot's stderr (last lines):" in crash.stderr and "hostile bot: crashing at start" in crash.stderr
     again = runner.invoke(
         cli, ["ladder", "add", str(folder), "h", "--", sys.executable, str(SAMPLES / "heuristic_bot.py")]
     )
@@ -409,6 +411,19 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
     assert "2 played" in status.output and "finished" in status.output
     site = runner.invoke(cli, ["ladder", "site", str(folder), str(tmp_path / "www")])
     assert site.exit_code == 0 and (tmp_path / "www" / "index.html").exists()
+
+
+def test_a_folder_that_cannot_be_made_or_written_is_a_one_line_error(tmp_path: Path) -> None:
+    runner = CliRunner()
+    (tmp_path / "file").write_text("not a folder\n")
+    made = runner.invoke(cli, ["ladder", "init", str(tmp_path / "file" / "ladder"), "--game", "hearts"])
+    assert made.exit_code == 1 and isinstance(made.exception, SystemExit), made.output
+    assert made.output.count("\n") == 1 and "Not a directory" in made.output and "Traceback" not in made.output
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    site = runner.invoke(cli, ["ladder", "site", str(folder), str(tmp_path / "file" / "www")])
+    assert site.exit_code == 1 and isinstance(site.exception, SystemExit), site.output
+    assert site.output.count("\n") == 1 and "Not a directory" in site.output
 
 
 def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> None:
