@@ -17,6 +17,7 @@ import click
 import filelock
 
 from competition.ladder.config import (
+    ENV_NAME,
     LOCK_NAME,
     ConfigError,
     Isolation,
@@ -28,7 +29,14 @@ from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
-from referee.bots.sandbox import DEFAULT_FILE_MB, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SANDBOXES, SandboxKind
+from referee.bots.sandbox import (
+    DEFAULT_CPU_S_PER_GAME,
+    DEFAULT_FILE_MB,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    SANDBOXES,
+    SandboxKind,
+)
 from referee.bots.seat import TimeControl
 from referee.rules import Ruleset
 from referee.rules.ruleset import Game
@@ -68,11 +76,62 @@ def ladder() -> None:
     show_default=True,
     help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or none.",
 )
-@click.option("--limit-memory", type=click.IntRange(0), default=DEFAULT_MEMORY_MB, show_default=True, metavar="MB")
-@click.option("--limit-cpu", type=click.IntRange(0), default=0, metavar="S", help="CPU seconds per game [referee's].")
-@click.option("--limit-processes", type=click.IntRange(0), default=DEFAULT_PROCESSES, show_default=True, metavar="N")
-@click.option("--limit-file", type=click.IntRange(0), default=DEFAULT_FILE_MB, show_default=True, metavar="MB")
-@click.option("--limit-disk", type=click.IntRange(0), default=0, show_default=True, metavar="MB")
+@click.option(
+    "--limit-memory",
+    type=click.IntRange(0),
+    default=DEFAULT_MEMORY_MB,
+    show_default=True,
+    metavar="MB",
+    help="Address space per bot (RLIMIT_AS); 0: no limit.",
+)
+@click.option(
+    "--limit-cpu",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="S",
+    help=f"CPU seconds per bot in a game (RLIMIT_CPU); 0: the referee's {DEFAULT_CPU_S_PER_GAME}.",
+)
+@click.option(
+    "--limit-processes",
+    type=click.IntRange(0),
+    default=DEFAULT_PROCESSES,
+    show_default=True,
+    metavar="N",
+    help="Processes and threads a bot may add to the user's count (RLIMIT_NPROC); 0: no limit.",
+)
+@click.option(
+    "--limit-file",
+    type=click.IntRange(0),
+    default=DEFAULT_FILE_MB,
+    show_default=True,
+    metavar="MB",
+    help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
+)
+@click.option(
+    "--limit-disk",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="MB",
+    help="The bot's private directory is a tmpfs of this size (bwrap); 0: a directory on the ladder's disk.",
+)
+@click.option(
+    "--bot-ro",
+    "bot_ro",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    metavar="PATH",
+    help="A folder or file every bot may read inside the sandbox (data outside its program folder); repeat for "
+    "several. Never one that holds the ladder's folder.",
+)
+@click.option(
+    "--bot-env",
+    "bot_env",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An environment variable for every bot; repeat for several.",
+)
 def init(
     folder: Path,
     game: str,
@@ -88,6 +147,8 @@ def init(
     limit_processes: int,
     limit_file: int,
     limit_disk: int,
+    bot_ro: tuple[Path, ...],
+    bot_env: tuple[str, ...],
 ) -> None:
     """Create a ladder in FOLDER: ladder.toml (every setting, editable), ladder.sqlite and secret.key."""
     options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
@@ -107,6 +168,8 @@ def init(
             processes=limit_processes,
             file_mb=limit_file,
             disk_mb=limit_disk,
+            bot_ro=[str(path.resolve()) for path in bot_ro],
+            bot_env=dict(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE", keys=ENV_NAME)),
         ),
     )
     try:

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -437,6 +438,64 @@ def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> N
         )
     with Store.open(folder / "ladder.sqlite") as store:
         assert {b.name for b in store.bots()} == {"h", "r", "h2"}
+
+
+def test_bot_ro_and_bot_env_are_checked_and_kept_in_ladder_toml(tmp_path: Path) -> None:
+    """[isolation] bot_ro and bot_env: what `kierki match --bot-ro/--bot-env` give a match, for a ladder's bots."""
+    (tmp_path / "data").mkdir()
+    isolation = Isolation(sandbox="bwrap", bot_ro=[str(tmp_path / "data")], bot_env={"MODEL": "small"})
+    config = dataclasses.replace(_config(), isolation=isolation)
+    assert LadderConfig.from_dict(tomllib.loads(config.to_toml())) == config
+    with pytest.raises(ConfigError, match=r"isolation\.bot_ro.*sandbox = \"bwrap\""):
+        dataclasses.replace(config, isolation=Isolation(sandbox="none", bot_ro=["/etc"])).check()
+    with pytest.raises(ConfigError, match=r"isolation\.bot_env.*'1X'"):
+        dataclasses.replace(config, isolation=Isolation(bot_env={"1X": "y"})).check()
+    with pytest.raises(ConfigError, match=r"isolation\.bot_ro.*does not exist"):
+        init_ladder(tmp_path / "l1", dataclasses.replace(config, isolation=Isolation(bot_ro=["no-such-folder"])))
+    # A bot_ro path that holds the ladder's folder would show the secret key and every log to the bots.
+    with pytest.raises(ConfigError, match="shows the ladder's folder"):
+        init_ladder(tmp_path / "l2", dataclasses.replace(config, isolation=Isolation(bot_ro=[str(tmp_path)])))
+    runner = CliRunner()
+    args = ["ladder", "init", str(tmp_path / "l3"), "--game", "hearts", "--bot-ro", str(tmp_path / "data")]
+    made = runner.invoke(cli, [*args, "--bot-env", "MODEL=small"])
+    assert made.exit_code == 0, made.output
+    isolation = LadderConfig.load(tmp_path / "l3").isolation
+    assert isolation.bot_ro == [str(tmp_path / "data")] and isolation.bot_env == {"MODEL": "small"}
+
+
+def test_a_ladder_bot_reads_what_bot_ro_shows_it_inside_bubblewrap(tmp_path: Path) -> None:
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        pytest.skip(f"bubblewrap is not usable here: {error}")
+    data = tmp_path / "data" / "weights.txt"
+    data.parent.mkdir()
+    data.write_text("weights\n")
+    bot = tmp_path / "bot" / "reader.py"
+    bot.parent.mkdir()
+    # Reads its data file (named by an environment variable), then plays as the random sample bot.
+    bot.write_text(
+        "import os, runpy, sys\n"
+        "open(os.environ['WEIGHTS']).read()\n"
+        "sys.argv = sys.argv[1:]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    command = [sys.executable, str(bot), str(SAMPLES / "random_bot.py")]
+    for name, bot_ro, added in (("blind", [], False), ("sighted", [str(data.parent)], True)):
+        isolation = Isolation(sandbox="bwrap", bot_ro=bot_ro, bot_env={"WEIGHTS": str(data)})
+        folder = tmp_path / name
+        init_ladder(folder, dataclasses.replace(_config(), isolation=isolation, bots=BotSettings()))
+        if added:
+            add_bot(folder, "reader", command, cwd=tmp_path)
+        else:
+            with pytest.raises(LadderError, match="failed its validation game") as raised:
+                add_bot(folder, "reader", command, cwd=tmp_path)
+            assert any("weights.txt" in line for line in raised.value.stderr)  # FileNotFoundError in the sandbox
+    folder = tmp_path / "sighted"
+    add_bot(folder, "r", [sys.executable, str(SAMPLES / "random_bot.py")], cwd=tmp_path)
+    assert run_ladder(folder, sets=1).sets_played == 1
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert not any(any(game.forfeited) for game in store.results()[0].games)
 
 
 def test_a_ladder_plays_its_sets_in_bubblewrap_by_default(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ def open_store(folder: Path) -> Store:
 
 def init_ladder(folder: Path, config: LadderConfig) -> None:
     config.check()
+    config.isolation.check_paths(folder, CONFIG_NAME)
     if (folder / CONFIG_NAME).exists():
         raise LadderError(f"{folder} already holds a ladder; choose an empty folder")
     if (folder / DATABASE_NAME).exists():
@@ -166,6 +167,8 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
         faults=FaultPolicy(max_strikes=config.bots.max_strikes),
         limits=config.isolation.limits(),
         sandbox=config.isolation.sandbox,
+        bot_env=tuple(config.isolation.bot_env.items()),
+        bot_ro=config.isolation.bot_ro_paths(folder),
     )
     try:
         result = Match(match_config).run()

@@ -188,6 +188,8 @@ class _Run:
                     time=self.config.time,
                     limits=self.config.isolation.limits(),
                     sandbox=self.config.isolation.sandbox,
+                    bot_env=tuple(self.config.isolation.bot_env.items()),
+                    bot_ro=self.config.isolation.bot_ro_paths(self.folder),
                     max_strikes=self.config.bots.max_strikes,
                 )
                 tick = time.perf_counter()
