@@ -611,6 +611,16 @@ def test_sample_bots_are_added_by_name(tmp_path: Path) -> None:
     assert run_ladder(folder, sets=1).sets_played == 1
 
 
+def test_a_run_with_nothing_to_play_says_why(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    assert run_ladder(folder).stop_reason == "nothing to play: the ladder needs at least two active bots"
+    for name in ("a", "b"):
+        add_bot(folder, name, ["sample:random"], cwd=tmp_path, owner="ann")
+    report = run_ladder(folder)
+    assert report.sets_played == 0 and "the 2 active bots share one owner" in report.stop_reason
+
+
 def test_a_ladder_plays_on_the_executor_its_config_names(tmp_path: Path) -> None:
     """ladder.toml's [run] executor = "dask-local": the sets run on a Dask LocalCluster and are recorded here."""
     pytest.importorskip("distributed")
