@@ -6,6 +6,7 @@ import dataclasses
 import gzip
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -17,6 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import tomli_w
 from click.testing import CliRunner
 from competition_helpers import family, family_env
 
@@ -461,6 +463,40 @@ def test_bot_ro_and_bot_env_are_checked_and_kept_in_ladder_toml(tmp_path: Path) 
     assert made.exit_code == 0, made.output
     isolation = LadderConfig.load(tmp_path / "l3").isolation
     assert isolation.bot_ro == [str(tmp_path / "data")] and isolation.bot_env == {"MODEL": "small"}
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "says"),
+    [
+        ("time", "move_ms", 0, "time.move_ms = 0: must be at least 1"),
+        ("time", "bank_ms", -1, "time.bank_ms = -1: must be at least 0"),
+        ("isolation", "memory_mb", -5, "isolation.memory_mb = -5: must be at least 0"),
+        ("bots", "max_strikes", 0, "bots.max_strikes = 0: must be at least 1"),
+        ("rating", "sigma", 0.0, "rating.sigma = 0.0: must be above 0"),
+        ("rating", "beta", -1.0, "rating.beta = -1.0: must be above 0"),
+        ("rating", "tau", -0.5, "rating.tau = -0.5: must be 0 or more"),
+    ],
+)
+def test_a_hand_edited_ladder_toml_with_a_value_out_of_range_is_refused(
+    tmp_path: Path, section: str, key: str, value: object, says: str
+) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    data = tomllib.loads((folder / "ladder.toml").read_text())
+    data[section][key] = value
+    (folder / "ladder.toml").write_text(tomli_w.dumps(data))
+    with pytest.raises(ConfigError) as raised:
+        run_ladder(folder, sets=1)
+    assert str(raised.value) == f"{folder / 'ladder.toml'}: {says}"
+
+
+def test_an_unknown_game_names_the_ladder_toml_it_came_from(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    text = (folder / "ladder.toml").read_text().replace('game = "hearts"', 'game = "chess"')
+    (folder / "ladder.toml").write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(folder / 'ladder.toml'))}: game 'chess'"):
+        LadderConfig.load(folder)
 
 
 def test_a_ladder_bot_reads_what_bot_ro_shows_it_inside_bubblewrap(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ def parse_duration(text: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
+_LIMIT_FIELDS = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -141,11 +142,11 @@ class LadderConfig:
     site_dir: str = ""  # when set, every run refreshes the site there
     rating: RatingParams = field(default_factory=RatingParams)
 
-    def ruleset(self) -> Ruleset:
+    def ruleset(self, where: str = CONFIG_NAME) -> Ruleset:
         try:
             return Ruleset.create(self.game, self.players, dict(self.options))
         except ValueError as error:
-            raise ConfigError(f"{CONFIG_NAME}: game {self.game!r}: {error}") from None
+            raise ConfigError(f"{where}: game {self.game!r}: {error}") from None
 
     @property
     def higher_is_better(self) -> bool:
@@ -220,6 +221,26 @@ class LadderConfig:
         if self.isolation.sandbox not in SANDBOXES:
             raise ConfigError(f'{where}: isolation.sandbox {self.isolation.sandbox!r}: use "bwrap" or "none"')
         self.isolation.check(where)
+        # The numbers the command-line options bound (kierki ladder init, kierki match): a hand-edited ladder.toml
+        # must not play with a 0 ms deadline or rate with a zero-width model.
+        at_least: list[tuple[str, int, int]] = [
+            ("time.move_ms", self.time.move_ms, 1),
+            ("time.startup_ms", self.time.startup_ms, 1),
+            ("time.bank_ms", self.time.bank_ms, 0),
+            ("time.increment_ms", self.time.increment_ms, 0),
+            ("bots.max_strikes", self.bots.max_strikes, 1),
+            ("run.workers", self.run.workers, 0),
+            ("run.retries", self.run.retries, 0),
+        ]
+        at_least += [(f"isolation.{name}", getattr(self.isolation, name), 0) for name in _LIMIT_FIELDS]
+        for setting, number, lowest in at_least:
+            if number < lowest:
+                raise ConfigError(f"{where}: {setting} = {number}: must be at least {lowest}")
+        for name in ("sigma", "beta", "kappa"):
+            if not getattr(self.rating, name) > 0:
+                raise ConfigError(f"{where}: rating.{name} = {getattr(self.rating, name)}: must be above 0")
+        if not self.rating.tau >= 0:
+            raise ConfigError(f"{where}: rating.tau = {self.rating.tau}: must be 0 or more")
         if self.run.jobs < 1 or self.run.sets_per_run < 0 or self.run.plan_ahead < 1:
             raise ConfigError(f"{where}: run.jobs and run.plan_ahead must be at least 1, run.sets_per_run at least 0")
         if self.bots.deactivate_after < 1:
@@ -237,7 +258,7 @@ class LadderConfig:
                 parse_duration(value)
             except ConfigError as error:
                 raise ConfigError(f"{where}: {key}: {error}") from None
-        self.ruleset()
+        self.ruleset(where)
 
 
 def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
