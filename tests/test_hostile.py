@@ -984,6 +984,22 @@ def test_a_full_disk_ends_the_match_cleanly_and_keeps_the_finished_games(tmp_pat
     assert settle(lambda: processes_with(marker)) == []
 
 
+def test_a_stderr_log_that_cannot_be_written_is_noted_in_the_result_and_the_table(tmp_path: Path) -> None:
+    """The seat's stderr log is /dev/full (every write fails with ENOSPC): it plays on, and the result says so."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "seat0.stderr.log").symlink_to("/dev/full")
+    flood = f"{sys.executable} {HOSTILE / 'stderr_flood.py'}"
+    sample = " ".join(default_bots(4)[1].argv)
+    args = ["match", "--game", "hearts", "--option", "target=10", "--seed", "3", "--out", str(out)]
+    result = CliRunner().invoke(cli, [*args, flood, sample, sample, sample])
+    assert result.exit_code == 0, result.output
+    seats = json.loads((out / "result.json").read_text())["seats"]
+    assert [s["stderr_log_error"] is not None for s in seats] == [True, False, False, False]
+    assert "No space left on device" in seats[0]["stderr_log_error"] and not seats[0]["forfeited_in_game"]
+    assert "seat 0: the stderr log stopped: No space left on device" in result.stdout
+
+
 def run_cli_verify(path: Path) -> bool:
     result = CliRunner().invoke(cli, ["replay", "--verify", str(path)])
     return result.exit_code == 0 and result.stdout.startswith("OK: ")
