@@ -44,6 +44,7 @@ from competition.ratings import rate
 from kierki_cli.main import cli
 from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.replay.reader import load
+from referee.replay.records import DealRecord
 
 SAMPLES = Path(sample_bots.__file__).parent
 HOSTILE = Path(__file__).parent / "hostile"
@@ -645,6 +646,27 @@ def test_sample_bots_are_added_by_name(tmp_path: Path) -> None:
     with pytest.raises(LadderError, match="no sample bot 'nosuch'"):
         add_bot(folder, "x", ["sample:nosuch"], cwd=tmp_path)
     assert run_ladder(folder, sets=1).sets_played == 1
+
+
+def test_a_set_plays_one_seed_with_the_seats_rotated_so_every_bot_holds_every_hand(tmp_path: Path) -> None:
+    bots = (("a", "heuristic_bot.py"), ("b", "random_bot.py"), ("c", "heuristic_bot.py"), ("d", "random_bot.py"))
+    folder = _ladder(tmp_path, *bots)
+    assert run_ladder(folder, sets=1).sets_played == 1
+    with Store.open(folder / "ladder.sqlite") as store:
+        (record,) = store.results()
+    assert len(record.games) == 4 and len(set(record.bots)) == 4
+    table = record.bots
+    rotations = {table[k:] + table[:k] for k in range(4)}
+    assert {game.seats for game in record.games} == rotations  # every bot in every seat once
+    first_hands = []
+    for game in record.games:
+        assert game.replay is not None
+        replay = load(folder / game.replay)
+        assert replay.header.seed == record.seed == set_seed(read_key(folder), record.set_id)
+        deal = replay.deal_entries()[0].record
+        assert isinstance(deal, DealRecord)
+        first_hands.append(deal.hands)
+    assert all(hands == first_hands[0] for hands in first_hands)  # the same cards at each seat, bots rotated
 
 
 def test_a_run_with_nothing_to_play_says_why(tmp_path: Path) -> None:
