@@ -127,6 +127,46 @@ def test_a_worker_killed_mid_game_is_retried_and_its_game_counted_once(
     assert not any(any(g.start_failed) or any(g.forfeited) for r in records for g in r.games)
 
 
+def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client]
+) -> None:
+    """Issue 13 for the ladder: the killed worker's game is retried, the set is recorded and rated once, and nobody
+    is charged a failure (the kill was the machine's, as far as the ladder can tell)."""
+    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.run import run_ladder
+    from competition.ladder.store import Store
+    from competition.ratings import rate
+
+    spec, client = cluster
+    marker = tmp_path / "killed"
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="none", bot_env={"KILL_MARKER": str(marker)}),
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=2),
+        bots=BotSettings(validation=False),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    add_bot(folder, "k", [sys.executable, str(BOTS / "kill_worker.py")], cwd=tmp_path)
+    add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
+    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    report = run_ladder(folder, sets=2)
+    assert marker.exists()  # the kill happened
+    client.wait_for_workers(2, timeout=120)  # the nanny restarts it; a bound, not a measurement
+    assert report.sets_played == 2 and report.sets_voided == 0 and not report.deactivated
+    with Store.open(folder / "ladder.sqlite") as store:
+        results = store.results()
+        assert sorted(r.set_id for r in results) == [1, 2] and store.count("claimed") == 0
+        assert store.ratings() == rate(results, store.rating_params())  # each set rated once
+        assert all(bot.failures == 0 for bot in store.bots())
+    for record in results:
+        assert sorted(g.index for g in record.games) == list(range(len(record.games)))
+        assert all((folder / str(g.replay)).is_file() for g in record.games)
+
+
 def _own_bot(tmp_path: Path) -> Entrant:
     shutil.copy(HEURISTIC, tmp_path / "mine.py")
     return Entrant("mine", f"{sys.executable} mine.py", cwd=str(tmp_path))
