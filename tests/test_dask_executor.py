@@ -167,6 +167,43 @@ def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
         assert all((folder / str(g.replay)).is_file() for g in record.games)
 
 
+def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_charged(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.run import run_ladder
+    from competition.ladder.store import Store
+
+    spec, _ = cluster
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="none"),
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
+        bots=BotSettings(validation=False, deactivate_after=1),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    (tmp_path / "bot").mkdir()  # a folder of its own: a bot's folder may not hold the ladder's
+    shutil.copy(HEURISTIC, tmp_path / "bot" / "mine.py")
+    add_bot(folder, "mine", [sys.executable, "mine.py"], cwd=tmp_path / "bot")
+    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    real = remote.sha256_of  # what the coordinator ships; the ladder's own check of the file still passes
+    monkeypatch.setattr(remote, "sha256_of", lambda p: "0" * 64 if p.name == "mine.py" else real(p))
+    report = run_ladder(folder, sets=1)
+    assert report.sets_played == 0 and report.sets_voided == 1 and not report.deactivated
+    (reason,) = report.voided.values()
+    assert "every worker refused it" in reason and "differs from the coordinator's" in reason
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.results() == [] and store.count("planned") == 1  # played again later
+        assert {(b.label, b.status, b.failures) for b in store.bots()} == {
+            ("mine@1", "active", 0),
+            ("r@1", "active", 0),
+        }
+
+
 def _own_bot(tmp_path: Path) -> Entrant:
     shutil.copy(HEURISTIC, tmp_path / "mine.py")
     return Entrant("mine", f"{sys.executable} mine.py", cwd=str(tmp_path))
