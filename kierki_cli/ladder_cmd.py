@@ -6,8 +6,11 @@ Everything a bot supplied (its name is checked, but its failure reasons and stde
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -44,6 +47,25 @@ from referee.text import printable
 
 # OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk).
 _ERRORS = (LadderError, ConfigError, StoreError, OSError)
+
+
+class _RunOutput:
+    """A run's lines on stdout, until stdout goes away (``| head``, a log reader that died): then the run goes on
+    silently, since printing is for people and the sets come first."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def __call__(self, line: str) -> None:
+        if self.closed:
+            return
+        try:
+            click.echo(printable(line))
+        except BrokenPipeError:
+            self.closed = True
+            # Python's recipe: what is still buffered would fail again when the interpreter flushes at exit.
+            with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _fail(error: Exception) -> click.ClickException:
@@ -204,6 +226,7 @@ def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) ->
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Games played at once [ladder.toml].")
 def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) -> None:
     """Plan, play and record sets until the budget is spent. Safe to kill at any instant; meant for cron."""
+    output = _RunOutput()
     try:
         budget_s = parse_duration(budget) if budget is not None else None
         report = run_ladder(
@@ -211,7 +234,7 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
             budget_s=budget_s,
             sets=sets,
             jobs=jobs,
-            progress=lambda line: click.echo(printable(line)),
+            progress=output,
         )
     except _ERRORS as error:
         raise _fail(error) from None
@@ -222,9 +245,9 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
         )
         sys.exit(130)
     if report.status == "locked":
-        click.echo(f"another run holds {folder / LOCK_NAME}: nothing to do")
+        output(f"another run holds {folder / LOCK_NAME}: nothing to do")
         return
-    click.echo(
+    output(
         f"run finished ({report.stop_reason}): {report.sets_played} sets played, {report.sets_voided} voided, "
         f"{len(report.reclaimed)} reclaimed"
     )

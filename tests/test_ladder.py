@@ -616,6 +616,27 @@ def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) ->
     _check_every_set_counted_once(folder)
 
 
+def test_a_run_whose_output_is_closed_plays_on(tmp_path: Path) -> None:
+    """`kierki ladder run DIR | head -1`, or a log reader that died: printing is for people, the sets come first."""
+    folder = _ladder(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith("set 1 claimed")
+    process.stdout.close()  # the next line printed meets a broken pipe
+    assert process.wait() == 0
+    assert process.stderr.read() == ""
+    process.stderr.close()
+    with Store.open(folder / "ladder.sqlite") as store:
+        last = store.last_run()
+        assert last is not None and last.status == "finished" and last.sets_played == 3
+    _check_every_set_counted_once(folder)
+
+
 def test_only_the_newest_sets_get_replay_pages_and_the_page_cache_follows_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
