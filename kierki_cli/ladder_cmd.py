@@ -207,7 +207,12 @@ def init(
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--owner", default=None, metavar="WHO", help="Who wrote it: one version per owner sits at a table.")
 def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) -> None:
-    """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ..."""
+    """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
+
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random. An existing NAME gets a new
+    version (NAME@2), rated from scratch; the old one is retired and its results kept. The SHA-256 of the bot's
+    program file is recorded: a run deactivates a bot whose file changed since, until it is added again.
+    """
     try:
         bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner)
     except _ERRORS as error:

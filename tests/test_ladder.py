@@ -417,6 +417,11 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
     assert site.exit_code == 0 and (tmp_path / "www" / "index.html").exists()
 
 
+def test_ladder_add_help_says_what_a_second_add_and_a_changed_file_do() -> None:
+    shown = " ".join(CliRunner().invoke(cli, ["ladder", "add", "--help"]).output.split())
+    assert "An existing NAME gets a new version (NAME@2)" in shown and "deactivates a bot whose file changed" in shown
+
+
 def test_a_folder_that_cannot_be_made_or_written_is_a_one_line_error(tmp_path: Path) -> None:
     runner = CliRunner()
     (tmp_path / "file").write_text("not a folder\n")
