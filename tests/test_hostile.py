@@ -824,6 +824,41 @@ def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(org
     assert not report[str(targets[2])]["ok"]
 
 
+@needs_bwrap
+def test_bot_ro_shows_a_folder_read_only_that_the_sandbox_hides_otherwise(tmp_path: Path) -> None:
+    """`kierki match --sandbox bwrap --bot-ro DATA`: the organiser names what a bot may read beyond its program."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "weights.txt").write_text("weights\n")
+    bot = tmp_path / "bot" / "reader.py"
+    bot.parent.mkdir()
+    bot.write_text(  # reads the file (and tries to change it), then plays as the random sample bot
+        "import os, runpy, sys\n"
+        "path = os.environ['WEIGHTS']\n"
+        "print('read', open(path).read().strip(), file=sys.stderr)\n"
+        "try:\n"
+        "    open(path, 'a').write('mine')\n"
+        "except OSError as error:\n"
+        "    print('write refused', error.errno, file=sys.stderr)\n"
+        "sys.argv = sys.argv[1:]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    random_bot = " ".join(default_bots(4)[1].argv)
+    reader = f"{sys.executable} {bot} {random_bot.split()[-1]}"
+    base = ["match", "--game", "hearts", "--option", "target=10", "--seed", "3", "--sandbox", "bwrap"]
+    base += ["--bot-env", f"WEIGHTS={data / 'weights.txt'}"]
+    blind = CliRunner().invoke(cli, [*base, "--out", str(tmp_path / "o1"), reader, random_bot, random_bot, random_bot])
+    assert blind.exit_code == 1 and "failed the handshake" in blind.output  # no --bot-ro: the file is not there
+    args = [*base, "--bot-ro", str(data), "--out", str(tmp_path / "o2")]
+    sighted = CliRunner().invoke(cli, [*args, reader, random_bot, random_bot, random_bot])
+    assert sighted.exit_code == 0, sighted.output
+    log = (tmp_path / "o2" / "seat0.stderr.log").read_text()
+    assert "read weights" in log and "write refused 30" in log  # EROFS: read-only
+    assert (data / "weights.txt").read_text() == "weights\n"
+    unsandboxed = CliRunner().invoke(cli, ["match", "--bot-ro", str(data)])
+    assert unsandboxed.exit_code == 2 and "--limit-disk and --bot-ro apply inside a sandbox" in unsandboxed.output
+
+
 def test_without_a_sandbox_the_same_bot_reads_them_all(organiser: Path) -> None:
     """What the test above guards against: the files do hold every hand, and --sandbox none shows them."""
     targets = [organiser / "deals.json", organiser / "kierki-out" / "earlier" / "game001.replay.jsonl"]
