@@ -602,6 +602,28 @@ def test_a_bot_that_kills_its_parent_kills_the_referee_only_without_a_sandbox(tm
     assert left == []
 
 
+def test_a_referee_killed_in_a_later_deal_leaves_every_finished_deal_in_the_log(tmp_path: Path) -> None:
+    """The replay log is flushed at least once per deal: SIGKILL (no handler runs) in deal 2 keeps deal 1 whole."""
+    marker = f"late-killer-{uuid.uuid4().hex}"
+    bot = f"{sys.executable} {HOSTILE / 'kill_referee_later.py'} 20 {marker}"  # a seat decides 14 times a deal
+    sample = " ".join(default_bots(4)[1].argv)
+    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command += ["--option", "target=100", "--seed", "3", "--out", str(tmp_path / "out"), bot, sample, sample, sample]
+    referee = subprocess.run(command, capture_output=True, timeout=120, check=False)
+    try:
+        assert referee.returncode == -signal.SIGKILL, referee.stderr
+    finally:
+        left = settle(lambda: processes_with(marker))
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    part = tmp_path / "out" / "game001.replay.jsonl.part"
+    records = [json.loads(line) for line in part.read_text().splitlines()]
+    ends = [r for r in records if r["type"] == "deal_end"]
+    assert len(ends) >= 1 and ends[0]["deal"] == 1  # deal 1, finished before the kill, is in the file
+    shown = CliRunner().invoke(cli, ["replay", str(part), "--deal", "1"])
+    assert shown.exit_code == 0 and "partial log" in shown.output, shown.output
+
+
 # --- the sandbox module --------------------------------------------------------------------------------------
 
 
