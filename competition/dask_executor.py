@@ -90,14 +90,20 @@ class DaskExecutor:
             else:
                 client = distributed.Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
                 client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
-        except (OSError, TimeoutError, ValueError) as error:
+        except Exception as error:  # a server that is not a Dask scheduler fails in Dask's own ways (MemoryError)
             for started in (client, cluster):
                 if started is not None:
                     with contextlib.suppress(Exception):
                         started.close()
             where = spec.scheduler or "a local cluster"
+            if isinstance(error, (OSError, TimeoutError, ValueError)):
+                why = str(error)
+            elif spec.scheduler:  # its bytes were read as a Dask frame: the error says nothing useful
+                why = f"what answers there is not a Dask scheduler ({type(error).__name__})"
+            else:
+                why = f"{type(error).__name__}: {error}"
             raise ExecutorError(
-                f"cannot use {where}: {error}; is `dask scheduler` running there, with `dask worker` attached?"
+                f"cannot use {where}: {why}; is `dask scheduler` running there, with `dask worker` attached?"
             ) from None
         return cls(client, cluster, spec.retries)
 

@@ -6,8 +6,11 @@ Everything a bot supplied (its name is checked, but its failure reasons and stde
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,6 +20,7 @@ import click
 import filelock
 
 from competition.ladder.config import (
+    ENV_NAME,
     LOCK_NAME,
     ConfigError,
     Isolation,
@@ -28,16 +32,48 @@ from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
-from referee.bots.sandbox import DEFAULT_FILE_MB, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SANDBOXES, SandboxKind
+from referee.bots.sandbox import (
+    DEFAULT_CPU_S_PER_GAME,
+    DEFAULT_FILE_MB,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    SANDBOXES,
+    SandboxKind,
+)
 from referee.bots.seat import TimeControl
 from referee.rules import Ruleset
 from referee.rules.ruleset import Game
 from referee.text import printable
 
-_ERRORS = (LadderError, ConfigError, StoreError)
+# OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk).
+_ERRORS = (LadderError, ConfigError, StoreError, OSError)
+
+
+class _RunOutput:
+    """A run's lines on stdout, until stdout goes away (``| head``, a log reader that died): then the run goes on
+    silently, since printing is for people and the sets come first."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def __call__(self, line: str) -> None:
+        if self.closed:
+            return
+        try:
+            click.echo(printable(line))
+        except BrokenPipeError:
+            self.closed = True
+            # Python's recipe: what is still buffered would fail again when the interpreter flushes at exit.
+            with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _fail(error: Exception) -> click.ClickException:
+    if isinstance(error, OSError) and error.filename is not None:
+        return click.ClickException(printable(f"{error.filename}: {error.strerror or error}"))
+    if isinstance(error, LadderError) and error.stderr:
+        shown = "\n".join(f"  {printable(line)}" for line in error.stderr)
+        click.echo(f"the bot's stderr (last lines):\n{shown}", err=True)
     return click.ClickException(printable(str(error)))
 
 
@@ -62,11 +98,62 @@ def ladder() -> None:
     show_default=True,
     help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or none.",
 )
-@click.option("--limit-memory", type=click.IntRange(0), default=DEFAULT_MEMORY_MB, show_default=True, metavar="MB")
-@click.option("--limit-cpu", type=click.IntRange(0), default=0, metavar="S", help="CPU seconds per game [referee's].")
-@click.option("--limit-processes", type=click.IntRange(0), default=DEFAULT_PROCESSES, show_default=True, metavar="N")
-@click.option("--limit-file", type=click.IntRange(0), default=DEFAULT_FILE_MB, show_default=True, metavar="MB")
-@click.option("--limit-disk", type=click.IntRange(0), default=0, show_default=True, metavar="MB")
+@click.option(
+    "--limit-memory",
+    type=click.IntRange(0),
+    default=DEFAULT_MEMORY_MB,
+    show_default=True,
+    metavar="MB",
+    help="Address space per bot (RLIMIT_AS); 0: no limit.",
+)
+@click.option(
+    "--limit-cpu",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="S",
+    help=f"CPU seconds per bot in a game (RLIMIT_CPU); 0: the referee's {DEFAULT_CPU_S_PER_GAME}.",
+)
+@click.option(
+    "--limit-processes",
+    type=click.IntRange(0),
+    default=DEFAULT_PROCESSES,
+    show_default=True,
+    metavar="N",
+    help="Processes and threads a bot may add to the user's count (RLIMIT_NPROC); 0: no limit.",
+)
+@click.option(
+    "--limit-file",
+    type=click.IntRange(0),
+    default=DEFAULT_FILE_MB,
+    show_default=True,
+    metavar="MB",
+    help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
+)
+@click.option(
+    "--limit-disk",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="MB",
+    help="The bot's private directory is a tmpfs of this size (bwrap); 0: a directory on the ladder's disk.",
+)
+@click.option(
+    "--bot-ro",
+    "bot_ro",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    metavar="PATH",
+    help="A folder or file every bot may read inside the sandbox (data outside its program folder); repeat for "
+    "several. Never one that holds the ladder's folder.",
+)
+@click.option(
+    "--bot-env",
+    "bot_env",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An environment variable for every bot; repeat for several.",
+)
 def init(
     folder: Path,
     game: str,
@@ -82,6 +169,8 @@ def init(
     limit_processes: int,
     limit_file: int,
     limit_disk: int,
+    bot_ro: tuple[Path, ...],
+    bot_env: tuple[str, ...],
 ) -> None:
     """Create a ladder in FOLDER: ladder.toml (every setting, editable), ladder.sqlite and secret.key."""
     options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
@@ -101,6 +190,8 @@ def init(
             processes=limit_processes,
             file_mb=limit_file,
             disk_mb=limit_disk,
+            bot_ro=[str(path.resolve()) for path in bot_ro],
+            bot_env=dict(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE", keys=ENV_NAME)),
         ),
     )
     try:
@@ -116,7 +207,12 @@ def init(
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--owner", default=None, metavar="WHO", help="Who wrote it: one version per owner sits at a table.")
 def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) -> None:
-    """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ..."""
+    """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
+
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random. An existing NAME gets a new
+    version (NAME@2), rated from scratch; the old one is retired and its results kept. The SHA-256 of the bot's
+    program file is recorded: a run deactivates a bot whose file changed since, until it is added again.
+    """
     try:
         bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner)
     except _ERRORS as error:
@@ -135,6 +231,7 @@ def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) ->
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Games played at once [ladder.toml].")
 def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) -> None:
     """Plan, play and record sets until the budget is spent. Safe to kill at any instant; meant for cron."""
+    output = _RunOutput()
     try:
         budget_s = parse_duration(budget) if budget is not None else None
         report = run_ladder(
@@ -142,7 +239,7 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
             budget_s=budget_s,
             sets=sets,
             jobs=jobs,
-            progress=lambda line: click.echo(printable(line)),
+            progress=output,
         )
     except _ERRORS as error:
         raise _fail(error) from None
@@ -153,9 +250,9 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
         )
         sys.exit(130)
     if report.status == "locked":
-        click.echo(f"another run holds {folder / LOCK_NAME}: nothing to do")
+        output(f"another run holds {folder / LOCK_NAME}: nothing to do")
         return
-    click.echo(
+    output(
         f"run finished ({report.stop_reason}): {report.sets_played} sets played, {report.sets_voided} voided, "
         f"{len(report.reclaimed)} reclaimed"
     )

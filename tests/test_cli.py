@@ -61,6 +61,18 @@ def test_json_result_for_scripts(tmp_path: Path) -> None:
     assert [len(s["totals"]) for s in result["seats"]] == [2, 2, 2, 2]
 
 
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_a_short_explicit_seed_draws_a_warning_and_a_long_one_does_not(tmp_path: Path, command: str) -> None:
+    """README, "Seeds and dealing": a bot can search a short seed from its own cards."""
+    bots = ["h=sample:heuristic", "r=sample:random", "--sets", "1"] if command == "tournament" else []
+    for seed, warned in (("7", True), ("0123456789abcdef0123456789abcdef", False)):
+        out = tmp_path / f"{command}-{seed}"
+        args = [command, *bots, "--game", "hearts", "--option", "target=10", "--seed", seed, "--out", str(out)]
+        code, _, err = run(*args)
+        assert code == 0, err
+        assert ("is short: a bot can find it from its own cards" in err) == warned, err
+
+
 def test_sample_bot_shorthand(tmp_path: Path) -> None:
     code, out, err = run(
         "match",

@@ -6,6 +6,7 @@ and closed at its end, with a check that none of its processes is left. Hearts t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -126,6 +127,83 @@ def test_a_worker_killed_mid_game_is_retried_and_its_game_counted_once(
     assert not any(any(g.start_failed) or any(g.forfeited) for r in records for g in r.games)
 
 
+def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client]
+) -> None:
+    """Issue 13 for the ladder: the killed worker's game is retried, the set is recorded and rated once, and nobody
+    is charged a failure (the kill was the machine's, as far as the ladder can tell)."""
+    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.run import run_ladder
+    from competition.ladder.store import Store
+    from competition.ratings import rate
+
+    spec, client = cluster
+    marker = tmp_path / "killed"
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="none", bot_env={"KILL_MARKER": str(marker)}),
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=2),
+        bots=BotSettings(validation=False),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    add_bot(folder, "k", [sys.executable, str(BOTS / "kill_worker.py")], cwd=tmp_path)
+    add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
+    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    report = run_ladder(folder, sets=2)
+    assert marker.exists()  # the kill happened
+    client.wait_for_workers(2, timeout=120)  # the nanny restarts it; a bound, not a measurement
+    assert report.sets_played == 2 and report.sets_voided == 0 and not report.deactivated
+    with Store.open(folder / "ladder.sqlite") as store:
+        results = store.results()
+        assert sorted(r.set_id for r in results) == [1, 2] and store.count("claimed") == 0
+        assert store.ratings() == rate(results, store.rating_params())  # each set rated once
+        assert all(bot.failures == 0 for bot in store.bots())
+    for record in results:
+        assert sorted(g.index for g in record.games) == list(range(len(record.games)))
+        assert all((folder / str(g.replay)).is_file() for g in record.games)
+
+
+def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_charged(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.run import run_ladder
+    from competition.ladder.store import Store
+
+    spec, _ = cluster
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="none"),
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
+        bots=BotSettings(validation=False, deactivate_after=1),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    (tmp_path / "bot").mkdir()  # a folder of its own: a bot's folder may not hold the ladder's
+    shutil.copy(HEURISTIC, tmp_path / "bot" / "mine.py")
+    add_bot(folder, "mine", [sys.executable, "mine.py"], cwd=tmp_path / "bot")
+    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    real = remote.sha256_of  # what the coordinator ships; the ladder's own check of the file still passes
+    monkeypatch.setattr(remote, "sha256_of", lambda p: "0" * 64 if p.name == "mine.py" else real(p))
+    report = run_ladder(folder, sets=1)
+    assert report.sets_played == 0 and report.sets_voided == 1 and not report.deactivated
+    (reason,) = report.voided.values()
+    assert "every worker refused it" in reason and "differs from the coordinator's" in reason
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.results() == [] and store.count("planned") == 1  # played again later
+        assert {(b.label, b.status, b.failures) for b in store.bots()} == {
+            ("mine@1", "active", 0),
+            ("r@1", "active", 0),
+        }
+
+
 def _own_bot(tmp_path: Path) -> Entrant:
     shutil.copy(HEURISTIC, tmp_path / "mine.py")
     return Entrant("mine", f"{sys.executable} mine.py", cwd=str(tmp_path))
@@ -199,6 +277,34 @@ def test_executor_options_are_checked() -> None:
         ExecutorSpec("local", workers=2)
     with pytest.raises(ExecutorError, match="--scheduler is for"):
         ExecutorSpec("dask-local", scheduler="tcp://x:1")
+
+
+def test_an_address_where_no_dask_scheduler_answers_is_a_one_line_error() -> None:
+    """A server that is not a Dask scheduler (here one that answers HTTP) makes Dask's client fail in its own
+    ways (a MemoryError from a bogus frame length): the user gets the address and what to check, no traceback."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def answer() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                with connection:
+                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                    connection.recv(1)  # until the client gives up
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        with pytest.raises(ExecutorError) as raised:
+            ExecutorSpec("dask", f"tcp://127.0.0.1:{port}").open(1)
+    finally:
+        server.close()
+    message = str(raised.value)
+    assert message.startswith(f"cannot use tcp://127.0.0.1:{port}: ") and "\n" not in message
+    assert "is `dask scheduler` running there" in message
 
 
 def test_cli_executor_dask(tmp_path: Path, cluster: tuple[ExecutorSpec, object]) -> None:

@@ -602,6 +602,28 @@ def test_a_bot_that_kills_its_parent_kills_the_referee_only_without_a_sandbox(tm
     assert left == []
 
 
+def test_a_referee_killed_in_a_later_deal_leaves_every_finished_deal_in_the_log(tmp_path: Path) -> None:
+    """The replay log is flushed at least once per deal: SIGKILL (no handler runs) in deal 2 keeps deal 1 whole."""
+    marker = f"late-killer-{uuid.uuid4().hex}"
+    bot = f"{sys.executable} {HOSTILE / 'kill_referee_later.py'} 20 {marker}"  # a seat decides 14 times a deal
+    sample = " ".join(default_bots(4)[1].argv)
+    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command += ["--option", "target=100", "--seed", "3", "--out", str(tmp_path / "out"), bot, sample, sample, sample]
+    referee = subprocess.run(command, capture_output=True, timeout=120, check=False)
+    try:
+        assert referee.returncode == -signal.SIGKILL, referee.stderr
+    finally:
+        left = settle(lambda: processes_with(marker))
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    part = tmp_path / "out" / "game001.replay.jsonl.part"
+    records = [json.loads(line) for line in part.read_text().splitlines()]
+    ends = [r for r in records if r["type"] == "deal_end"]
+    assert len(ends) >= 1 and ends[0]["deal"] == 1  # deal 1, finished before the kill, is in the file
+    shown = CliRunner().invoke(cli, ["replay", str(part), "--deal", "1"])
+    assert shown.exit_code == 0 and "partial log" in shown.output, shown.output
+
+
 # --- the sandbox module --------------------------------------------------------------------------------------
 
 
@@ -824,6 +846,41 @@ def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(org
     assert not report[str(targets[2])]["ok"]
 
 
+@needs_bwrap
+def test_bot_ro_shows_a_folder_read_only_that_the_sandbox_hides_otherwise(tmp_path: Path) -> None:
+    """`kierki match --sandbox bwrap --bot-ro DATA`: the organiser names what a bot may read beyond its program."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "weights.txt").write_text("weights\n")
+    bot = tmp_path / "bot" / "reader.py"
+    bot.parent.mkdir()
+    bot.write_text(  # reads the file (and tries to change it), then plays as the random sample bot
+        "import os, runpy, sys\n"
+        "path = os.environ['WEIGHTS']\n"
+        "print('read', open(path).read().strip(), file=sys.stderr)\n"
+        "try:\n"
+        "    open(path, 'a').write('mine')\n"
+        "except OSError as error:\n"
+        "    print('write refused', error.errno, file=sys.stderr)\n"
+        "sys.argv = sys.argv[1:]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    random_bot = " ".join(default_bots(4)[1].argv)
+    reader = f"{sys.executable} {bot} {random_bot.split()[-1]}"
+    base = ["match", "--game", "hearts", "--option", "target=10", "--seed", "3", "--sandbox", "bwrap"]
+    base += ["--bot-env", f"WEIGHTS={data / 'weights.txt'}"]
+    blind = CliRunner().invoke(cli, [*base, "--out", str(tmp_path / "o1"), reader, random_bot, random_bot, random_bot])
+    assert blind.exit_code == 1 and "failed the handshake" in blind.output  # no --bot-ro: the file is not there
+    args = [*base, "--bot-ro", str(data), "--out", str(tmp_path / "o2")]
+    sighted = CliRunner().invoke(cli, [*args, reader, random_bot, random_bot, random_bot])
+    assert sighted.exit_code == 0, sighted.output
+    log = (tmp_path / "o2" / "seat0.stderr.log").read_text()
+    assert "read weights" in log and "write refused 30" in log  # EROFS: read-only
+    assert (data / "weights.txt").read_text() == "weights\n"
+    unsandboxed = CliRunner().invoke(cli, ["match", "--bot-ro", str(data)])
+    assert unsandboxed.exit_code == 2 and "--limit-disk and --bot-ro apply inside a sandbox" in unsandboxed.output
+
+
 def test_without_a_sandbox_the_same_bot_reads_them_all(organiser: Path) -> None:
     """What the test above guards against: the files do hold every hand, and --sandbox none shows them."""
     targets = [organiser / "deals.json", organiser / "kierki-out" / "earlier" / "game001.replay.jsonl"]
@@ -982,6 +1039,22 @@ def test_a_full_disk_ends_the_match_cleanly_and_keeps_the_finished_games(tmp_pat
     second = kept / "game002.replay.jsonl.part"
     assert second.exists() and second.read_bytes().count(b"\n") >= 1  # what fit on the disk, flushed per deal
     assert settle(lambda: processes_with(marker)) == []
+
+
+def test_a_stderr_log_that_cannot_be_written_is_noted_in_the_result_and_the_table(tmp_path: Path) -> None:
+    """The seat's stderr log is /dev/full (every write fails with ENOSPC): it plays on, and the result says so."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "seat0.stderr.log").symlink_to("/dev/full")
+    flood = f"{sys.executable} {HOSTILE / 'stderr_flood.py'}"
+    sample = " ".join(default_bots(4)[1].argv)
+    args = ["match", "--game", "hearts", "--option", "target=10", "--seed", "3", "--out", str(out)]
+    result = CliRunner().invoke(cli, [*args, flood, sample, sample, sample])
+    assert result.exit_code == 0, result.output
+    seats = json.loads((out / "result.json").read_text())["seats"]
+    assert [s["stderr_log_error"] is not None for s in seats] == [True, False, False, False]
+    assert "No space left on device" in seats[0]["stderr_log_error"] and not seats[0]["forfeited_in_game"]
+    assert "seat 0: the stderr log stopped: No space left on device" in result.stdout
 
 
 def run_cli_verify(path: Path) -> bool:

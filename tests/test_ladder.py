@@ -6,16 +6,19 @@ import dataclasses
 import gzip
 import json
 import os
+import re
 import select
 import shutil
 import signal
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import tomli_w
 from click.testing import CliRunner
 from competition_helpers import family, family_env
 
@@ -41,6 +44,7 @@ from competition.ratings import rate
 from kierki_cli.main import cli
 from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.replay.reader import load
+from referee.replay.records import DealRecord
 
 SAMPLES = Path(sample_bots.__file__).parent
 HOSTILE = Path(__file__).parent / "hostile"
@@ -389,6 +393,8 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
         cli, ["ladder", "add", str(folder), "crash", "--", sys.executable, str(HOSTILE / "crash_at_start.py")]
     )
     assert crash.exit_code == 1 and "crash was not added: it failed its validation game" in crash.output
+    # Its stderr log goes with the validation game's folder: the last lines are shown above the reason instead.
+    assert "the bot's stderr (last lines):" in crash.stderr and "hostile bot: crashing at start" in crash.stderr
     again = runner.invoke(
         cli, ["ladder", "add", str(folder), "h", "--", sys.executable, str(SAMPLES / "heuristic_bot.py")]
     )
@@ -411,6 +417,24 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
     assert site.exit_code == 0 and (tmp_path / "www" / "index.html").exists()
 
 
+def test_ladder_add_help_says_what_a_second_add_and_a_changed_file_do() -> None:
+    shown = " ".join(CliRunner().invoke(cli, ["ladder", "add", "--help"]).output.split())
+    assert "An existing NAME gets a new version (NAME@2)" in shown and "deactivates a bot whose file changed" in shown
+
+
+def test_a_folder_that_cannot_be_made_or_written_is_a_one_line_error(tmp_path: Path) -> None:
+    runner = CliRunner()
+    (tmp_path / "file").write_text("not a folder\n")
+    made = runner.invoke(cli, ["ladder", "init", str(tmp_path / "file" / "ladder"), "--game", "hearts"])
+    assert made.exit_code == 1 and isinstance(made.exception, SystemExit), made.output
+    assert made.output.count("\n") == 1 and "Not a directory" in made.output and "Traceback" not in made.output
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    site = runner.invoke(cli, ["ladder", "site", str(folder), str(tmp_path / "file" / "www")])
+    assert site.exit_code == 1 and isinstance(site.exception, SystemExit), site.output
+    assert site.output.count("\n") == 1 and "Not a directory" in site.output
+
+
 def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
     (tmp_path / "bot.py").write_text("")  # tmp_path holds the ladder too: the bot's folder would show it
@@ -422,6 +446,98 @@ def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> N
         )
     with Store.open(folder / "ladder.sqlite") as store:
         assert {b.name for b in store.bots()} == {"h", "r", "h2"}
+
+
+def test_bot_ro_and_bot_env_are_checked_and_kept_in_ladder_toml(tmp_path: Path) -> None:
+    """[isolation] bot_ro and bot_env: what `kierki match --bot-ro/--bot-env` give a match, for a ladder's bots."""
+    (tmp_path / "data").mkdir()
+    isolation = Isolation(sandbox="bwrap", bot_ro=[str(tmp_path / "data")], bot_env={"MODEL": "small"})
+    config = dataclasses.replace(_config(), isolation=isolation)
+    assert LadderConfig.from_dict(tomllib.loads(config.to_toml())) == config
+    with pytest.raises(ConfigError, match=r"isolation\.bot_ro.*sandbox = \"bwrap\""):
+        dataclasses.replace(config, isolation=Isolation(sandbox="none", bot_ro=["/etc"])).check()
+    with pytest.raises(ConfigError, match=r"isolation\.bot_env.*'1X'"):
+        dataclasses.replace(config, isolation=Isolation(bot_env={"1X": "y"})).check()
+    with pytest.raises(ConfigError, match=r"isolation\.bot_ro.*does not exist"):
+        init_ladder(tmp_path / "l1", dataclasses.replace(config, isolation=Isolation(bot_ro=["no-such-folder"])))
+    # A bot_ro path that holds the ladder's folder would show the secret key and every log to the bots.
+    with pytest.raises(ConfigError, match="shows the ladder's folder"):
+        init_ladder(tmp_path / "l2", dataclasses.replace(config, isolation=Isolation(bot_ro=[str(tmp_path)])))
+    runner = CliRunner()
+    args = ["ladder", "init", str(tmp_path / "l3"), "--game", "hearts", "--bot-ro", str(tmp_path / "data")]
+    made = runner.invoke(cli, [*args, "--bot-env", "MODEL=small"])
+    assert made.exit_code == 0, made.output
+    isolation = LadderConfig.load(tmp_path / "l3").isolation
+    assert isolation.bot_ro == [str(tmp_path / "data")] and isolation.bot_env == {"MODEL": "small"}
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "says"),
+    [
+        ("time", "move_ms", 0, "time.move_ms = 0: must be at least 1"),
+        ("time", "bank_ms", -1, "time.bank_ms = -1: must be at least 0"),
+        ("isolation", "memory_mb", -5, "isolation.memory_mb = -5: must be at least 0"),
+        ("bots", "max_strikes", 0, "bots.max_strikes = 0: must be at least 1"),
+        ("rating", "sigma", 0.0, "rating.sigma = 0.0: must be above 0"),
+        ("rating", "beta", -1.0, "rating.beta = -1.0: must be above 0"),
+        ("rating", "tau", -0.5, "rating.tau = -0.5: must be 0 or more"),
+    ],
+)
+def test_a_hand_edited_ladder_toml_with_a_value_out_of_range_is_refused(
+    tmp_path: Path, section: str, key: str, value: object, says: str
+) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    data = tomllib.loads((folder / "ladder.toml").read_text())
+    data[section][key] = value
+    (folder / "ladder.toml").write_text(tomli_w.dumps(data))
+    with pytest.raises(ConfigError) as raised:
+        run_ladder(folder, sets=1)
+    assert str(raised.value) == f"{folder / 'ladder.toml'}: {says}"
+
+
+def test_an_unknown_game_names_the_ladder_toml_it_came_from(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    text = (folder / "ladder.toml").read_text().replace('game = "hearts"', 'game = "chess"')
+    (folder / "ladder.toml").write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(folder / 'ladder.toml'))}: game 'chess'"):
+        LadderConfig.load(folder)
+
+
+def test_a_ladder_bot_reads_what_bot_ro_shows_it_inside_bubblewrap(tmp_path: Path) -> None:
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        pytest.skip(f"bubblewrap is not usable here: {error}")
+    data = tmp_path / "data" / "weights.txt"
+    data.parent.mkdir()
+    data.write_text("weights\n")
+    bot = tmp_path / "bot" / "reader.py"
+    bot.parent.mkdir()
+    # Reads its data file (named by an environment variable), then plays as the random sample bot.
+    bot.write_text(
+        "import os, runpy, sys\n"
+        "open(os.environ['WEIGHTS']).read()\n"
+        "sys.argv = sys.argv[1:]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    command = [sys.executable, str(bot), str(SAMPLES / "random_bot.py")]
+    for name, bot_ro, added in (("blind", [], False), ("sighted", [str(data.parent)], True)):
+        isolation = Isolation(sandbox="bwrap", bot_ro=bot_ro, bot_env={"WEIGHTS": str(data)})
+        folder = tmp_path / name
+        init_ladder(folder, dataclasses.replace(_config(), isolation=isolation, bots=BotSettings()))
+        if added:
+            add_bot(folder, "reader", command, cwd=tmp_path)
+        else:
+            with pytest.raises(LadderError, match="failed its validation game") as raised:
+                add_bot(folder, "reader", command, cwd=tmp_path)
+            assert any("weights.txt" in line for line in raised.value.stderr)  # FileNotFoundError in the sandbox
+    folder = tmp_path / "sighted"
+    add_bot(folder, "r", [sys.executable, str(SAMPLES / "random_bot.py")], cwd=tmp_path)
+    assert run_ladder(folder, sets=1).sets_played == 1
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert not any(any(game.forfeited) for game in store.results()[0].games)
 
 
 def test_a_ladder_plays_its_sets_in_bubblewrap_by_default(tmp_path: Path) -> None:
@@ -505,6 +621,27 @@ def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) ->
     _check_every_set_counted_once(folder)
 
 
+def test_a_run_whose_output_is_closed_plays_on(tmp_path: Path) -> None:
+    """`kierki ladder run DIR | head -1`, or a log reader that died: printing is for people, the sets come first."""
+    folder = _ladder(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith("set 1 claimed")
+    process.stdout.close()  # the next line printed meets a broken pipe
+    assert process.wait() == 0
+    assert process.stderr.read() == ""
+    process.stderr.close()
+    with Store.open(folder / "ladder.sqlite") as store:
+        last = store.last_run()
+        assert last is not None and last.status == "finished" and last.sets_played == 3
+    _check_every_set_counted_once(folder)
+
+
 def test_only_the_newest_sets_get_replay_pages_and_the_page_cache_follows_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -535,6 +672,37 @@ def test_sample_bots_are_added_by_name(tmp_path: Path) -> None:
     with pytest.raises(LadderError, match="no sample bot 'nosuch'"):
         add_bot(folder, "x", ["sample:nosuch"], cwd=tmp_path)
     assert run_ladder(folder, sets=1).sets_played == 1
+
+
+def test_a_set_plays_one_seed_with_the_seats_rotated_so_every_bot_holds_every_hand(tmp_path: Path) -> None:
+    bots = (("a", "heuristic_bot.py"), ("b", "random_bot.py"), ("c", "heuristic_bot.py"), ("d", "random_bot.py"))
+    folder = _ladder(tmp_path, *bots)
+    assert run_ladder(folder, sets=1).sets_played == 1
+    with Store.open(folder / "ladder.sqlite") as store:
+        (record,) = store.results()
+    assert len(record.games) == 4 and len(set(record.bots)) == 4
+    table = record.bots
+    rotations = {table[k:] + table[:k] for k in range(4)}
+    assert {game.seats for game in record.games} == rotations  # every bot in every seat once
+    first_hands = []
+    for game in record.games:
+        assert game.replay is not None
+        replay = load(folder / game.replay)
+        assert replay.header.seed == record.seed == set_seed(read_key(folder), record.set_id)
+        deal = replay.deal_entries()[0].record
+        assert isinstance(deal, DealRecord)
+        first_hands.append(deal.hands)
+    assert all(hands == first_hands[0] for hands in first_hands)  # the same cards at each seat, bots rotated
+
+
+def test_a_run_with_nothing_to_play_says_why(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    assert run_ladder(folder).stop_reason == "nothing to play: the ladder needs at least two active bots"
+    for name in ("a", "b"):
+        add_bot(folder, name, ["sample:random"], cwd=tmp_path, owner="ann")
+    report = run_ladder(folder)
+    assert report.sets_played == 0 and "the 2 active bots share one owner" in report.stop_reason
 
 
 def test_a_ladder_plays_on_the_executor_its_config_names(tmp_path: Path) -> None:

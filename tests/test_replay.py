@@ -158,6 +158,17 @@ def test_verify_passes_on_real_logs(logs: dict[str, Path], name: str) -> None:
     assert (code, out) == (0, f"OK: {decisions} decisions, {len(raw_lines(path))} records verified\n")
 
 
+def test_a_damaged_gzip_log_is_named_once_in_the_reason(logs: dict[str, Path], tmp_path: Path) -> None:
+    import gzip
+
+    damaged = tmp_path / "cut.replay.jsonl.gz"
+    damaged.write_bytes(gzip.compress(logs["hearts"].read_bytes())[:100])
+    for args in (["replay", "--verify", str(damaged)], ["replay", str(damaged)]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1 and "a damaged gzip file" in result.output, result.output
+        assert result.output.count(str(damaged)) == 1, result.output
+
+
 def test_the_real_logs_cover_what_they_should(logs: dict[str, Path]) -> None:
     types = {name: Counter(r["type"] for r in records(path)) for name, path in logs.items()}
     assert types["kierki"]["trump"] == 4 and types["kierki"]["lottery_pass"] > 0 and types["kierki"]["out"] == 2

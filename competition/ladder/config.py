@@ -48,6 +48,10 @@ def parse_duration(text: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
+_LIMIT_FIELDS = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 @dataclass(frozen=True)
 class Isolation:
     sandbox: SandboxKind = "bwrap"
@@ -56,6 +60,34 @@ class Isolation:
     processes: int = Limits.processes
     file_mb: int = Limits.file_mb
     disk_mb: int = 0
+    bot_ro: list[str] = field(default_factory=list)  # read-only paths every bot may read (relative: to DIR)
+    bot_env: dict[str, str] = field(default_factory=dict)  # environment variables for every bot
+
+    def bot_ro_paths(self, folder: Path) -> tuple[Path, ...]:
+        return tuple((folder / path).resolve() for path in self.bot_ro)
+
+    def check(self, where: str) -> None:
+        if not all(isinstance(path, str) and path for path in self.bot_ro):
+            raise ConfigError(f"{where}: isolation.bot_ro must be a list of paths (strings)")
+        if self.bot_ro and self.sandbox != "bwrap":
+            raise ConfigError(f'{where}: isolation.bot_ro applies inside the sandbox: set sandbox = "bwrap"')
+        for name, value in self.bot_env.items():
+            if not ENV_NAME.fullmatch(name) or not isinstance(value, str):
+                raise ConfigError(
+                    f'{where}: isolation.bot_env: {name!r}: write NAME = "VALUE" (a name of letters, digits and _)'
+                )
+
+    def check_paths(self, folder: Path, where: str) -> None:
+        """Each bot_ro path exists and shows none of the ladder's folder (its secret key, every bot's logs)."""
+        ladder = folder.resolve()
+        for given, path in zip(self.bot_ro, self.bot_ro_paths(folder), strict=True):
+            if not path.exists():
+                raise ConfigError(f"{where}: isolation.bot_ro: {given} does not exist")
+            if ladder.is_relative_to(path) or path.is_relative_to(ladder):
+                raise ConfigError(
+                    f"{where}: isolation.bot_ro: {given} shows the ladder's folder (its secret key and logs) to "
+                    "every bot: name a folder outside it that does not hold it"
+                )
 
     def limits(self) -> Limits:
         return Limits(
@@ -110,11 +142,11 @@ class LadderConfig:
     site_dir: str = ""  # when set, every run refreshes the site there
     rating: RatingParams = field(default_factory=RatingParams)
 
-    def ruleset(self) -> Ruleset:
+    def ruleset(self, where: str = CONFIG_NAME) -> Ruleset:
         try:
             return Ruleset.create(self.game, self.players, dict(self.options))
         except ValueError as error:
-            raise ConfigError(f"{CONFIG_NAME}: game {self.game!r}: {error}") from None
+            raise ConfigError(f"{where}: game {self.game!r}: {error}") from None
 
     @property
     def higher_is_better(self) -> bool:
@@ -151,7 +183,9 @@ class LadderConfig:
             raise ConfigError(f"cannot read {path}: {error}") from None
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{path}: not valid TOML: {error}") from None
-        return cls.from_dict(data, str(path))
+        config = cls.from_dict(data, str(path))
+        config.isolation.check_paths(folder, str(path))
+        return config
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = CONFIG_NAME) -> LadderConfig:
@@ -186,6 +220,27 @@ class LadderConfig:
     def check(self, where: str = CONFIG_NAME) -> None:
         if self.isolation.sandbox not in SANDBOXES:
             raise ConfigError(f'{where}: isolation.sandbox {self.isolation.sandbox!r}: use "bwrap" or "none"')
+        self.isolation.check(where)
+        # The numbers the command-line options bound (kierki ladder init, kierki match): a hand-edited ladder.toml
+        # must not play with a 0 ms deadline or rate with a zero-width model.
+        at_least: list[tuple[str, int, int]] = [
+            ("time.move_ms", self.time.move_ms, 1),
+            ("time.startup_ms", self.time.startup_ms, 1),
+            ("time.bank_ms", self.time.bank_ms, 0),
+            ("time.increment_ms", self.time.increment_ms, 0),
+            ("bots.max_strikes", self.bots.max_strikes, 1),
+            ("run.workers", self.run.workers, 0),
+            ("run.retries", self.run.retries, 0),
+        ]
+        at_least += [(f"isolation.{name}", getattr(self.isolation, name), 0) for name in _LIMIT_FIELDS]
+        for setting, number, lowest in at_least:
+            if number < lowest:
+                raise ConfigError(f"{where}: {setting} = {number}: must be at least {lowest}")
+        for name in ("sigma", "beta", "kappa"):
+            if not getattr(self.rating, name) > 0:
+                raise ConfigError(f"{where}: rating.{name} = {getattr(self.rating, name)}: must be above 0")
+        if not self.rating.tau >= 0:
+            raise ConfigError(f"{where}: rating.tau = {self.rating.tau}: must be 0 or more")
         if self.run.jobs < 1 or self.run.sets_per_run < 0 or self.run.plan_ahead < 1:
             raise ConfigError(f"{where}: run.jobs and run.plan_ahead must be at least 1, run.sets_per_run at least 0")
         if self.bots.deactivate_after < 1:
@@ -203,7 +258,7 @@ class LadderConfig:
                 parse_duration(value)
             except ConfigError as error:
                 raise ConfigError(f"{where}: {key}: {error}") from None
-        self.ruleset()
+        self.ruleset(where)
 
 
 def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:

@@ -42,7 +42,13 @@ _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 
 
 class LadderError(RuntimeError):
-    """A ladder operation that cannot be done; the message says what to do instead."""
+    """A ladder operation that cannot be done; the message says what to do instead.
+
+    ``stderr``: the last lines a bot wrote to its stderr, when they say why it failed (its log is gone by then)."""
+
+    def __init__(self, message: str, stderr: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.stderr = stderr
 
 
 def open_store(folder: Path) -> Store:
@@ -53,6 +59,7 @@ def open_store(folder: Path) -> Store:
 
 def init_ladder(folder: Path, config: LadderConfig) -> None:
     config.check()
+    config.isolation.check_paths(folder, CONFIG_NAME)
     if (folder / CONFIG_NAME).exists():
         raise LadderError(f"{folder} already holds a ladder; choose an empty folder")
     if (folder / DATABASE_NAME).exists():
@@ -127,9 +134,10 @@ def add_bot(
             raise LadderError(f"the bot's command names {value}, inside the ladder's folder: keep bots outside it")
     spec = bot_spec(shlex.join(argv), cwd)
     if config.bots.validation:
-        why = validate_bot(folder, config, spec)
-        if why is not None:
-            raise LadderError(f"{name} was not added: it failed its validation game: {why}")
+        failed = validate_bot(folder, config, spec)
+        if failed is not None:
+            why, stderr = failed
+            raise LadderError(f"{name} was not added: it failed its validation game: {why}", stderr)
     with open_store(folder) as store:
         return store.add_bot(
             name,
@@ -141,8 +149,9 @@ def add_bot(
         )
 
 
-def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> str | None:
-    """One game against the sample bots under the ladder's settings: None if the bot played it cleanly."""
+def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str, tuple[str, ...]] | None:
+    """One game against the sample bots under the ladder's settings: None if the bot played it cleanly, else why
+    and the last lines of the bot's stderr when it could not start (the game's folder and logs are removed)."""
     ruleset = config.ruleset()
     samples = [sample_bot_command("heuristic_bot"), sample_bot_command("random_bot")]
     others = tuple(samples[i % len(samples)] for i in range(ruleset.players - 1))
@@ -158,19 +167,21 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> str | Non
         faults=FaultPolicy(max_strikes=config.bots.max_strikes),
         limits=config.isolation.limits(),
         sandbox=config.isolation.sandbox,
+        bot_env=tuple(config.isolation.bot_env.items()),
+        bot_ro=config.isolation.bot_ro_paths(folder),
     )
     try:
         result = Match(match_config).run()
     except MatchSetupError as error:
-        return str(error)
+        return str(error), error.stderr
     finally:
         shutil.rmtree(work, ignore_errors=True)
     seat = result.seats[0]
     faults = ", ".join(f"{code} x{count}" for code, count in sorted(seat.faults.items()))
     if seat.forfeited_in_game is not None:
-        return f"it forfeited the game ({faults or 'no fault recorded'})"
+        return f"it forfeited the game ({faults or 'no fault recorded'})", ()
     if faults:
-        return f"it made faults: {faults}"
+        return f"it made faults: {faults}", ()
     return None
 
 

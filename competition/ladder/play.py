@@ -57,6 +57,8 @@ class SetRequest:
     time: TimeControl = field(default_factory=TimeControl)
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxKind = "none"
+    bot_env: tuple[tuple[str, str], ...] = ()
+    bot_ro: tuple[Path, ...] = ()
     max_strikes: int = 3
 
     @property
@@ -89,6 +91,8 @@ def play_set(request: SetRequest, runner: GameExecutor) -> SetOutcome:
             faults=FaultPolicy(max_strikes=request.max_strikes),
             limits=request.limits,
             sandbox=request.sandbox,
+            bot_env=request.bot_env,
+            bot_ro=request.bot_ro,
             forfeit_unstartable=True,
         )
         task = GameTask(request.set_id, index, config, names, partial, request.relative_dir)

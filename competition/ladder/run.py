@@ -62,6 +62,18 @@ def _alive(pid: int, host: str) -> bool:
     return True
 
 
+def _nothing_to_play(store: Store) -> str:
+    """Why no set could be planned: too few active bots, or too few owners (one version per owner at a table)."""
+    active = store.bots("active")
+    sides = {bot.owner if bot.owner is not None else f"\0{bot.label}" for bot in active}
+    if len(active) >= 2 and len(sides) < 2:
+        return (
+            f"nothing to play: the {len(active)} active bots share one owner, and a bot never plays its owner's "
+            "other bots; add a bot of another owner"
+        )
+    return "nothing to play: the ladder needs at least two active bots"
+
+
 def run_ladder(
     folder: Path,
     *,
@@ -173,7 +185,7 @@ class _Run:
                 claimed = store.claim_next(run_id, os.getpid(), socket.gethostname())
                 report.db_seconds += time.perf_counter() - tick
                 if claimed is None:
-                    report.stop_reason = "nothing to play: the ladder needs at least two active bots"
+                    report.stop_reason = _nothing_to_play(store)
                     break
                 self.progress(f"set {claimed.set_id} claimed: {', '.join(claimed.table)}")
                 bots = {bot.label: bot for bot in store.bots("active")}
@@ -188,6 +200,8 @@ class _Run:
                     time=self.config.time,
                     limits=self.config.isolation.limits(),
                     sandbox=self.config.isolation.sandbox,
+                    bot_env=tuple(self.config.isolation.bot_env.items()),
+                    bot_ro=self.config.isolation.bot_ro_paths(self.folder),
                     max_strikes=self.config.bots.max_strikes,
                 )
                 tick = time.perf_counter()

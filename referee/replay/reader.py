@@ -127,7 +127,7 @@ def load(path: Path, *, strict: bool = True) -> Replay:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as error:
-            raise ReplayError(f"{path}: a damaged gzip file ({error}); it cannot be read") from None
+            raise ReplayError(f"a damaged gzip file ({error}); it cannot be read") from None
     replay = parse(data, str(path), strict=strict)
     if path.name.endswith(".part"):
         replay.partial = True
