@@ -338,8 +338,10 @@ def format_table(result: MatchResult) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     if result.rotated:
         lines.append("seats rotated between games: 'seat' is each bot's seat in game 1 (--no-rotate keeps them)")
-    for s in result.seats:  # a stderr log that could not be written (a full disk): the bot played on regardless
-        if s.stderr_log_error:
+    for s in result.seats:
+        if s.forfeit_reason:  # why, in the bot's terms (its own text in the reason is escaped)
+            lines.append(f"seat {s.seat} forfeited in game {s.forfeited_in_game}: {printable(s.forfeit_reason)}")
+        if s.stderr_log_error:  # a stderr log that could not be written (a full disk): the bot played on regardless
             lines.append(f"seat {s.seat}: {printable(s.stderr_log_error)}")
     lines.append(f"replays: {result.out_dir}")
     return "\n".join(lines)

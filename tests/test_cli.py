@@ -166,6 +166,17 @@ def test_a_missing_relative_bot_is_named_as_given_and_where_it_was_looked_for(
     assert "relative to" not in line
 
 
+def test_the_table_says_why_a_seat_was_forfeited_with_the_bots_text_escaped(tmp_path: Path) -> None:
+    bad = f"{sys.executable} {MISBEHAVE} escape_garbage 2"
+    code, out, _ = run("match", "--out", str(tmp_path), bad, "sample:random", "sample:random", "sample:random")
+    assert code == 0
+    [line] = [x for x in out.splitlines() if x.startswith("seat 0 forfeited in game 1: ")]
+    assert line.startswith("seat 0 forfeited in game 1: malformed (strike 3): ")
+    assert "\x1b" not in out and "\x07" not in out and "pwned" in line
+    reason = json.loads((tmp_path / "result.json").read_text())["seats"][0]["forfeit_reason"]
+    assert reason.startswith("malformed (strike 3): ")
+
+
 def test_on_fault_forfeit_ends_a_seat_at_its_first_timeout(tmp_path: Path) -> None:
     bad = f"{sys.executable} {MISBEHAVE} timeout 2"
     code, out, _ = run(

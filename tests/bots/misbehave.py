@@ -76,6 +76,10 @@ for line in sys.stdin:
                 reply["card"] = "AS" if "AS" not in msg["hand"] else "2C"
         send(reply)
         continue
+    if mode == "escape_garbage":  # terminal escapes in what the referee quotes back in its fault message
+        sys.stdout.write("\x1b[2J\x1b]0;pwned\x07 not json\n")
+        sys.stdout.flush()
+        continue
     if mode == "garbage":
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
