@@ -11,6 +11,7 @@ ladder's database hear of it once.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import signal
 import threading
@@ -83,6 +84,7 @@ class DaskExecutor:
     def open(cls, spec: ExecutorSpec, jobs: int) -> DaskExecutor:
         cluster = None
         client = None
+        failure = None
         try:
             if spec.kind == "dask-local":
                 cluster = _local_cluster(spec.workers or jobs)
@@ -102,9 +104,16 @@ class DaskExecutor:
                 why = f"what answers there is not a Dask scheduler ({type(error).__name__})"
             else:
                 why = f"{type(error).__name__}: {error}"
-            raise ExecutorError(
-                f"cannot use {where}: {why}; is `dask scheduler` running there, with `dask worker` attached?"
-            ) from None
+            failure = f"cannot use {where}: {why}; is `dask scheduler` running there, with `dask worker` attached?"
+        if failure is not None:
+            # A Client whose constructor failed is left half-built, reachable only from the error's traceback. Raised
+            # outside the except block the error is not kept as our error's context, so that Client is garbage now:
+            # collect it here. Its __del__ closes its loop runner; run later, from inside another Client's
+            # constructor (a garbage collection can start anywhere), it waits for a lock that constructor holds, and
+            # distributed deadlocks (seen in the test suite).
+            gc.collect()
+            raise ExecutorError(failure)
+        assert client is not None
         return cls(client, cluster, spec.retries)
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:

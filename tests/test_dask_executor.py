@@ -7,6 +7,7 @@ and closed at its end, with a check that none of its processes is left. Hearts t
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import json
 import logging
@@ -297,11 +298,16 @@ def test_an_address_where_no_dask_scheduler_answers_is_a_one_line_error() -> Non
                     connection.recv(1)  # until the client gives up
 
     threading.Thread(target=answer, daemon=True).start()
+    clients = sum(isinstance(o, distributed.Client) for o in gc.get_objects())
     try:
         with pytest.raises(ExecutorError) as raised:
             ExecutorSpec("dask", f"tcp://127.0.0.1:{port}").open(1)
     finally:
         server.close()
+    # The half-built Client is gone already: left for a later collection, its __del__ could run inside another
+    # Client's constructor, where distributed deadlocks (a whole test run hung on it once).
+    assert sum(isinstance(o, distributed.Client) for o in gc.get_objects()) == clients
+    assert raised.value.__context__ is None
     message = str(raised.value)
     assert message.startswith(f"cannot use tcp://127.0.0.1:{port}: ") and "\n" not in message
     assert "is `dask scheduler` running there" in message
