@@ -298,6 +298,7 @@ def test_an_address_where_no_dask_scheduler_answers_is_a_one_line_error() -> Non
                     connection.recv(1)  # until the client gives up
 
     threading.Thread(target=answer, daemon=True).start()
+    gc.collect()  # earlier tests' closed clients, if any are still waiting to be collected
     clients = sum(isinstance(o, distributed.Client) for o in gc.get_objects())
     try:
         with pytest.raises(ExecutorError) as raised:
