@@ -96,6 +96,22 @@ class ExecutorSpec:
             raise ExecutorError(f"{where}: workers must be a whole number")
         if not isinstance(retries, int) or isinstance(retries, bool):
             raise ExecutorError(f"{where}: retries must be a whole number")
+        # The combinations, in the file's own words (``__post_init__`` words them as the command line's options).
+        if kind == "dask" and not scheduler:
+            raise ExecutorError(
+                f'{where}: executor = "dask" needs scheduler = "tcp://HOST:8786" (the address `dask scheduler` prints)'
+            )
+        if kind != "dask" and scheduler:
+            raise ExecutorError(
+                f'{where}: scheduler is for executor = "dask"; '
+                'for a cluster on this machine use executor = "dask-local"'
+            )
+        if kind != "dask-local" and workers is not None:
+            raise ExecutorError(f'{where}: workers is for executor = "dask-local"')
+        if workers is not None and workers < 1:
+            raise ExecutorError(f"{where}: workers must be at least 1")
+        if retries < 0:
+            raise ExecutorError(f"{where}: retries must be at least 0")
         try:
             return cls(kind, scheduler, workers, retries)
         except ExecutorError as error:

@@ -384,5 +384,16 @@ def test_executor_from_a_toml_table() -> None:
     assert spec == ExecutorSpec("dask", "tcp://h:8786")
     with pytest.raises(ExecutorError, match=r"^\[run\]: executor must be one of local, dask, dask-local"):
         ExecutorSpec.from_table({"executor": "ray"}, "[run]")
-    with pytest.raises(ExecutorError, match=r"^\[run\]: --executor dask needs --scheduler"):
-        ExecutorSpec.from_table({"executor": "dask"}, "[run]")
+    # Each mistake in the file's own words, not as the command line's options.
+    mistakes: list[tuple[dict[str, object], str]] = [
+        ({"executor": "dask"}, 'executor = "dask" needs scheduler = "tcp://HOST:8786"'),
+        ({"scheduler": "tcp://h:8786"}, 'scheduler is for executor = "dask"'),
+        ({"executor": "dask", "scheduler": "tcp://h:8786", "workers": 2}, 'workers is for executor = "dask-local"'),
+        ({"executor": "dask-local", "workers": 0}, "workers must be at least 1"),
+        ({"retries": -1}, "retries must be at least 0"),
+    ]
+    for table, says in mistakes:
+        with pytest.raises(ExecutorError) as raised:
+            ExecutorSpec.from_table(table, "[run]")
+        assert str(raised.value).startswith(f"[run]: {says}")
+        assert "--" not in str(raised.value)
