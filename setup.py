@@ -1,7 +1,9 @@
 """Optional compiled build of the rules core; everything else is configured in pyproject.toml.
 
-A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core
-(`COMPILED`, pure code with no I/O) is compiled with mypyc from the same source, for speed:
+A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core and
+the referee's per-decision path between it and the bots (`COMPILED`: pure code with no I/O; `wire.py` builds the
+messages, `game_loop.py` plays the loop, `projection.py` decides what each seat sees) are compiled with mypyc from
+the same source, for speed:
 
     KIERKI_MYPYC=1 pip install --no-build-isolation .     # needs mypy and a C compiler in the environment
 
@@ -26,6 +28,9 @@ COMPILED = [
     "referee/rules/tricks.py",
     "referee/rules/exchange.py",
     "referee/rules/fallback.py",
+    "referee/rules/projection.py",
+    "referee/wire.py",
+    "referee/game_loop.py",
 ]
 
 ext_modules = []

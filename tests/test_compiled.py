@@ -27,6 +27,10 @@ RULES_TESTS = (
     "test_replay_golden.py",
     "test_playout.py",
     "test_event_records.py",
+    # the referee's hot path between the rules core and the bots, compiled too (setup.py COMPILED)
+    "test_wire.py",
+    "test_projection.py",
+    "test_observation.py",
 )
 
 
