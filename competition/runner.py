@@ -16,8 +16,10 @@ import select
 import shutil
 import signal
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import forkserver
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -167,11 +169,65 @@ def _run_in_worker(task: GameTask) -> GameOutcome:
             os._exit(0)  # the pool is being torn down: nobody is left to take a result
 
 
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _stop_signals_deferred() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP until the block ends, then deliver them to their handlers as usual.
+
+    The pool starts a worker inside ``submit``: the forkserver forks it, and ``Process.start`` then waits for its pid
+    before the pool records it. A stop (a KeyboardInterrupt, `kierki_cli.entry.stop_like_ctrl_c`) raised in that wait
+    left a worker the pool did not know: `Runner.stop` could not end it, the coordinator exited and removed the
+    pool's semaphores, and the worker, still unpickling them, printed a ``FileNotFoundError`` traceback. Signals can
+    only be caught on the main thread; elsewhere (no handler of ours can raise there) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        held.append(signum)
+
+    previous: dict[signal.Signals, Any] = {}
+    for stop in _STOP_SIGNALS:
+        handler = signal.getsignal(stop)
+        if handler is not None and handler != signal.SIG_IGN:  # None: set outside Python, it cannot be put back
+            previous[stop] = signal.signal(stop, hold)
+    try:
+        yield
+    finally:
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver (once per process) deaf to Ctrl-C, so that every worker it forks is deaf from birth.
+
+    Ctrl-C reaches the terminal's whole process group, and the forkserver and the workers it forks are in it until a
+    worker makes itself a session (`_own_session`): one landing while the forkserver imports its modules, or while a
+    worker starts, printed a ``KeyboardInterrupt`` traceback. An ignored SIGINT is kept through ``exec`` and
+    Python keeps it ignored; a handled one is not, so SIGINT is ignored here (a Ctrl-C in these few milliseconds of
+    the first pool's start is lost: press it again), and SIGTERM and SIGHUP are held."""
+    with _stop_signals_deferred():
+        if threading.current_thread() is not threading.main_thread():
+            forkserver.ensure_running()
+            return
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
 class Runner:
     """A pool of ``jobs`` worker processes, each pinned to its own CPU (cycling when there are more jobs than CPUs)."""
 
     def __init__(self, jobs: int, *, pin: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
+        _start_forkserver()
         cpus = None
         available = usable_cpus()
         if pin and available:  # no CPUs to pin to (not Linux): the workers run where the system puts them
@@ -184,7 +240,9 @@ class Runner:
         )
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:
-        return self._executor.submit(_run_in_worker, task)
+        # Submitting may start a worker; a stop landing while one starts would leave it running unknown to the pool.
+        with _stop_signals_deferred():
+            return self._executor.submit(_run_in_worker, task)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
@@ -195,7 +253,8 @@ class Runner:
         self._executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
-                os.kill(process.pid, signal.SIGTERM)
+                with contextlib.suppress(ProcessLookupError):  # it ended since
+                    os.kill(process.pid, signal.SIGTERM)
         for process in processes:
             process.join(10)
             if process.is_alive():
