@@ -212,9 +212,12 @@ class Tournament:
         progress: Callable[[Progress], None] | None = None,
         stop_when: Callable[[list[SetRecord]], bool] | None = None,
         executor: ExecutorSpec | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> None:
         """``stop_when`` is asked after each finished set (with every finished set) whether to stop early;
-        ``executor`` says where the games are played (`competition.executors`; default: the local pool)."""
+        ``executor`` says where the games are played (`competition.executors`; default: the local pool);
+        ``ready`` is called once the output folder is in place (created, or checked for a resume), before any
+        game: a caller that announces the run there announces none that could not begin."""
         self.config = config
         self.out_dir = out_dir
         self.stop = stop
@@ -224,6 +227,7 @@ class Tournament:
         self.progress = progress
         self.stop_when = stop_when
         self.executor = executor or ExecutorSpec()
+        self.ready = ready
         self.plan = config.plan
         self.specs = {e.name: config.bot_spec(e) for e in config.entrants}
         self.dropped: dict[str, str] = {}
@@ -232,6 +236,8 @@ class Tournament:
 
     def run(self) -> TournamentResult:
         prepare_out_dir(self.config, self.out_dir, resume=self.resume)
+        if self.ready:
+            self.ready()
         started = time.monotonic()
         results, self.records = ResultsFile.open(self.out_dir / "results.jsonl")
         finished = {r.set_id for r in self.records}
@@ -421,6 +427,7 @@ def run_tournament(
     progress: Callable[[Progress], None] | None = None,
     stop_when: Callable[[list[SetRecord]], bool] | None = None,
     executor: ExecutorSpec | None = None,
+    ready: Callable[[], None] | None = None,
 ) -> TournamentResult:
     return Tournament(
         config,
@@ -432,4 +439,5 @@ def run_tournament(
         progress=progress,
         stop_when=stop_when,
         executor=executor,
+        ready=ready,
     ).run()

@@ -105,3 +105,14 @@ def fresh_out_dir(base: Path) -> Path:
     while out_dir.exists():
         out_dir, suffix = base.with_name(f"{base.name}-{suffix}"), suffix + 1
     return out_dir
+
+
+def make_out_dir(out_dir: Path) -> None:
+    """Create a match's output folder before the header that names it, so that a folder that cannot be made is
+    reported by its one-line error alone (the match itself would report it after the header)."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot create the output folder {printable(str(out_dir))}: {error.strerror}; choose another with --out"
+        ) from None

@@ -17,6 +17,7 @@ from click.core import ParameterSource
 from kierki_cli.common import (
     fresh_out_dir,
     increment_option,
+    make_out_dir,
     new_seed,
     parse_pairs,
     startup_time_option,
@@ -254,7 +255,8 @@ def match(
         runner = Match(config, progress)
     except MatchSetupError as error:
         raise click.UsageError(printable(str(error))) from None
-    if not as_json:  # only once the match is sure to start writing into the folder
+    make_out_dir(out_dir)
+    if not as_json:  # only once the match is sure to start writing into the folder, and it exists
         click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
     try:
         with pinned(cpu):  # before the bots start: they inherit it

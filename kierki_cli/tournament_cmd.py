@@ -117,8 +117,10 @@ def _run(
     executor: ExecutorSpec,
     progress: Callable[[Progress], None] | None = None,
     stop_when: Callable[[list[SetRecord]], bool] | None = None,
+    header: str | None = None,
 ) -> TournamentResult:
-    """Run it with the command's --jobs (default: the usable CPUs), --cpu-pinning and --resume."""
+    """Run it with the command's --jobs (default: the usable CPUs), --cpu-pinning and --resume; ``header`` goes to
+    stderr once the output folder is in place (a folder that cannot be made, or resumed, is one line of error)."""
     try:
         return run_tournament(
             config,
@@ -130,6 +132,7 @@ def _run(
             progress=progress,
             stop_when=stop_when,
             executor=executor,
+            ready=None if header is None else lambda: click.echo(header, err=True),
         )
     except (TournamentError, PlanError, ResultsError, ExecutorError) as error:
         raise click.ClickException(str(error)) from None
@@ -209,18 +212,24 @@ def tournament(
     stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
     plan = config.plan
     target = stop.target(plan)
-    if not as_json:
-        rounded = f" (rounded up to whole rounds of {plan.round_length})" if sets and target != sets else ""
-        click.echo(
-            f"{config.ruleset.describe()}\n{format_} of {len(entrants)} bots, "
-            + (f"{target} sets{rounded}" if until_ci is None else f"until every interval < {until_ci}")
-            + f", seed {seed}, results in {out_dir}",
-            err=True,
-        )
+    rounded = f" (rounded up to whole rounds of {plan.round_length})" if sets and target != sets else ""
+    header = (
+        f"{config.ruleset.describe()}\n{format_} of {len(entrants)} bots, "
+        + (f"{target} sets{rounded}" if until_ci is None else f"until every interval < {until_ci}")
+        + f", seed {seed}, results in {out_dir}"
+    )
     line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
     stats.load_scipy()
     result = _run(
-        config, out_dir, stop, jobs=jobs, cpu_pinning=cpu_pinning, resume=resume, executor=executor, progress=line
+        config,
+        out_dir,
+        stop,
+        jobs=jobs,
+        cpu_pinning=cpu_pinning,
+        resume=resume,
+        executor=executor,
+        progress=line,
+        header=None if as_json else header,
     )
     line.end()
     write_reports(result)
@@ -288,12 +297,10 @@ def sprt(
     config = tournament_config(entrants, seed=seed, format="paired", candidate="new", baseline="old", **settings)
     err = sys.stderr
     quiet = as_json
-    if not quiet:
-        click.echo(
-            f"{config.ruleset.describe()}\nSPRT H0: new - old <= {d0}, H1: >= {d1} points per game; "
-            f"alpha {alpha}, beta {beta}; bounds {test.lower:.3f} .. {test.upper:.3f}; seed {seed}; {out_dir}",
-            err=True,
-        )
+    header = (
+        f"{config.ruleset.describe()}\nSPRT H0: new - old <= {d0}, H1: >= {d1} points per game; "
+        f"alpha {alpha}, beta {beta}; bounds {test.lower:.3f} .. {test.upper:.3f}; seed {seed}; {out_dir}"
+    )
     by_id: dict[int, SetRecord] = {}
     fed = 0
     dropped: dict[str, str] = {}
@@ -327,6 +334,7 @@ def sprt(
         executor=executor,
         progress=note_dropped,
         stop_when=stop_when,
+        header=None if quiet else header,
     )
     dropped.update(result.dropped)
     stop_when(result.records)

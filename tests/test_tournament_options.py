@@ -58,3 +58,31 @@ def test_default_folders_are_named_after_the_command_and_never_reused(
     first.mkdir(parents=True)
     second, _ = out_dir_and_seed("sprt", "test", None, "x" * 32, resume=False, quiet=True)
     assert second == Path("kierki-out/sprt-20260101-000000-2")
+
+
+RUNS = {
+    "tournament": ["tournament", "h=sample:heuristic", "r=sample:random"],
+    "sprt": ["sprt", "--new", "sample:heuristic", "--old", "sample:random"],
+}
+
+
+@pytest.mark.parametrize("command", RUNS)
+def test_a_folder_that_cannot_be_made_is_reported_by_its_error_alone(tmp_path: Path, command: str) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = CliRunner().invoke(cli, [*RUNS[command], "--out", str(blocker / "runs")])
+    assert result.exit_code == 1
+    # No header naming a folder that is not there ("results in ...") above the error.
+    assert result.stderr.splitlines() == [
+        f"Error: cannot create the output folder {blocker / 'runs'}: Not a directory; choose another with --out"
+    ]
+
+
+@pytest.mark.parametrize("command", RUNS)
+def test_a_folder_that_holds_another_run_is_reported_by_its_error_alone(tmp_path: Path, command: str) -> None:
+    (tmp_path / "tournament.json").write_text("{}")
+    result = CliRunner().invoke(cli, [*RUNS[command], "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"Error: {tmp_path} already holds a tournament: continue it with --resume, or choose another --out"
+    ]
