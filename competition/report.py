@@ -171,9 +171,12 @@ def standings_csv(standings: Standings) -> str:
 # --- terminal ------------------------------------------------------------------------------------------------
 
 
+NO_INTERVAL = "–"  # the terminal table's and report.html's mark for an interval one set cannot give
+
+
 def _plus_minus(interval: Interval) -> str:
-    width = f"{interval.half_width:.1f}" if interval.defined else "inf"
-    return f"{interval.mean:.1f} ± {width}"
+    mean = f"{interval.mean:.1f}" if interval.n else NO_INTERVAL
+    return f"{mean} ± {interval.half_width:.1f}" if interval.defined else f"{mean} ± {NO_INTERVAL}"
 
 
 def format_table(standings: Standings, escape: Callable[[str], str] = printable) -> str:
@@ -201,9 +204,11 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
         return "  ".join(_pad(c, w, i in left) for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
 
     percent = round(standings.confidence * 100)
+    undefined = "" if all(s.score.defined for s in standings.bots) else f"; ± {NO_INTERVAL}: one set gives no interval"
+    sets = f"{standings.sets} set" + ("" if standings.sets == 1 else "s")
     title = (
-        f"{standings.game}, {standings.players} players: {standings.sets} sets, {standings.games} games "
-        f"({direction} scores are better; ± is a {percent}% interval over sets)"
+        f"{standings.game}, {standings.players} players: {sets}, {standings.games} games "
+        f"({direction} scores are better; ± is a {percent}% interval over sets{undefined})"
     )
     return "\n".join([title, line(header), *(line(row) for row in rows)]) + "\n"
 

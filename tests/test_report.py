@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -190,13 +191,28 @@ def test_json_contents(written: tuple[Standings, ReportFiles]) -> None:
 def test_one_set_has_no_interval_anywhere(tmp_path: Path) -> None:
     files = write_report(tournament(sets=1), tmp_path)
     data = json.loads(files.json.read_text(encoding="utf-8"))  # strict JSON: no Infinity
-    assert data["bots"][0]["score_per_game"]["half_width"] is None
+    interval = data["bots"][0]["score_per_game"]
+    assert interval["half_width"] is None and interval["low"] is None and interval["high"] is None
+    assert isinstance(interval["mean"], float)  # the mean is known: numbers where there are some, null where not
     rows = list(csv.DictReader(io.StringIO(files.csv.read_text(encoding="utf-8"))))
     assert rows[0]["ci_low"] == "" and rows[0]["ci_high"] == ""
     collector = Collector()
     collector.feed(files.html.read_text(encoding="utf-8"))
     assert collector.tables["standings"][1][6] == "–"
-    assert "± inf" in format_table(tournament(sets=1))
+    table = format_table(tournament(sets=1))
+    assert "inf" not in table and "nan" not in table
+    title, _, *rows = table.splitlines()
+    assert title.startswith("kierki, 4 players: 1 set, 4 games (") and "± –: one set gives no interval" in title
+    assert all(re.search(r" -?\d+\.\d ± – ", row) for row in rows), rows  # the mean, and the mark of no interval
+
+
+def test_a_bot_with_one_set_in_a_longer_table_shows_the_mark_alone() -> None:
+    sets = [make_set(i, {"a": [1, 2], "b": [2, 1 + i], "c": [0, 0], "d" if i else "e": [3, 3]}) for i in range(3)]
+    table = format_table(standings(sets)).splitlines()
+    assert "± –: one set gives no interval" in table[0]
+    marked = {row.split()[1] for row in table[2:] if "± –" in row}
+    assert marked == {"e"}  # d sat in two sets: its interval is shown
+    assert "inf" not in "\n".join(table)
 
 
 def test_html_without_plots_and_with_a_single_bot() -> None:
@@ -224,6 +240,7 @@ def test_terminal_table() -> None:
     text = format_table(result)
     lines = text.splitlines()
     assert lines[0].startswith("kierki, 4 players: 3 sets, 12 games")
+    assert "one set" not in lines[0]  # every interval is defined: no note about missing ones
     assert lines[1].split()[:3] == ["#", "bot", "μ−3σ"]
     assert len(lines) == 2 + 4
     evil = result.bots[0]
