@@ -201,9 +201,9 @@ def test_one_set_has_no_interval_anywhere(tmp_path: Path) -> None:
     assert collector.tables["standings"][1][6] == "–"
     table = format_table(tournament(sets=1))
     assert "inf" not in table and "nan" not in table
-    title, _, *rows = table.splitlines()
+    title, _, *lines = table.splitlines()
     assert title.startswith("kierki, 4 players: 1 set, 4 games (") and "± –: one set gives no interval" in title
-    assert all(re.search(r" -?\d+\.\d ± – ", row) for row in rows), rows  # the mean, and the mark of no interval
+    assert all(re.search(r" -?\d+\.\d ± – ", row) for row in lines), lines  # the mean, and the mark of no interval
 
 
 def test_a_bot_with_one_set_in_a_longer_table_shows_the_mark_alone() -> None:
