@@ -206,6 +206,10 @@ class HumanSeat:
 
     # --- asking ------------------------------------------------------------------------------------------------
 
+    def _cards(self, cards: Sequence[str]) -> str:
+        """Cards sorted by suit and written as the hand is (symbols or the log's names: ``self.style``)."""
+        return " ".join(_text(c, self.style) for c in _sorted(cards))
+
     def _hand_line(self, hand: Sequence[str], legal: Sequence[str] = ()) -> tuple[str, list[str]]:
         """The hand sorted by suit, each card numbered; legal cards marked with *. Returns the text and the order."""
         order = _sorted(hand)
@@ -253,7 +257,8 @@ class HumanSeat:
             shown = []
             for suit in SUIT_LETTERS:
                 column = getattr(columns, suit)
-                shown.append(f"{suit}: " + ("-" if column is None else f"{column[0]}..{column[1]}"))
+                low_high = "-" if column is None else f"{_text(column[0], style)}..{_text(column[1], style)}"
+                shown.append(f"{_suit_text(suit, style)}: {low_high}")
             write("columns: " + "  ".join(shown))
         elif request.trick is not None and request.trick.cards:
             plays = "  ".join(f"{c.seat}:{_text(c.card, style)}" for c in request.trick.cards)
@@ -265,7 +270,7 @@ class HumanSeat:
         self._table(request)
         hand_text, order = self._hand_line(request.hand, request.legal)
         self.write(f"your hand: {hand_text}")
-        self.write(f"legal: {' '.join(request.legal)}")
+        self.write(f"legal: {self._cards(request.legal)}")  # in the hand's style, in the hand's order
         while True:
             typed = self._ask("your card (a name like QS or 10H, or its number): ", deadline)
             if typed is None:
@@ -274,7 +279,7 @@ class HumanSeat:
             if card is None:
                 self.write(f"{typed.strip()!r} is not a card: type a name like QS, 10H, 2C or a number 1-{len(order)}")
                 continue
-            reason = _why_not(card, request)
+            reason = _why_not(card, request, self.style)
             if reason is None:
                 return m.PlayAnswer(id=request.id, card=card)
             self.write(f"not allowed: {reason}")
@@ -311,13 +316,12 @@ class HumanSeat:
             chosen = [c for c in cards if c is not None]
             missing = _not_in(chosen, request.hand)
             if missing:
-                self.write(f"not allowed: {_pass_problem(missing, chosen, request.hand)}")
+                self.write(f"not allowed: {_pass_problem(missing, chosen, request.hand, self.style)}")
                 continue
             return m.PassAnswer(id=request.id, cards=tuple(chosen))
 
     def _trump(self, request: m.TrumpRequest, deadline: float) -> m.BotMessage | None:
-        style = self.style
-        seen = " ".join(_text(c, style) for c in _sorted(request.cards))
+        seen = self._cards(request.cards)
         choices = " ".join(request.choices)
         self.write("")
         self.write(f"-- deal {request.deal}: you name trump; your first cards: {seen} --")
@@ -363,41 +367,45 @@ def _not_in(cards: Sequence[str], hand: Sequence[str]) -> list[str]:
     return missing
 
 
-def _pass_problem(missing: Sequence[str], chosen: Sequence[str], hand: Sequence[str]) -> str:
+def _pass_problem(missing: Sequence[str], chosen: Sequence[str], hand: Sequence[str], style: Style) -> str:
     """Why the chosen cards cannot be passed: a card not held at all, or one chosen more often than it is held
-    (Cancellation Hearts deals a card twice, and both copies may be passed)."""
+    (Cancellation Hearts deals a card twice, and both copies may be passed); cards written in the hand's ``style``."""
     times = {1: "once", 2: "twice"}
     problems = []
     for card in dict.fromkeys(missing):
         held = hand.count(card)
         if held == 0:
-            problems.append(f"{card} is not in your hand")
+            problems.append(f"{_text(card, style)} is not in your hand")
         else:
             chosen_times = times.get(chosen.count(card), f"{chosen.count(card)} times")
-            problems.append(f"{card} is chosen {chosen_times} but you hold it {times.get(held, f'{held} times')}")
+            held_times = times.get(held, f"{held} times")
+            problems.append(f"{_text(card, style)} is chosen {chosen_times} but you hold it {held_times}")
     return "; ".join(problems)
 
 
-def _why_not(card: str, request: m.PlayRequest) -> str | None:
+def _why_not(card: str, request: m.PlayRequest, style: Style) -> str | None:
     """Why ``card`` may not be played now, from the request alone (None: it may). The request's legal list is the
-    referee's own answer; the reason names the rule the choice breaks as far as the request shows it."""
+    referee's own answer; the reason names the rule the choice breaks as far as the request shows it, its cards
+    written in the hand's ``style``."""
     if card in request.legal:
         return None
-    legal = " ".join(request.legal)
+    legal = " ".join(_text(c, style) for c in _sorted(request.legal))
+    shown = _text(card, style)
     if card not in request.hand:
-        return f"{card} is not in your hand; legal: {legal}"
+        return f"{shown} is not in your hand; legal: {legal}"
     if request.lottery is not None:
-        return f"{card} does not fit a column on the table; legal: {legal}"
+        return f"{shown} does not fit a column on the table; legal: {legal}"
     trick = request.trick.cards if request.trick is not None else ()
     if trick:
         led = trick[0].card[1]
         if card[1] != led and any(c[1] == led for c in request.hand):
-            return f"{card}: you must follow suit ({led}) when you can; legal: {legal}"
+            return f"{shown}: you must follow suit ({_suit_text(led, style)}) when you can; legal: {legal}"
         if not request.tricks:
-            return f"{card}: no heart or QS on the first trick while you hold another card; legal: {legal}"
-        return f"{card}: this deal's rules do not allow it on this trick; legal: {legal}"
+            queen = _text("QS", style)
+            return f"{shown}: no heart or {queen} on the first trick while you hold another card; legal: {legal}"
+        return f"{shown}: this deal's rules do not allow it on this trick; legal: {legal}"
     if not request.tricks:
-        return f"{card}: not an allowed first lead; legal: {legal}"
+        return f"{shown}: not an allowed first lead; legal: {legal}"
     if card[1] == "H":
-        return f"{card}: hearts may not be led now; legal: {legal}"
-    return f"{card}: not an allowed lead now; legal: {legal}"
+        return f"{shown}: hearts may not be led now; legal: {legal}"
+    return f"{shown}: not an allowed lead now; legal: {legal}"

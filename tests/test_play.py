@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 from fake_transport import ScriptedBot
 
@@ -55,8 +56,8 @@ class Person:
         return "others"
 
 
-def _seat(person: Person) -> HumanSeat:
-    seat = HumanSeat(person.read, person.write, Style(), 600.0)
+def _seat(person: Person, style: Style | None = None) -> HumanSeat:
+    seat = HumanSeat(person.read, person.write, style or Style(), 600.0)
     seat.send(codec.encode(_hello()))
     assert isinstance(seat.read_line(0.0), Line)
     return seat
@@ -107,7 +108,8 @@ def test_a_card_by_number_or_name_and_refusals_with_the_reason() -> None:
     answer = _answer(seat)
     assert answer == m.PlayAnswer(id=7, card="TH")
     text = "\n".join(person.shown)
-    assert "2C: you must follow suit (H) when you can; legal: TH 3H" in text
+    assert "2C: you must follow suit (H) when you can; legal: 3H TH" in text  # as the hand shows them
+    assert "legal: 3H TH" in person.shown
     assert "AS is not in your hand" in text
     assert "'zz' is not a card" in text and "'99' is not a card" in text
     hand = next(line for line in person.shown if line.startswith("your hand:"))
@@ -117,6 +119,54 @@ def test_a_card_by_number_or_name_and_refusals_with_the_reason() -> None:
     person.typed = iter(["2"])
     seat.send(codec.encode(_play_request(("2C", "KS"), ("2C", "KS"), ())))
     assert _answer(seat) == m.PlayAnswer(id=7, card="KS")
+
+
+def test_every_card_is_shown_in_the_hands_style() -> None:
+    """With symbols (a terminal, --symbols) the legal cards and the reasons show symbols like the hand."""
+    person = Person(["2c", "AS", "2"])
+    seat = _seat(person, Style(symbols=True))
+    seat.send(codec.encode(_play_request(("2C", "TH", "3H", "KS"), ("TH", "3H"), ((1, "5H"),))))
+    assert _answer(seat) == m.PlayAnswer(id=7, card="3H")
+    assert "your hand: 1:2♣   2:3♥* 3:10♥*   4:K♠" in person.shown
+    assert "legal: 3♥ 10♥" in person.shown
+    assert "not allowed: 2♣: you must follow suit (♥) when you can; legal: 3♥ 10♥" in person.shown
+    assert "not allowed: A♠ is not in your hand; legal: 3♥ 10♥" in person.shown
+    assert "on the table: 1:5♥" in person.shown
+
+    person.typed = iter(["QH 2C KS", "as ks 2c"])
+    request = m.PassRequest(
+        id=3, game_number=1, deal=1, direction="left", to=1, count=3, hand=("AS", "KS", "2C"), time_ms=9
+    )
+    seat.send(codec.encode(request))
+    assert _answer(seat) == m.PassAnswer(id=3, cards=("AS", "KS", "2C"))
+    assert "not allowed: Q♥ is not in your hand" in person.shown
+
+    person.typed = iter(["S"])
+    cards = ("AS", "TD")
+    seat.send(codec.encode(m.TrumpRequest(id=4, game_number=1, deal=11, cards=cards, choices=("C", "S"), time_ms=9)))
+    assert _answer(seat) == m.TrumpAnswer(id=4, suit="S")
+    assert any("your first cards: 10♦ A♠" in line for line in person.shown)
+
+    columns = m.LotteryColumns(C=("6C", "TC"), D=None, H=None, S=None)
+    lottery = msgspec.structs.replace(
+        _play_request(("9C", "TD"), ("9C",), ()), lottery=m.LotteryState(start_rank="8", columns=columns)
+    )
+    person.typed = iter(["1"])
+    seat.send(codec.encode(lottery))
+    assert _answer(seat) == m.PlayAnswer(id=7, card="9C")
+    assert "columns: ♣: 6♣..10♣  ♦: -  ♥: -  ♠: -" in person.shown
+
+    shown = "\n".join(person.shown)
+    for letters in ("2C", "TH", "3H", "KS", "AS", "QH", "5H", "TD", "6C", "TC"):
+        assert letters not in shown, letters
+    colour = Person(["2c", "2"])
+    seat = _seat(colour, Style(symbols=True, colour=True))
+    seat.send(codec.encode(_play_request(("2C", "TH", "3H", "KS"), ("TH", "3H"), ((1, "5H"),))))
+    assert _answer(seat) == m.PlayAnswer(id=7, card="3H")
+    hand = next(line for line in colour.shown if line.startswith("your hand:"))
+    legal = next(line for line in colour.shown if line.startswith("legal:"))
+    assert "2:\x1b[31m3♥\x1b[0m* 3:\x1b[31m10♥\x1b[0m*" in hand  # red hearts in the hand and in the legal cards
+    assert legal == "legal: \x1b[31m3♥\x1b[0m \x1b[31m10♥\x1b[0m"
 
 
 def test_passes_trump_and_moon_in_plain_words() -> None:
