@@ -30,6 +30,7 @@ def main() -> None:
     def read_signed(fd):
         calls.append(fd)
         if len(calls) == nth:
+            sys.stderr.write(f"stopping while worker {nth} starts\\n")
             os.kill(os.getpid(), signum)
         return read_pid(fd)
 
@@ -70,6 +71,7 @@ def test_a_stop_while_a_worker_starts_leaves_no_traceback(tmp_path: Path, signum
     command = [sys.executable, str(script), str(int(signum)), str(nth), *ARGS, "--out", str(tmp_path / "out")]
     process = _start(command, env)
     out, err = _to_the_end(process, tag)
+    assert f"stopping while worker {nth} starts" in err  # the stop landed where it was meant to
     assert "Traceback" not in err, err
     assert process.returncode == 130, err
     assert "stopped early: continue with --resume" in out
