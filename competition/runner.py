@@ -16,15 +16,15 @@ import select
 import shutil
 import signal
 import threading
-from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import forkserver
+from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from competition.model import GameRecord
+from competition.stopping import stop_signals_held
 from referee.cpu import usable_cpus
 from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
 
@@ -150,6 +150,7 @@ def _own_session() -> None:
 def _worker_start(cpus: Any, coordinator: int) -> None:
     # Ctrl-C reaches every process of the terminal's group; the coordinator decides, and stops workers by SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked from birth (`_start_forkserver`)
     signal.signal(signal.SIGTERM, _stop_game)
     _watch_coordinator(coordinator)
     _own_session()
@@ -169,57 +170,22 @@ def _run_in_worker(task: GameTask) -> GameOutcome:
             os._exit(0)  # the pool is being torn down: nobody is left to take a result
 
 
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def _stop_signals_deferred() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP until the block ends, then deliver them to their handlers as usual.
-
-    The pool starts a worker inside ``submit``: the forkserver forks it, and ``Process.start`` then waits for its pid
-    before the pool records it. A stop (a KeyboardInterrupt, `kierki_cli.entry.stop_like_ctrl_c`) raised in that wait
-    left a worker the pool did not know: `Runner.stop` could not end it, the coordinator exited and removed the
-    pool's semaphores, and the worker, still unpickling them, printed a ``FileNotFoundError`` traceback. Signals can
-    only be caught on the main thread; elsewhere (no handler of ours can raise there) the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-
-    def hold(signum: int, frame: FrameType | None) -> None:
-        held.append(signum)
-
-    previous: dict[signal.Signals, Any] = {}
-    for stop in _STOP_SIGNALS:
-        handler = signal.getsignal(stop)
-        if handler is not None and handler != signal.SIG_IGN:  # None: set outside Python, it cannot be put back
-            previous[stop] = signal.signal(stop, hold)
-    try:
-        yield
-    finally:
-        for stop, handler in previous.items():
-            signal.signal(stop, handler)
-        for signum in dict.fromkeys(held):
-            signal.raise_signal(signum)
-
-
 def _start_forkserver() -> None:
-    """Start the forkserver (once per process) deaf to Ctrl-C, so that every worker it forks is deaf from birth.
+    """Start the forkserver (once per process) with Ctrl-C blocked, so that neither it nor a worker it forks can be
+    interrupted before the worker's initializer ignores Ctrl-C (`_worker_start`, which then unblocks it).
 
     Ctrl-C reaches the terminal's whole process group, and the forkserver and the workers it forks are in it until a
-    worker makes itself a session (`_own_session`): one landing while the forkserver imports its modules, or while a
-    worker starts, printed a ``KeyboardInterrupt`` traceback. An ignored SIGINT is kept through ``exec`` and
-    Python keeps it ignored; a handled one is not, so SIGINT is ignored here (a Ctrl-C in these few milliseconds of
-    the first pool's start is lost: press it again), and SIGTERM and SIGHUP are held."""
-    with _stop_signals_deferred():
-        if threading.current_thread() is not threading.main_thread():
-            forkserver.ensure_running()
-            return
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker makes itself a session (`_own_session`): one landing while the forkserver imported its modules, or while a
+    worker started, printed a ``KeyboardInterrupt`` traceback. The signal mask is kept through ``fork`` and ``exec``
+    (CPython starts its resource tracker the same way). Blocking, not ignoring, in this process: a Ctrl-C meanwhile
+    is delivered here once the forkserver is started, not lost."""
+    with stop_signals_held():
+        resource_tracker.ensure_running()  # the forkserver's start starts it too, and it unblocks SIGINT as it ends
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             forkserver.ensure_running()
         finally:
-            signal.signal(signal.SIGINT, previous)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class Runner:
@@ -240,8 +206,11 @@ class Runner:
         )
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:
-        # Submitting may start a worker; a stop landing while one starts would leave it running unknown to the pool.
-        with _stop_signals_deferred():
+        # Submitting may start a worker: the forkserver forks it, and Process.start then waits for its pid before the
+        # pool records it. A stop raised in that wait left a worker the pool did not know: `stop` could not end it,
+        # the coordinator exited and removed the pool's semaphores, and the worker, still unpickling them, printed a
+        # FileNotFoundError traceback.
+        with stop_signals_held():
             return self._executor.submit(_run_in_worker, task)
 
     def close(self) -> None:

@@ -28,6 +28,7 @@ from competition.model import GameRecord, SetRecord
 from competition.plan import Entrant, Format, Plan, PlannedSet, Rotations, round_up
 from competition.results import ResultsFile
 from competition.runner import GameOutcome, GameTask, game_stem
+from competition.stopping import stop_signals_held
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -235,14 +236,15 @@ class Tournament:
         self.records: list[SetRecord] = []
 
     def run(self) -> TournamentResult:
-        prepare_out_dir(self.config, self.out_dir, resume=self.resume)
+        with stop_signals_held():  # a stop waits for the folder to be in order (rmtree cannot be cut in half)
+            prepare_out_dir(self.config, self.out_dir, resume=self.resume)
+            results, self.records = ResultsFile.open(self.out_dir / "results.jsonl")
+            finished = {r.set_id for r in self.records}
+            self._replay_start_failures()
+            _clean_unfinished(self.out_dir, finished)
         if self.ready:
             self.ready()
         started = time.monotonic()
-        results, self.records = ResultsFile.open(self.out_dir / "results.jsonl")
-        finished = {r.set_id for r in self.records}
-        self._replay_start_failures()
-        _clean_unfinished(self.out_dir, finished)
         target = self.stop.target(self.plan)
         games = 0
         status = "complete"
@@ -307,9 +309,10 @@ class Tournament:
         except KeyboardInterrupt:
             status = "interrupted"
         if status == "complete":
-            _clean_unfinished(self.out_dir, {r.set_id for r in self.records})  # sets left when it stopped early
-            with contextlib.suppress(OSError):
-                (self.out_dir / "work").rmdir()
+            with stop_signals_held():
+                _clean_unfinished(self.out_dir, {r.set_id for r in self.records})  # sets left when it stopped early
+                with contextlib.suppress(OSError):
+                    (self.out_dir / "work").rmdir()
         return TournamentResult(
             self.config, self.out_dir, self.records, dict(self.dropped), status, time.monotonic() - started, games
         )

@@ -12,6 +12,11 @@ from pathlib import Path
 import pytest
 from competition_helpers import family, family_env
 
+from competition import tournament
+from competition.plan import Entrant
+from competition.tournament import StopRule, TournamentConfig, run_tournament
+from referee.rules import Ruleset
+
 ARGS = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
 ARGS += ["--seed", "9", "--sets", "30", "--jobs", "2"]
 
@@ -79,25 +84,28 @@ def test_a_stop_while_a_worker_starts_leaves_no_traceback(tmp_path: Path, signum
 
 
 # The forkserver, and every worker until it makes itself a session, are in the terminal's process group, so Ctrl-C
-# reaches them too; a worker must ignore it from its first instruction (a KeyboardInterrupt there is a traceback).
+# reaches them too; a worker must not be interruptible before its initializer ignores Ctrl-C (a KeyboardInterrupt
+# there is a traceback). A process the pool's forkserver forks sends itself SIGINT as its first act, then exits 7.
 SIGINT_OF_A_NEW_WORKER = """
-import signal
+import os, signal, sys
 from multiprocessing import get_context
 
-def report(queue):
-    queue.put(repr(signal.getsignal(signal.SIGINT)))
+def interrupt_myself():
+    os.kill(os.getpid(), signal.SIGINT)
+    sys.exit(7)
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.default_int_handler)
     from competition.runner import Runner
 
-    with Runner(1):
-        context = get_context("forkserver")
-        queue = context.SimpleQueue()
-        process = context.Process(target=report, args=(queue,))
+    with Runner(1) as runner:
+        process = get_context("forkserver").Process(target=interrupt_myself)
         process.start()
-        print(queue.get())
         process.join()
+        print(process.exitcode)
+        pool = runner._executor  # a pool worker, once started: Ctrl-C ignored, and no longer blocked
+        print(pool.submit(signal.getsignal, signal.SIGINT).result() == signal.SIG_IGN)
+        print(signal.SIGINT in pool.submit(signal.pthread_sigmask, signal.SIG_BLOCK, []).result())
 """
 
 
@@ -106,7 +114,8 @@ def test_the_pools_forkserver_starts_its_workers_deaf_to_ctrl_c(tmp_path: Path) 
     script.write_text(SIGINT_OF_A_NEW_WORKER)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == repr(signal.SIG_IGN)
+    assert "KeyboardInterrupt" not in done.stderr, done.stderr
+    assert done.stdout.split() == ["7", "True", "False"]  # 7, not 1: the SIGINT never interrupted it
 
 
 def test_stops_as_soon_as_the_run_has_begun_end_cleanly_every_time(tmp_path: Path) -> None:
@@ -133,3 +142,35 @@ def test_stops_as_soon_as_the_run_has_begun_end_cleanly_every_time(tmp_path: Pat
         assert "Traceback" not in err, f"attempt {attempt}:\n{err}"
         assert process.returncode == 130, f"attempt {attempt}:\n{err}"
         assert not family(tag), f"attempt {attempt}: processes left running"
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")  # as kierki_cli.entry's handler does
+
+
+def test_a_stop_waits_for_the_folder_to_be_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop raised inside shutil.rmtree (clearing what an earlier run left) made it close a descriptor twice:
+    OSError: Bad file descriptor, a traceback. The stop now waits for the folder's setup, then stops the run."""
+    steps = []
+    clean = tournament._clean_unfinished
+
+    def clean_and_be_stopped(out_dir: Path, finished: set[int]) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        steps.append("stopped")
+        clean(out_dir, finished)
+        steps.append("cleaned")
+
+    monkeypatch.setattr(tournament, "_clean_unfinished", clean_and_be_stopped)
+    config = TournamentConfig(
+        entrants=(Entrant("h", "sample:heuristic"), Entrant("r", "sample:random")),
+        ruleset=Ruleset.create("hearts", None, {"target": "10"}),
+        seed="1",
+    )
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        with pytest.raises(KeyboardInterrupt, match="stopped by SIGTERM"):
+            run_tournament(config, tmp_path, StopRule(sets=1))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert steps == ["stopped", "cleaned"]
+    assert not (tmp_path / "results.jsonl").read_text()  # stopped before any game
