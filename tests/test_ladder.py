@@ -716,7 +716,7 @@ def test_a_ladder_plays_on_the_executor_its_config_names(tmp_path: Path) -> None
 
 
 def test_a_ladder_config_with_a_bad_executor_is_refused_at_once(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="needs --scheduler"):
+    with pytest.raises(ConfigError, match='executor = "dask" needs scheduler = '):
         _config(executor="dask").check()
     with pytest.raises(ConfigError, match="executor must be one of"):
         _config(executor="cloud").check()
