@@ -336,8 +336,15 @@ def match_wall(seconds: float) -> Result:
 def cli_startup(seconds: float) -> Result:
     """``kierki --help`` against a bare ``python -c pass`` of the same interpreter, wall clock, median."""
     kierki = _kierki_command()
-    ours = _runs(seconds, 9, lambda: _wall([*kierki, "--help"])[0])
-    bare = _runs(seconds, 9, lambda: _wall([sys.executable, "-c", "pass"])[0])
+    ours: list[float] = []
+    bare: list[float] = []
+
+    def pair() -> float:  # interleaved, so a change of load or CPU clock touches both sides alike
+        ours.append(_wall([*kierki, "--help"])[0])
+        bare.append(_wall([sys.executable, "-c", "pass"])[0])
+        return ours[-1] + bare[-1]
+
+    _runs(2 * seconds, 9, pair)
     return _result(
         "cli_startup",
         "ms",
