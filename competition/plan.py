@@ -52,15 +52,19 @@ class Entrant:
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     time: BotTime = field(default_factory=BotTime)
+    owner: str | None = None  # who registered it (a bots file's ``owner``): bots of several owners run sandboxed
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "command": self.command,
             "cwd": self.cwd,
             "env": [list(pair) for pair in self.env],
             "time": {k: v for k, v in vars(self.time).items() if v is not None},
         }
+        if self.owner is not None:  # left out when unset: a stopped run's stored configuration stays the same
+            data["owner"] = self.owner
+        return data
 
 
 def check_name(name: str) -> str:
@@ -81,10 +85,10 @@ _TIME_KEYS = {"move_ms", "startup_ms", "bank_ms", "increment_ms"}
 
 
 def parse_bots_file(path: Path) -> list[Entrant]:
-    """A TOML file with one ``[[bot]]`` table per bot: name, command, and optionally cwd, env and time.
+    """A TOML file with one ``[[bot]]`` table per bot: name, command, and optionally cwd, env, time and owner.
 
     ``cwd`` is relative to the file's folder; ``env`` is a table of strings; ``time`` a table with any of
-    move_ms, startup_ms, bank_ms, increment_ms.
+    move_ms, startup_ms, bank_ms, increment_ms; ``owner`` names who registered the bot (see ``owners``).
     """
     try:
         data = tomllib.loads(path.read_text())
@@ -98,9 +102,14 @@ def parse_bots_file(path: Path) -> list[Entrant]:
     entrants = []
     for number, table in enumerate(tables, 1):
         where = f"{path}, bot {number}"
-        unknown = set(table) - {"name", "command", "cwd", "env", "time"}
+        unknown = set(table) - {"name", "command", "cwd", "env", "time", "owner"}
         if unknown:
-            raise PlanError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; use name, command, cwd, env, time")
+            raise PlanError(
+                f"{where}: unknown key(s) {', '.join(sorted(unknown))}; use name, command, cwd, env, time, owner"
+            )
+        owner = table.get("owner")
+        if owner is not None and (not isinstance(owner, str) or not owner.strip()):
+            raise PlanError(f'{where}: owner must be a name, e.g. owner = "alice"')
         name, command = table.get("name"), table.get("command")
         if not isinstance(name, str) or not isinstance(command, str) or not command.strip():
             raise PlanError(f"{where}: name and command must both be given as strings")
@@ -129,9 +138,16 @@ def parse_bots_file(path: Path) -> list[Entrant]:
                 str(folder) if folder is not None else None,
                 tuple(sorted(env.items())),
                 BotTime(**time),
+                owner.strip() if owner is not None else None,
             )
         )
     return entrants
+
+
+def owners(entrants: Sequence[Entrant]) -> set[str]:
+    """The owners a tournament's bots name. Two or more mean bots registered by different people, which the
+    tournament runs under the strongest sandbox unless told otherwise (SECURITY.md)."""
+    return {e.owner for e in entrants if e.owner is not None}
 
 
 def check_entrants(entrants: Sequence[Entrant]) -> None:

@@ -16,7 +16,7 @@ import click
 from competition import report, stats
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.model import SetRecord
-from competition.plan import FORMATS, Entrant, PlanError, parse_bot_argument, parse_bots_file
+from competition.plan import FORMATS, Entrant, PlanError, owners, parse_bot_argument, parse_bots_file
 from competition.results import ResultsError
 from competition.sprt import SPRT, SprtError, paired_difference
 from competition.tournament import (
@@ -27,7 +27,9 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
 )
+from kierki_cli.isolation import Isolation
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
+from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.text import printable
 
 # --- presentation ---------------------------------------------------------------------------------------------
@@ -138,6 +140,23 @@ def _run(
         raise click.ClickException(str(error)) from None
 
 
+def sandbox_for_owners(entrants: list[Entrant], isolation: Isolation) -> Isolation:
+    """Bots of two or more owners (a bots file's ``owner``) are strangers to each other: without an explicit
+    ``--sandbox``, they run under bubblewrap, and the tournament refuses to start where it cannot be used."""
+    named = owners(entrants)
+    source = click.get_current_context().get_parameter_source("sandbox")
+    if len(named) < 2 or source is not click.core.ParameterSource.DEFAULT or isolation.sandbox == "bwrap":
+        return isolation
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        raise click.UsageError(
+            f"the bots have {len(named)} owners ({', '.join(sorted(named))}), so they run under --sandbox bwrap "
+            f"by default, and it cannot be used here: {error}; to run them unsandboxed anyway, give --sandbox none"
+        ) from None
+    return Isolation(isolation.limits, "bwrap", isolation.bot_env, isolation.bot_ro)
+
+
 # --- kierki tournament ----------------------------------------------------------------------------------------
 
 
@@ -147,7 +166,8 @@ def _run(
     "--bots",
     "bots_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A TOML file of [[bot]] tables: name, command, and optionally cwd, env and time (see README).",
+    help="A TOML file of [[bot]] tables: name, command, and optionally cwd, env, time and owner (bots of several "
+    "owners run under --sandbox bwrap unless --sandbox is given; see README).",
 )
 @click.option(
     "--format",
@@ -205,6 +225,7 @@ def tournament(
             entrants += parse_bots_file(bots_file)
     except PlanError as error:
         raise click.UsageError(str(error)) from None
+    settings["isolation"] = sandbox_for_owners(entrants, settings["isolation"])
     out_dir, seed = out_dir_and_seed(
         "tournament", "tournament", out_dir, seed, resume=resume, quiet=as_json, bots_given=bool(entrants)
     )

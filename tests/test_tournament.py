@@ -284,6 +284,55 @@ def test_cli_gauntlet_from_a_bots_file(tmp_path: Path) -> None:
     assert again.exit_code == 2 and "give the same bots and options" in again.output
 
 
+OWNED_BOTS = (
+    '[[bot]]\nname = "a"\ncommand = "sample:heuristic"\nowner = "alice"\n'
+    '[[bot]]\nname = "b"\ncommand = "sample:random"\nowner = "bob"\n'
+)
+
+
+def test_bots_of_several_owners_are_refused_unsandboxed_where_bubblewrap_cannot_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kierki_cli.tournament_cmd as command
+    from referee.bots.sandbox import SandboxError
+
+    def no_bwrap() -> None:
+        raise SandboxError("bubblewrap (bwrap) is not installed")
+
+    monkeypatch.setattr(command, "check_bwrap", no_bwrap)
+    bots = tmp_path / "bots.toml"
+    bots.write_text(OWNED_BOTS)
+    args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10", "--sets", "1"]
+    args += ["--seed", "owners-test-seed-1234", "--jobs", "1"]
+    refused = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "refused")])
+    assert refused.exit_code == 2
+    assert "2 owners (alice, bob), so they run under --sandbox bwrap by default" in refused.output
+    assert "give --sandbox none" in refused.output and not (tmp_path / "refused").exists()
+    told = CliRunner().invoke(cli, [*args, "--sandbox", "none", "--out", str(tmp_path / "told")])
+    assert told.exit_code == 0, told.output  # told otherwise, it runs them unsandboxed
+    stored = json.loads((tmp_path / "told" / "tournament.json").read_text())
+    assert stored["sandbox"] == "none" and [b["owner"] for b in stored["bots"]] == ["alice", "bob"]
+    bots.write_text(OWNED_BOTS.replace("bob", "alice"))  # one owner: the organiser's own bots, as before
+    own = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "own")])
+    assert own.exit_code == 0, own.output
+    assert json.loads((tmp_path / "own" / "tournament.json").read_text())["sandbox"] == "none"
+
+
+def test_bots_of_several_owners_run_under_bubblewrap_by_default(tmp_path: Path) -> None:
+    from referee.bots.sandbox import SandboxError, check_bwrap
+
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        pytest.skip(str(error))
+    bots = tmp_path / "bots.toml"
+    bots.write_text(OWNED_BOTS)
+    args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10", "--sets", "1"]
+    result = CliRunner().invoke(cli, [*args, "--seed", "owners-test-seed-1234", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "out" / "tournament.json").read_text())["sandbox"] == "bwrap"
+
+
 def test_sprt_resumes_with_the_pairs_it_has(tmp_path: Path) -> None:
     args = ["sprt", "--new", "sample:heuristic", "--old", "sample:random", "--field", "sample:random"]
     args += ["--game", "hearts", "--option", "target=10", "--jobs", "2", "--out", str(tmp_path)]
