@@ -7,7 +7,6 @@ message can only ever carry what that seat may know; this module never decides v
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from typing import cast
 
@@ -41,20 +40,12 @@ from referee.rules.cards import (
     CardParseError,
     card_list,
     make_card,
+    mask_of,
     sort_for_display,
 )
 from referee.rules.observation import PlayView
 from referee.rules.points import point_values
 from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
-
-
-def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
-    return _cards(tuple(values))
-
-
-@functools.lru_cache(maxsize=8192)
-def _cards(values: tuple[Card, ...]) -> tuple[str, ...]:
-    return tuple(card_name(c) for c in sort_for_display(values))
 
 
 def suit_letter(suit: int | None) -> m.Suit | None:
@@ -149,14 +140,20 @@ def mask_names(mask: int) -> tuple[str, ...]:
     return names[mask & _CLUBS] + names[mask & _DIAMONDS] + names[mask & _HEARTS] + names[mask & _SPADES]
 
 
+def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
+    """The names of ``values`` in display order (by suit, low to high); a card held twice (two decks) twice."""
+    mask = mask_of(values)
+    if mask.bit_count() == len(values):
+        return mask_names(mask)
+    return tuple(card_name(c) for c in sort_for_display(values))
+
+
 def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
     """The play request of the seat to act, from its ``PlayView`` (the referee's hottest path: no observation)."""
     lottery = view.kind is DealKind.LOTTERY
     start = view.lottery_start_rank
-    if view.hand_doubles:  # two decks: a card held twice is named twice
-        hand = cards(card_list(view.hand) + card_list(view.hand_doubles))
-    else:
-        hand = mask_names(view.hand)
+    # two decks: a card held twice is named twice
+    hand = cards(card_list(view.hand) + card_list(view.hand_doubles)) if view.hand_doubles else mask_names(view.hand)
     deal_scores, totals = view.deal_scores, view.totals
     return m.PlayRequest(
         id=request_id,
