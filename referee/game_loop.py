@@ -14,7 +14,6 @@ from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.rules import Event, GameState
-from referee.rules.projection import is_public, project
 
 __all__ = ["Decide", "Deliver", "SeatMessages", "play_out"]
 
@@ -44,15 +43,14 @@ class SeatMessages:
         return wire.messages_for((event,), self.players, self.game_number)
 
     def lines(self, event: Event) -> list[bytes | None]:
-        """Per seat, the encoded line ``event`` sends it (None: nothing); a public event's line is encoded once
-        and is the same object for every seat."""
-        if is_public(event):
-            view = project(event, 0)
-            message = None if view is None else wire.event_message(view, self.players, self.game_number)
-            return [None if message is None else codec.encode(message)] * self.players
+        """Per seat, the encoded line ``event`` sends it (None: nothing); a message shared by every seat (a public
+        event's) is encoded once, and its line is the same object for every seat."""
         lines: list[bytes | None] = []
-        for seat in range(self.players):
-            view = project(event, seat)
-            message = None if view is None else wire.event_message(view, self.players, self.game_number)
-            lines.append(None if message is None else codec.encode(message))
+        last: m.Event | None = None
+        line: bytes | None = None
+        for message in wire.seat_messages(event, self.players, self.game_number):
+            if message is not last:
+                last = message
+                line = None if message is None else codec.encode(message)
+            lines.append(line)
         return lines

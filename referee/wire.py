@@ -347,25 +347,25 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
     return None
 
 
-def messages_for(events: Iterable[Event], players: int, game_number: int) -> list[list[m.Event]]:
-    """Per seat, the event messages ``events`` send it, in order: the one step from core events to the wire.
+def seat_messages(event: Event, players: int, game_number: int) -> list[m.Event | None]:
+    """Per seat, the message ``event`` sends it (None: none). Each seat's view comes from ``project`` (the only
+    statement of who may see what); a public event's message (``projection.is_public``) is one object shared by
+    every seat, so a caller encodes it once."""
+    if is_public(event):
+        view = project(event, 0)
+        return [None if view is None else event_message(view, players, game_number)] * players
+    messages: list[m.Event | None] = []
+    for seat in range(players):
+        view = project(event, seat)
+        messages.append(None if view is None else event_message(view, players, game_number))
+    return messages
 
-    Each seat's view comes from ``project`` (the only statement of who may see what). A public event's message
-    (``projection.is_public``) is one object shared by every seat, so a caller encodes it once.
-    """
+
+def messages_for(events: Iterable[Event], players: int, game_number: int) -> list[list[m.Event]]:
+    """Per seat, the event messages ``events`` send it, in order: the one step from core events to the wire."""
     per_seat: list[list[m.Event]] = [[] for _ in range(players)]
     for event in events:
-        if is_public(event):
-            view = project(event, 0)
-            message = None if view is None else event_message(view, players, game_number)
+        for messages, message in zip(per_seat, seat_messages(event, players, game_number), strict=True):
             if message is not None:
-                for messages in per_seat:
-                    messages.append(message)
-            continue
-        for seat, messages in enumerate(per_seat):
-            view = project(event, seat)
-            if view is not None:
-                private = event_message(view, players, game_number)
-                if private is not None:
-                    messages.append(private)
+                messages.append(message)
     return per_seat
