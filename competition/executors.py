@@ -52,6 +52,44 @@ class GameExecutor(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
+# How _problem names things: as the command line's options, or as ladder.toml's [run] keys.
+_OPTION_WORDS: Mapping[str, str] = {
+    "dask": "--executor dask",
+    "dask-local": "--executor dask-local",
+    "local": "dask-local",
+    "scheduler": "--scheduler",
+    "scheduler=": "--scheduler tcp://HOST:8786",
+    "workers": "--workers",
+    "jobs": " (with local, use --jobs)",
+}
+_TOML_WORDS: Mapping[str, str] = {
+    "dask": 'executor = "dask"',
+    "dask-local": 'executor = "dask-local"',
+    "local": 'executor = "dask-local"',
+    "scheduler": "scheduler",
+    "scheduler=": 'scheduler = "tcp://HOST:8786"',
+    "workers": "workers",
+    "jobs": "",
+}
+
+
+def _problem(
+    kind: str, scheduler: str | None, workers: int | None, retries: int, words: Mapping[str, str]
+) -> str | None:
+    """What is wrong with an executor's settings together, in ``words`` (the options' or ladder.toml's)."""
+    if kind == "dask" and not scheduler:
+        return f"{words['dask']} needs {words['scheduler=']} (the address `dask scheduler` prints)"
+    if kind != "dask" and scheduler:
+        return f"{words['scheduler']} is for {words['dask']}; for a cluster on this machine use {words['local']}"
+    if kind != "dask-local" and workers is not None:
+        return f"{words['workers']} is for {words['dask-local']}{words['jobs']}"
+    if workers is not None and workers < 1:
+        return f"{words['workers']} must be at least 1"
+    if retries < 0:
+        return "retries must be at least 0"
+    return None
+
+
 @dataclass(frozen=True)
 class ExecutorSpec:
     """Which executor, as a user states it (the CLI's ``--executor``, ``--scheduler``, ``--workers``; ladder.toml).
@@ -67,18 +105,9 @@ class ExecutorSpec:
     def __post_init__(self) -> None:
         if self.kind not in EXECUTORS:
             raise ExecutorError(f"unknown executor {self.kind!r}: use one of {', '.join(EXECUTORS)}")
-        if self.kind == "dask" and not self.scheduler:
-            raise ExecutorError(
-                "--executor dask needs --scheduler tcp://HOST:8786 (the address `dask scheduler` prints)"
-            )
-        if self.kind != "dask" and self.scheduler:
-            raise ExecutorError("--scheduler is for --executor dask; for a cluster on this machine use dask-local")
-        if self.kind != "dask-local" and self.workers is not None:
-            raise ExecutorError("--workers is for --executor dask-local (with local, use --jobs)")
-        if self.workers is not None and self.workers < 1:
-            raise ExecutorError("--workers must be at least 1")
-        if self.retries < 0:
-            raise ExecutorError("retries must be at least 0")
+        problem = _problem(self.kind, self.scheduler, self.workers, self.retries, _OPTION_WORDS)
+        if problem is not None:
+            raise ExecutorError(problem)
 
     @classmethod
     def from_table(cls, table: Mapping[str, object], where: str) -> ExecutorSpec:
@@ -96,26 +125,10 @@ class ExecutorSpec:
             raise ExecutorError(f"{where}: workers must be a whole number")
         if not isinstance(retries, int) or isinstance(retries, bool):
             raise ExecutorError(f"{where}: retries must be a whole number")
-        # The combinations, in the file's own words (``__post_init__`` words them as the command line's options).
-        if kind == "dask" and not scheduler:
-            raise ExecutorError(
-                f'{where}: executor = "dask" needs scheduler = "tcp://HOST:8786" (the address `dask scheduler` prints)'
-            )
-        if kind != "dask" and scheduler:
-            raise ExecutorError(
-                f'{where}: scheduler is for executor = "dask"; '
-                'for a cluster on this machine use executor = "dask-local"'
-            )
-        if kind != "dask-local" and workers is not None:
-            raise ExecutorError(f'{where}: workers is for executor = "dask-local"')
-        if workers is not None and workers < 1:
-            raise ExecutorError(f"{where}: workers must be at least 1")
-        if retries < 0:
-            raise ExecutorError(f"{where}: retries must be at least 0")
-        try:
-            return cls(kind, scheduler, workers, retries)
-        except ExecutorError as error:
-            raise ExecutorError(f"{where}: {error}") from None
+        problem = _problem(kind, scheduler, workers, retries, _TOML_WORDS)  # in the file's words, not the options'
+        if problem is not None:
+            raise ExecutorError(f"{where}: {problem}")
+        return cls(kind, scheduler, workers, retries)
 
     def open(self, jobs: int, *, pin: bool = True) -> GameExecutor:
         """Start (or connect to) the executor. ``jobs`` and ``pin`` are the local pool's; a Dask executor keeps
