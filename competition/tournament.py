@@ -33,6 +33,7 @@ from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
 from referee.match import BotSpec, MatchConfig
+from referee.match_config import MatchSetupError, make_out_dir
 from referee.rules import Ruleset
 
 CONFIG_VERSION = 1
@@ -171,11 +172,9 @@ def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool) ->
                 f"{out_dir} already holds a tournament: continue it with --resume, or choose another --out"
             )
         try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise TournamentError(
-                f"cannot create the output folder {out_dir}: {error.strerror}; choose another with --out"
-            ) from None
+            make_out_dir(out_dir)
+        except MatchSetupError as error:
+            raise TournamentError(str(error)) from None
         _write_json_atomic(stored_path, config.to_json())
     (out_dir / "sets").mkdir(exist_ok=True)
     (out_dir / "work").mkdir(exist_ok=True)

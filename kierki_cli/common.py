@@ -110,9 +110,9 @@ def fresh_out_dir(base: Path) -> Path:
 def make_out_dir(out_dir: Path) -> None:
     """Create a match's output folder before the header that names it, so that a folder that cannot be made is
     reported by its one-line error alone (the match itself would report it after the header)."""
+    from referee import match_config  # the match command's import, not every command's
+
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise click.ClickException(
-            f"cannot create the output folder {printable(str(out_dir))}: {error.strerror}; choose another with --out"
-        ) from None
+        match_config.make_out_dir(out_dir)
+    except match_config.MatchSetupError as error:
+        raise click.ClickException(printable(str(error))) from None

@@ -31,6 +31,7 @@ from referee.match_config import MatchConfig as MatchConfig
 from referee.match_config import MatchSetupError as MatchSetupError
 from referee.match_config import Progress as Progress
 from referee.match_config import default_bots as default_bots
+from referee.match_config import make_out_dir
 from referee.match_config import parse_bot_commands as parse_bot_commands
 from referee.match_config import sample_bot_command as sample_bot_command
 from referee.match_result import MatchResult as MatchResult
@@ -74,12 +75,7 @@ class Match:
 
     def run(self) -> MatchResult:
         config = self.config
-        try:
-            config.out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise MatchSetupError(
-                f"cannot create the output folder {config.out_dir}: {error.strerror}; choose another with --out"
-            ) from None
+        make_out_dir(config.out_dir)
         status = "complete"
         reaper.become_subreaper()  # descendants that leave a bot's session come back to us when the bot dies
         children_before = reaper.child_pids()

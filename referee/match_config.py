@@ -109,3 +109,13 @@ def default_bots(players: int) -> tuple[BotSpec, ...]:
 
 def parse_bot_commands(commands: Sequence[str]) -> tuple[BotSpec, ...]:
     return tuple(BotSpec.parse(c) for c in commands)
+
+
+def make_out_dir(out_dir: Path) -> None:
+    """Create a run's output folder (and its parents); raise ``MatchSetupError`` saying why it cannot be made."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise MatchSetupError(
+            f"cannot create the output folder {out_dir}: {error.strerror}; choose another with --out"
+        ) from None
