@@ -37,9 +37,7 @@ from referee.bots.limits import (
 )
 from referee.bots.results import BotStartError
 
-__all__ = ["LimitPairs", "check_command", "spawn"]
-
-LimitPairs = list[tuple[int, int, int]]  # (resource, soft, hard), as limits.limit_pairs resolves them
+__all__ = ["check_command", "spawn"]
 
 
 def spawn(
