@@ -23,7 +23,7 @@ import distributed
 from distributed.client import FutureCancelledError
 
 from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError
-from competition.remote import GameSpec, RemoteOutcome, deliver, game_spec, run_game_spec
+from competition.remote import GameSpec, RemoteOutcome, deliver, game_spec, probe_sandbox, run_game_spec
 from competition.runner import GameOutcome, GameTask
 
 CONNECT_TIMEOUT_S = 30
@@ -81,7 +81,8 @@ class DaskExecutor:
         self.jobs = max(1, sum(client.nthreads().values()))
 
     @classmethod
-    def open(cls, spec: ExecutorSpec, jobs: int) -> DaskExecutor:
+    def open(cls, spec: ExecutorSpec, jobs: int, *, sandbox: str = "none") -> DaskExecutor:
+        """Connect (or start the local cluster); with ``sandbox`` "bwrap", refuse unless each worker can use it."""
         cluster = None
         client = None
         failure = None
@@ -114,7 +115,30 @@ class DaskExecutor:
             gc.collect()
             raise ExecutorError(failure)
         assert client is not None
-        return cls(client, cluster, spec.retries)
+        executor = cls(client, cluster, spec.retries)
+        if sandbox == "bwrap":
+            try:
+                executor._check_sandbox()
+            except BaseException:
+                executor.close()
+                raise
+        return executor
+
+    def _check_sandbox(self) -> None:
+        """The coordinator's check of bubblewrap says nothing of the workers: run the same probe on each of them
+        before any game goes there, and refuse in one line naming the first worker where it fails. (A worker that
+        joins later is checked by its first bwrap game, which it refuses: ``run_game_spec``.)"""
+        try:
+            answers = self._client.run(probe_sandbox)
+        except Exception as error:
+            raise ExecutorError(f"cannot ask the Dask workers whether bubblewrap works there: {error}") from None
+        for worker, problem in sorted(answers.items()):
+            if problem is not None:
+                why = " ".join(str(problem).split())
+                raise ExecutorError(
+                    f"worker {worker} cannot run the bots under bubblewrap: {why}; fix bubblewrap on that worker or "
+                    "take it out of the cluster"
+                )
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:
         future = _GameFuture(self)

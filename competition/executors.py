@@ -130,9 +130,11 @@ class ExecutorSpec:
             raise ExecutorError(f"{where}: {problem}")
         return cls(kind, scheduler, workers, retries)
 
-    def open(self, jobs: int, *, pin: bool = True) -> GameExecutor:
+    def open(self, jobs: int, *, pin: bool = True, sandbox: str = "none") -> GameExecutor:
         """Start (or connect to) the executor. ``jobs`` and ``pin`` are the local pool's; a Dask executor keeps
-        as many games in flight as its workers have threads (pinning is the workers' own business there)."""
+        as many games in flight as its workers have threads (pinning is the workers' own business there). With
+        ``sandbox`` "bwrap", a Dask executor first checks that bubblewrap works on each of its workers (the local
+        pool's games run here, where the caller and each match check it)."""
         if self.kind == "local":
             return Runner(jobs, pin=pin)
         try:
@@ -141,4 +143,4 @@ class ExecutorSpec:
             raise ExecutorError(
                 f"--executor {self.kind} needs Dask distributed ({error}): pip install 'kierki[dask]'"
             ) from None
-        return DaskExecutor.open(self, jobs)
+        return DaskExecutor.open(self, jobs, sandbox=sandbox)

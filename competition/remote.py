@@ -28,14 +28,14 @@ from typing import Any
 import msgspec
 
 from competition.runner import GameOutcome, GameTask, game_record, game_stem
-from referee.bots.sandbox import Limits
+from referee.bots.sandbox import Limits, SandboxError, check_bwrap
 from referee.bots.seat import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import SAMPLE_BOTS, BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 from referee.rules import Ruleset
 from referee.rules.dealing import DealSpec
 
-__all__ = ["GameSpec", "RemoteOutcome", "deliver", "game_spec", "program_files", "run_game_spec"]
+__all__ = ["GameSpec", "RemoteOutcome", "deliver", "game_spec", "probe_sandbox", "program_files", "run_game_spec"]
 
 _INTERPRETER = re.compile(
     r"^(python|pypy|node|nodejs|perl|ruby|bash|sh|dash|zsh|java|php|lua|luajit|Rscript|deno|bun|julia|dotnet|mono)"
@@ -230,6 +230,19 @@ def check_files(spec: GameSpec) -> str | None:
     return None
 
 
+def probe_sandbox() -> str | None:
+    """On a worker: why bubblewrap cannot create its sandbox here (the coordinator's own check says nothing of this
+    machine), or None when it can. The same probe a match makes before it starts its bots (``check_bwrap``)."""
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        return str(error)
+    return None
+
+
+_sandbox_problem = cache(probe_sandbox)  # once per worker process: every match probes again before its bots start
+
+
 def match_config(spec: GameSpec, out_dir: Path) -> MatchConfig:
     """The spec as the referee's configuration, with this worker's copy of the sample bots."""
     bots = []
@@ -262,6 +275,10 @@ def run_game_spec(spec: GameSpec) -> RemoteOutcome:
     """On a worker: check the bots' files, play the game in a private temporary folder, return what it made."""
     here = worker_name()
     refusal = check_files(spec)
+    if refusal is None and spec.sandbox == "bwrap":
+        problem = _sandbox_problem()
+        if problem is not None:
+            refusal = f"worker {here} cannot run the bots under bubblewrap: {' '.join(problem.split())}"
     if refusal is not None:
         return RemoteOutcome(worker=here, refused=refusal)
     with tempfile.TemporaryDirectory(prefix="kierki-game-") as folder:

@@ -251,7 +251,7 @@ class Tournament:
         sets: dict[int, _SetInProgress] = {}
         pending = self._tasks(finished, target, sets)
         try:
-            with results, self.executor.open(self.jobs, pin=self.pin) as runner:
+            with results, self.executor.open(self.jobs, pin=self.pin, sandbox=self.config.sandbox) as runner:
                 exhausted = False
                 while True:
                     while not exhausted and len(in_flight) < 2 * runner.jobs:

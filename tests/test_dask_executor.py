@@ -238,6 +238,91 @@ def test_a_bot_missing_on_the_workers_is_refused_with_the_reason(
     assert read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
 
 
+def _probe_failing_on(broken: str) -> Any:
+    """A stand-in for ``remote.probe_sandbox``, shipped to the workers by value (it is nested): bubblewrap "fails"
+    on the worker at address ``broken`` only (Dask passes ``dask_worker`` to a function that takes it)."""
+
+    def probe(dask_worker: Any) -> str | None:
+        if dask_worker.address == broken:
+            return "--sandbox bwrap: bubblewrap cannot create its sandbox on this machine (fake:\nno namespaces)"
+        return None
+
+    return probe
+
+
+def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: the coordinator's own check of bwrap says nothing of the workers. Each runs the probe first, and a
+    failing one stops the tournament in one line that names it, before any game (here the coordinator's bwrap
+    works, so only the workers' probe can refuse)."""
+    from competition import dask_executor
+
+    spec, client = cluster
+    broken = sorted(client.scheduler_info()["workers"])[-1]
+    monkeypatch.setattr(dask_executor, "probe_sandbox", _probe_failing_on(broken))
+    submitted: list[object] = []
+    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, task: submitted.append(task))
+    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", sandbox="bwrap")
+    with pytest.raises(ExecutorError) as raised:
+        run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
+    message = str(raised.value)
+    assert message.startswith(f"worker {broken} cannot run the bots under bubblewrap: --sandbox bwrap: ")
+    assert "(fake: no namespaces)" in message and "\n" not in message
+    assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
+    # Where the probe passes on every worker, the executor opens.
+    monkeypatch.setattr(dask_executor, "probe_sandbox", _probe_failing_on("no such worker"))
+    with ExecutorSpec("dask", spec.scheduler).open(1, sandbox="bwrap") as executor:
+        assert executor.jobs == 2
+
+
+def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from competition import dask_executor
+    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+    from competition.ladder.ladder import LadderError, add_bot, init_ladder
+    from competition.ladder.run import run_ladder
+    from competition.ladder.store import Store
+
+    spec, client = cluster
+    broken = sorted(client.scheduler_info()["workers"])[0]
+    monkeypatch.setattr(dask_executor, "probe_sandbox", _probe_failing_on(broken))
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="bwrap"),
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
+        bots=BotSettings(validation=False),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
+    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    with pytest.raises(LadderError, match=f"^worker {broken} cannot run the bots under bubblewrap: "):
+        run_ladder(folder, sets=1)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.results() == [] and store.count("claimed") == 0
+
+
+def test_a_worker_whose_bubblewrap_fails_refuses_a_bwrap_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that joined after the executor's check refuses bwrap games (they go to the other workers) instead
+    of failing each one as the referee's error; games without the sandbox it plays."""
+    from competition.runner import GameTask
+
+    monkeypatch.setattr(remote, "_sandbox_problem", lambda: "--sandbox bwrap: bubblewrap cannot (fake)")
+    for sandbox in ("bwrap", "none"):
+        bots = tuple(BotSpec.parse(command) for command in ["sample:heuristic", "sample:random"] * 2)
+        config = MatchConfig(SHORT, bots, tmp_path / "w", seed="3", sandbox=sandbox)
+        spec = remote.game_spec(GameTask(1, 0, config, ("a", "b", "c", "d"), tmp_path / "set", "sets/0001"))
+        outcome = remote.run_game_spec(spec)
+        if sandbox == "bwrap":
+            assert outcome.refused is not None and "cannot run the bots under bubblewrap" in outcome.refused
+        else:
+            assert outcome.refused is None and outcome.record is not None
+
+
 # --- without a cluster: the spec, the hashes, the options ----------------------------------------------------
 
 

@@ -127,7 +127,9 @@ class _Run:
     def _open_executor(self) -> GameExecutor:
         """The executor ladder.toml's [run] names (local worker processes by default, or Dask)."""
         try:
-            return self.config.run.executor_spec().open(self.jobs, pin=self.config.run.pin)
+            return self.config.run.executor_spec().open(
+                self.jobs, pin=self.config.run.pin, sandbox=self.config.isolation.sandbox
+            )
         except ExecutorError as error:
             raise LadderError(str(error)) from None
 
