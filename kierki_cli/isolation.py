@@ -1,6 +1,9 @@
-"""The ``kierki match`` options for per-bot limits and isolation, gathered into one ``Isolation`` argument.
+"""The options for per-bot limits and isolation, gathered into one ``Isolation`` argument: the one table of them,
+shared by ``kierki match``, ``tournament``, ``sprt``, ``check-bot`` and ``ladder init``, so that an option means the
+same everywhere (``--limit-cpu 0`` is no limit; left out, 600 CPU seconds per game). A command chooses only the
+sandbox's default and the words that explain it (a ladder runs strangers' bots: bwrap by default).
 
-One decorator keeps them together (and out of the way of the other options): what each does is in SECURITY.md.
+What each option does is in SECURITY.md.
 """
 
 from __future__ import annotations
@@ -42,81 +45,98 @@ class Isolation:
         self.bot_ro = bot_ro
 
 
-_OPTIONS = (
-    click.option(
-        "--limit-memory",
-        type=click.IntRange(0),
-        default=DEFAULT_MEMORY_MB,
-        show_default=True,
-        metavar="MB",
-        help="Address space per bot (RLIMIT_AS); 0: no limit. JVMs and some runtimes reserve more than they use.",
-    ),
-    click.option(
-        "--limit-cpu",
-        type=click.IntRange(0),
-        default=None,
-        metavar="S",
-        help=f"CPU seconds per bot over the whole match (RLIMIT_CPU) [default: {DEFAULT_CPU_S_PER_GAME} per game]; "
-        "0: no limit.",
-    ),
-    click.option(
-        "--limit-processes",
-        type=click.IntRange(0),
-        default=DEFAULT_PROCESSES,
-        show_default=True,
-        metavar="N",
-        help="Processes and threads a bot may add to the user's current count (RLIMIT_NPROC, shared per user, "
-        "no effect as root); 0: no limit.",
-    ),
-    click.option(
-        "--limit-file",
-        type=click.IntRange(0),
-        default=DEFAULT_FILE_MB,
-        show_default=True,
-        metavar="MB",
-        help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
-    ),
-    click.option(
-        "--limit-disk",
-        type=click.IntRange(0),
-        default=0,
-        show_default=True,
-        metavar="MB",
-        help="With --sandbox bwrap: the bot's private directory is a tmpfs of this size, so a bot that fills it "
-        "fills only its own space; 0: its real directory OUT/seatN.",
-    ),
-    click.option(
-        "--sandbox",
-        type=click.Choice(SANDBOXES),
-        default="none",
-        show_default=True,
-        help="none: scrubbed environment, private directory OUT/seatN and the limits. bwrap: also bubblewrap "
-        "(no network; only the system folders, the bot's own program folders and --bot-ro paths, read-only; "
-        "logs, deal files and other seats hidden). See SECURITY.md.",
-    ),
-    click.option(
-        "--bot-ro",
-        "bot_ro",
-        multiple=True,
-        type=click.Path(exists=True, path_type=Path),
-        metavar="PATH",
-        help="With --sandbox bwrap: a folder or file every bot may read (data a bot needs outside its program "
-        "folder); repeat for several.",
-    ),
-    click.option(
-        "--bot-env",
-        "bot_env",
-        multiple=True,
-        metavar="NAME=VALUE",
-        help="An environment variable for every bot (bots get only PATH, LANG, LC_ALL, HOME and TMPDIR otherwise); "
-        "repeat for several.",
-    ),
+SANDBOX_HELP = (
+    "none: scrubbed environment, private directory OUT/seatN and the limits. bwrap: also bubblewrap "
+    "(no network; only the system folders, the bot's own program folders and --bot-ro paths, read-only; "
+    "logs, deal files and other seats hidden). See SECURITY.md."
 )
+
+
+def _options(sandbox_default: str, sandbox_help: str) -> tuple[Callable[[Any], Any], ...]:
+    return (
+        click.option(
+            "--limit-memory",
+            type=click.IntRange(0),
+            default=DEFAULT_MEMORY_MB,
+            show_default=True,
+            metavar="MB",
+            help="Address space per bot (RLIMIT_AS); 0: no limit. JVMs and some runtimes reserve more than they use.",
+        ),
+        click.option(
+            "--limit-cpu",
+            type=click.IntRange(0),
+            default=None,
+            metavar="S",
+            help=f"CPU seconds per bot over the whole match (RLIMIT_CPU) [default: {DEFAULT_CPU_S_PER_GAME} per game]; "
+            "0: no limit.",
+        ),
+        click.option(
+            "--limit-processes",
+            type=click.IntRange(0),
+            default=DEFAULT_PROCESSES,
+            show_default=True,
+            metavar="N",
+            help="Processes and threads a bot may add to the user's current count (RLIMIT_NPROC, shared per user, "
+            "no effect as root); 0: no limit.",
+        ),
+        click.option(
+            "--limit-file",
+            type=click.IntRange(0),
+            default=DEFAULT_FILE_MB,
+            show_default=True,
+            metavar="MB",
+            help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
+        ),
+        click.option(
+            "--limit-disk",
+            type=click.IntRange(0),
+            default=0,
+            show_default=True,
+            metavar="MB",
+            help="With --sandbox bwrap: the bot's private directory is a tmpfs of this size, so a bot that fills it "
+            "fills only its own space; 0: its real directory OUT/seatN.",
+        ),
+        click.option(
+            "--sandbox",
+            type=click.Choice(SANDBOXES),
+            default=sandbox_default,
+            show_default=True,
+            help=sandbox_help,
+        ),
+        click.option(
+            "--bot-ro",
+            "bot_ro",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            metavar="PATH",
+            help="With --sandbox bwrap: a folder or file every bot may read (data a bot needs outside its program "
+            "folder); repeat for several.",
+        ),
+        click.option(
+            "--bot-env",
+            "bot_env",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="An environment variable for every bot (bots get only PATH, LANG, LC_ALL, HOME and TMPDIR otherwise); "
+            "repeat for several.",
+        ),
+    )
 
 
 def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add the options to a click command, which receives them as one ``isolation: Isolation`` argument."""
+    return isolation_options_for()(command)
 
+
+def isolation_options_for(
+    sandbox_default: SandboxKind = "none", sandbox_help: str = SANDBOX_HELP
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``isolation_options`` with another default sandbox, explained in ``sandbox_help``: the one thing a command
+    may choose (``kierki ladder init``: bwrap); every limit means the same for every command."""
+    return functools.partial(_add_options, sandbox_default=sandbox_default, sandbox_help=sandbox_help)
+
+
+def _add_options(command: Callable[..., Any], *, sandbox_default: SandboxKind, sandbox_help: str) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(
         *args: Any,
@@ -147,6 +167,6 @@ def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         return command(*args, **kwargs)
 
     decorated: Callable[..., Any] = wrapper
-    for option in reversed(_OPTIONS):
+    for option in reversed(_options(sandbox_default, sandbox_help)):
         decorated = option(decorated)
     return decorated

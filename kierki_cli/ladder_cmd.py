@@ -14,13 +14,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 import filelock
 
 from competition.ladder.config import (
-    ENV_NAME,
     LOCK_NAME,
     ConfigError,
     Isolation,
@@ -32,14 +31,8 @@ from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
-from referee.bots.sandbox import (
-    DEFAULT_CPU_S_PER_GAME,
-    DEFAULT_FILE_MB,
-    DEFAULT_MEMORY_MB,
-    DEFAULT_PROCESSES,
-    SANDBOXES,
-    SandboxKind,
-)
+from kierki_cli.isolation import Isolation as CliIsolation
+from kierki_cli.isolation import isolation_options_for
 from referee.bots.seat import TimeControl
 from referee.rules import Ruleset
 from referee.rules.ruleset import Game
@@ -91,68 +84,10 @@ def ladder() -> None:
 @startup_time_option
 @time_bank_option
 @increment_option
-@click.option(
-    "--sandbox",
-    type=click.Choice(SANDBOXES),
-    default="bwrap",
-    show_default=True,
-    help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or none.",
-)
-@click.option(
-    "--limit-memory",
-    type=click.IntRange(0),
-    default=DEFAULT_MEMORY_MB,
-    show_default=True,
-    metavar="MB",
-    help="Address space per bot (RLIMIT_AS); 0: no limit.",
-)
-@click.option(
-    "--limit-cpu",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    metavar="S",
-    help=f"CPU seconds per bot in a game (RLIMIT_CPU); 0: the referee's {DEFAULT_CPU_S_PER_GAME}.",
-)
-@click.option(
-    "--limit-processes",
-    type=click.IntRange(0),
-    default=DEFAULT_PROCESSES,
-    show_default=True,
-    metavar="N",
-    help="Processes and threads a bot may add to the user's count (RLIMIT_NPROC); 0: no limit.",
-)
-@click.option(
-    "--limit-file",
-    type=click.IntRange(0),
-    default=DEFAULT_FILE_MB,
-    show_default=True,
-    metavar="MB",
-    help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
-)
-@click.option(
-    "--limit-disk",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    metavar="MB",
-    help="The bot's private directory is a tmpfs of this size (bwrap); 0: a directory on the ladder's disk.",
-)
-@click.option(
-    "--bot-ro",
-    "bot_ro",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    metavar="PATH",
-    help="A folder or file every bot may read inside the sandbox (data outside its program folder); repeat for "
-    "several. Never one that holds the ladder's folder.",
-)
-@click.option(
-    "--bot-env",
-    "bot_env",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="An environment variable for every bot; repeat for several.",
+@isolation_options_for(
+    sandbox_default="bwrap",
+    sandbox_help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or "
+    "none. --bot-ro paths may never hold the ladder's folder.",
 )
 def init(
     folder: Path,
@@ -163,14 +98,7 @@ def init(
     startup_time: int,
     time_bank: int,
     increment: int,
-    sandbox: str,
-    limit_memory: int,
-    limit_cpu: int,
-    limit_processes: int,
-    limit_file: int,
-    limit_disk: int,
-    bot_ro: tuple[Path, ...],
-    bot_env: tuple[str, ...],
+    isolation: CliIsolation,
 ) -> None:
     """Create a ladder in FOLDER: ladder.toml (every setting, editable), ladder.sqlite and secret.key."""
     options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
@@ -183,15 +111,11 @@ def init(
         players=ruleset.players,
         options=options,
         time=TimeControl(time_per_move, startup_time, time_bank, increment),
-        isolation=Isolation(
-            sandbox=cast(SandboxKind, sandbox),
-            memory_mb=limit_memory,
-            cpu_s=limit_cpu,
-            processes=limit_processes,
-            file_mb=limit_file,
-            disk_mb=limit_disk,
-            bot_ro=[str(path.resolve()) for path in bot_ro],
-            bot_env=dict(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE", keys=ENV_NAME)),
+        isolation=Isolation.of(
+            isolation.limits,
+            isolation.sandbox,
+            bot_ro=[str(path.resolve()) for path in isolation.bot_ro],
+            bot_env=dict(isolation.bot_env),
         ),
     )
     try:

@@ -720,3 +720,106 @@ def test_a_ladder_config_with_a_bad_executor_is_refused_at_once(tmp_path: Path) 
         _config(executor="dask").check()
     with pytest.raises(ConfigError, match="executor must be one of"):
         _config(executor="cloud").check()
+
+
+# --- one meaning per option: the isolation and time options of match, tournament, sprt, check-bot, ladder init ---
+
+_SHARED_OPTIONS = (
+    "--limit-memory",
+    "--limit-cpu",
+    "--limit-processes",
+    "--limit-file",
+    "--limit-disk",
+    "--sandbox",
+    "--bot-ro",
+    "--bot-env",
+    "--time-per-move",
+    "--startup-time",
+    "--time-bank",
+    "--increment",
+)
+
+
+def _command(*path: str) -> object:
+    import click
+
+    command: click.Command = cli
+    context = click.Context(cli)
+    for name in path:
+        assert isinstance(command, click.Group)
+        found = command.get_command(context, name)
+        assert found is not None, name
+        command = found
+    return command
+
+
+def test_every_command_declares_the_isolation_and_time_options_alike() -> None:
+    """One table of option definitions: the same type, default, metavar and help for every command that takes
+    them (the ladder chooses only the sandbox's default and its words). Before, ``ladder init`` declared its own
+    copies, and its ``--limit-cpu 0`` meant the referee's default where ``match``'s meant no limit."""
+    import click
+
+    def described(command: object) -> dict[str, tuple[object, ...]]:
+        assert isinstance(command, click.Command)
+        options = {}
+        for param in command.params:
+            if isinstance(param, click.Option) and param.opts[0] in _SHARED_OPTIONS:
+                default = None if param.opts[0] == "--sandbox" else param.default
+                words = None if param.opts[0] == "--sandbox" else param.help
+                options[param.opts[0]] = (param.type.to_info_dict(), default, param.metavar, param.multiple, words)
+        return options
+
+    commands = [("match",), ("tournament",), ("sprt",), ("check-bot",), ("ladder", "init")]
+    seen = {path: described(_command(*path)) for path in commands}
+    reference = seen[("match",)]
+    assert sorted(reference) == sorted(_SHARED_OPTIONS)
+    for path, options in seen.items():
+        wanted = reference if path != ("check-bot",) else {k: v for k, v in reference.items() if k in options}
+        assert options == wanted, path
+
+
+def test_limit_cpu_0_is_no_limit_for_the_ladder_as_for_a_match(tmp_path: Path) -> None:
+    runner = CliRunner()
+    base = ["--game", "hearts", "--sandbox", "none"]
+    for name, given, seconds in (
+        ("off", ["--limit-cpu", "0"], None),
+        ("default", [], 600),
+        ("set", ["--limit-cpu", "7"], 7),
+    ):
+        result = runner.invoke(cli, ["ladder", "init", str(tmp_path / name), *base, *given])
+        assert result.exit_code == 0, result.output
+        config = LadderConfig.load(tmp_path / name)
+        assert config.format == 2 and config.isolation.cpu_s == (seconds or 0)
+        assert config.isolation.limits().resource_limits(games=1).cpu_seconds == seconds
+        assert f"cpu_s = {seconds or 0}\n" in (tmp_path / name / "ladder.toml").read_text()
+    # The same refusal as a match's: the disk limit and read-only paths exist only inside the sandbox.
+    refused = runner.invoke(cli, ["ladder", "init", str(tmp_path / "disk"), *base, "--limit-disk", "5"])
+    assert refused.exit_code == 2 and "--limit-disk and --bot-ro apply inside a sandbox" in refused.output
+
+
+def test_a_ladder_toml_of_format_1_keeps_its_cpu_limit(tmp_path: Path) -> None:
+    """A ladder.toml written by an older ``ladder init`` (no ``format`` key) said ``cpu_s = 0`` for the referee's
+    600 CPU seconds per game: it loads with that limit, not with none, and is not rewritten."""
+    folder = tmp_path / "old"
+    init_ladder(folder, _config())
+    path = folder / "ladder.toml"
+    data = tomllib.loads(path.read_text())
+    assert data.pop("format") == 2
+    data["isolation"]["cpu_s"] = 0
+    old = tomli_w.dumps(data)
+    path.write_text(old)
+    config = LadderConfig.load(folder)
+    assert config.format == 1 and config.isolation.limits().resource_limits(games=1).cpu_seconds == 600
+    assert path.read_text() == old
+    data["isolation"]["cpu_s"] = 9  # any other number meant what it says
+    path.write_text(tomli_w.dumps(data))
+    assert LadderConfig.load(folder).isolation.limits().resource_limits(games=1).cpu_seconds == 9
+    del data["isolation"]["cpu_s"]  # left out: the default, in either format
+    path.write_text(tomli_w.dumps(data))
+    assert LadderConfig.load(folder).isolation.cpu_s == 600
+    for version, seconds in ((2, None), (1, 600)):
+        path.write_text(tomli_w.dumps({"format": version, **data, "isolation": {**data["isolation"], "cpu_s": 0}}))
+        assert LadderConfig.load(folder).isolation.limits().resource_limits(games=1).cpu_seconds == seconds
+    path.write_text(tomli_w.dumps({"format": 3, **data}))
+    with pytest.raises(ConfigError, match=r"format = 3: this kierki reads ladder.toml formats 1 to 2"):
+        LadderConfig.load(folder)

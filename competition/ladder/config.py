@@ -20,7 +20,7 @@ import tomli_w
 
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
-from referee.bots.sandbox import SANDBOXES, Limits, SandboxKind
+from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, SANDBOXES, Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.rules import Ruleset
 
@@ -54,14 +54,32 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @dataclass(frozen=True)
 class Isolation:
+    """``[isolation]``: each key means what the option of the same name means for ``kierki match`` (a ladder's
+    games are one game each); 0 turns a limit off."""
+
     sandbox: SandboxKind = "bwrap"
     memory_mb: int = Limits.memory_mb
-    cpu_s: int = 0  # CPU seconds per bot per game; 0: the referee's default per game
+    cpu_s: int = DEFAULT_CPU_S_PER_GAME  # CPU seconds per bot per game; 0: no limit (format 1: 0 meant this default)
     processes: int = Limits.processes
     file_mb: int = Limits.file_mb
     disk_mb: int = 0
     bot_ro: list[str] = field(default_factory=list)  # read-only paths every bot may read (relative: to DIR)
     bot_env: dict[str, str] = field(default_factory=dict)  # environment variables for every bot
+
+    @classmethod
+    def of(cls, limits: Limits, sandbox: SandboxKind, *, bot_ro: list[str], bot_env: dict[str, str]) -> Isolation:
+        """The settings of the command line's isolation options (``kierki_cli.isolation``), as ladder.toml writes
+        them: every limit explicit, the CPU limit left out being the referee's default for one game."""
+        return cls(
+            sandbox=sandbox,
+            memory_mb=limits.memory_mb,
+            cpu_s=DEFAULT_CPU_S_PER_GAME if limits.cpu_s is None else limits.cpu_s,
+            processes=limits.processes,
+            file_mb=limits.file_mb,
+            disk_mb=limits.disk_mb,
+            bot_ro=bot_ro,
+            bot_env=bot_env,
+        )
 
     def bot_ro_paths(self, folder: Path) -> tuple[Path, ...]:
         return tuple((folder / path).resolve() for path in self.bot_ro)
@@ -92,7 +110,7 @@ class Isolation:
     def limits(self) -> Limits:
         return Limits(
             memory_mb=self.memory_mb,
-            cpu_s=self.cpu_s or None,
+            cpu_s=self.cpu_s,
             processes=self.processes,
             file_mb=self.file_mb,
             disk_mb=self.disk_mb,
@@ -129,10 +147,17 @@ class BotSettings:
     validation: bool = True  # a short game against the sample bots before a bot is added
 
 
+# ladder.toml's format. 1 (no ``format`` key: files written before it existed): isolation.cpu_s = 0 meant the
+# referee's 600 CPU seconds per game, where ``kierki match --limit-cpu 0`` means no limit. From 2 on, 0 is no limit
+# there too; a format 1 file is read with its old meaning (its 0 is 600), never rewritten.
+FORMAT = 2
+
+
 @dataclass(frozen=True)
 class LadderConfig:
     game: str
     players: int
+    format: int = FORMAT
     options: dict[str, str] = field(default_factory=dict)
     time: TimeControl = field(default_factory=TimeControl)
     isolation: Isolation = field(default_factory=Isolation)
@@ -154,6 +179,7 @@ class LadderConfig:
 
     def to_toml(self) -> str:
         data: dict[str, Any] = {
+            "format": self.format,
             "game": self.game,
             "players": self.players,
             "replays_gzip_after": self.replays_gzip_after,
@@ -169,6 +195,7 @@ class LadderConfig:
             "# The ladder's settings (kierki ladder init wrote them; edit freely, every run reads them).\n"
             '# isolation.sandbox: "bwrap" (a run refuses to start without a working bubblewrap) or "none".\n'
             '# Durations: a number with s, m, h or d. site_dir: "" for no site, else where runs write it.\n'
+            "# [isolation]: as kierki match's options (cpu_s: --limit-cpu, per game); 0 turns a limit off.\n"
         )
         return header + tomli_w.dumps(data)
 
@@ -198,6 +225,15 @@ class LadderConfig:
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise ConfigError(f'{where}: [options] must be a table of KEY = "VALUE"')
+        version = data.get("format", 1)
+        if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= FORMAT:
+            raise ConfigError(
+                f"{where}: format = {version!r}: this kierki reads ladder.toml formats 1 to {FORMAT}; a newer "
+                "kierki wrote it: upgrade kierki"
+            )
+        isolation = data.get("isolation", {})
+        if version == 1 and isinstance(isolation, dict) and isolation.get("cpu_s") == 0:
+            isolation = {**isolation, "cpu_s": DEFAULT_CPU_S_PER_GAME}  # format 1's 0: the referee's default
         rating = dict(data.get("rating", {}))
         model = rating.pop("model", "plackett-luce")
         if model != "plackett-luce":
@@ -205,9 +241,10 @@ class LadderConfig:
         config = cls(
             game=data["game"],
             players=data["players"],
+            format=version,
             options={str(k): str(v) for k, v in options.items()},
             time=_section(TimeControl, data, "time", where),
-            isolation=_section(Isolation, data, "isolation", where),
+            isolation=_section(Isolation, {"isolation": isolation}, "isolation", where),
             run=_section(RunSettings, data, "run", where),
             bots=_section(BotSettings, data, "bots", where),
             replays_gzip_after=str(data.get("replays_gzip_after", "7d")),
