@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.rules import Event, GameState
+from referee.rules import DealEnded, Event, GameState
 
 __all__ = ["Decide", "Deliver", "SeatMessages", "play_out"]
 
@@ -21,11 +21,27 @@ Decide = Callable[[GameState], Sequence[Event]]  # make the decision of the seat
 Deliver = Callable[[Sequence[Event]], None]
 
 
-def play_out(state: GameState, decide: Decide, deliver: Deliver) -> None:
-    """Play ``state`` to its end: deliver the events so far, then each decision's events as it is made."""
+def play_out(state: GameState, decide: Decide, deliver: Deliver, deals: int | None = None) -> bool:
+    """Play ``state`` to its end: deliver the events so far, then each decision's events as it is made. True when
+    the game is over.
+
+    ``deals``: stop once that many deals have ended, and return False if the game is not over then (a ladder's
+    short validation game). The rules play on as always; only what follows that deal's ``DealEnded`` (the next
+    deal, dealt at once by the rules) is never delivered, so nobody sees a deal that is not played.
+    """
     deliver(state.events)
+    if deals is None:
+        while not state.is_over:
+            deliver(decide(state))
+        return True
     while not state.is_over:
-        deliver(decide(state))
+        events = decide(state)
+        if len(state.deal_results) >= deals and not state.is_over:
+            cut = next(i for i, event in enumerate(events) if isinstance(event, DealEnded) and event.deal == deals)
+            deliver(events[: cut + 1])
+            return False
+        deliver(events)
+    return True
 
 
 class SeatMessages:

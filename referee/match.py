@@ -39,6 +39,8 @@ from referee.match_result import SeatResult as SeatResult
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
+from referee.rules.results import places
+from referee.rules.ruleset import Game
 
 _STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
 
@@ -59,6 +61,8 @@ class Match:
                 f"{config.ruleset.game.value} with {config.ruleset.players} players needs "
                 f"{config.ruleset.players} bot commands, got {len(config.bots)}"
             )
+        if config.deals_per_game is not None and config.deals_per_game < 1:
+            raise MatchSetupError(f"deals_per_game is {config.deals_per_game}: give at least 1 (None: whole games)")
         self.config = config
         self.progress = progress
         self.transport_factory = transport_factory
@@ -70,6 +74,7 @@ class Match:
         self._transcript_files: dict[int, Any] = {}
         # seat: request id, outcome, time, lines ignored meanwhile
         self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int]] = {}
+        self._stopped = False  # a game was stopped after config.deals_per_game deals
 
     # --- running -------------------------------------------------------------------------------------------
 
@@ -96,9 +101,9 @@ class Match:
             status = "error"  # a failed handshake, a broken log: the other seats hear "aborted", not "match_over"
             raise
         finally:
-            self._close_all("match_over" if status == "complete" else "aborted")
+            self._close_all("match_over" if status == "complete" and not self._stopped else "aborted")
             reaper.reap_orphans(children_before)
-        return self._result(status)
+        return self._result("stopped" if self._stopped and status == "complete" else status)
 
     def _start_bots(self) -> None:
         config = self.config
@@ -259,20 +264,28 @@ class Match:
             return events
 
         try:
-            play_out(state, decide, lambda events: self._dispatch(events, messages, writer))
+            over = play_out(
+                state, decide, lambda events: self._dispatch(events, messages, writer), config.deals_per_game
+            )
         except BaseException as error:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
             writer.finish(status, f"{type(error).__name__}: {error}")
             raise
-        writer.finish("complete")
+        if over:
+            writer.finish("complete")
+            final_places = state.final_places
+        else:
+            self._stopped = True
+            writer.finish("stopped", f"the referee stopped the game after deal {config.deals_per_game}, as asked")
+            final_places = places(state.totals, highest_wins=config.ruleset.game in (Game.KIERKI, Game.KIERKI3))
         self.replays.append(str(writer.path))
         for seat in self.seats:
             seat.flush()
-        assert state.final_places is not None
+        assert final_places is not None
         for player, result in zip(self.players, self.results, strict=True):
             result.totals.append(state.totals[player.seat])
-            result.places.append(state.final_places[player.seat])
-        if self.progress:
+            result.places.append(final_places[player.seat])
+        if self.progress and over:
             ended = state.events[-1]
             assert isinstance(ended, GameEnded)
             self.progress(game_number, config.games, ended)

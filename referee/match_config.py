@@ -86,6 +86,10 @@ class MatchConfig:
     # Each game after the first moves every bot one seat on (bot i sits at seat i + game - 1), so over a multiple of
     # the players every bot sits at every seat equally often; results stay per bot (SeatResult.seat: its first seat).
     rotate: bool = False
+    # Stop each game once this many deals have ended (None: play it to its end). Only a ladder's short validation
+    # game sets it: the rules are unchanged, the replay log ends with status "stopped" and no game_end, the
+    # bots hear bye "aborted" after that deal_end, and places are those of the totals so far.
+    deals_per_game: int | None = None
 
 
 Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended

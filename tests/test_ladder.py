@@ -43,6 +43,7 @@ from competition.model import SetRecord
 from competition.ratings import rate
 from kierki_cli.main import cli
 from referee.bots.sandbox import SandboxError, check_bwrap
+from referee.bots.seat import TimeControl
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
 
@@ -761,7 +762,7 @@ def test_every_command_declares_the_isolation_and_time_options_alike() -> None:
 
     def described(command: object) -> dict[str, tuple[object, ...]]:
         assert isinstance(command, click.Command)
-        options = {}
+        options: dict[str, tuple[object, ...]] = {}
         for param in command.params:
             if isinstance(param, click.Option) and param.opts[0] in _SHARED_OPTIONS:
                 default = None if param.opts[0] == "--sandbox" else param.default
@@ -823,3 +824,55 @@ def test_a_ladder_toml_of_format_1_keeps_its_cpu_limit(tmp_path: Path) -> None:
     path.write_text(tomli_w.dumps({"format": 3, **data}))
     with pytest.raises(ConfigError, match=r"format = 3: this kierki reads ladder.toml formats 1 to 2"):
         LadderConfig.load(folder)
+
+
+# --- the short validation game ----------------------------------------------------------------------------------
+
+MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
+
+
+def _validating(tmp_path: Path, name: str, deals: int = 2) -> Path:
+    """A ladder of hearts to 100 (more than three deals) whose ``add`` plays the validation game, of ``deals``."""
+    config = dataclasses.replace(
+        _config(),
+        options={},
+        time=TimeControl(move_ms=300),
+        bots=BotSettings(validation_deals=deals),
+    )
+    folder = tmp_path / name
+    init_ladder(folder, config)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["/nonexistent/bot"], "/nonexistent/bot"),  # does not start
+        ([sys.executable, str(MISBEHAVE), "bad_version"], "speaks protocol 2"),  # a bad hello
+        ([sys.executable, str(MISBEHAVE), "illegal", "3"], "illegal"),
+        ([sys.executable, str(MISBEHAVE), "timeout", "3"], "timeout"),
+        ([sys.executable, str(MISBEHAVE), "crash", "5"], "it forfeited the game (crash"),  # deal 1
+        ([sys.executable, str(MISBEHAVE), "crash", "20"], "it forfeited the game (crash"),  # deal 2
+    ],
+)
+def test_the_short_validation_game_still_refuses_a_bot_that_fails(tmp_path: Path, argv: list[str], why: str) -> None:
+    folder = _validating(tmp_path, "ladder")
+    with pytest.raises(LadderError, match="bad was not added: it failed its validation game: ") as raised:
+        add_bot(folder, "bad", argv, cwd=tmp_path)
+    assert why in str(raised.value)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.bots() == []
+
+
+def test_the_validation_game_stops_after_its_deals(tmp_path: Path) -> None:
+    """Issue 12's "short validation game": two deals by default (a crash in the third goes unseen by it, and is the
+    run's to find); ``bots.validation_deals = 0`` plays the whole game, as before."""
+    late_crash = [sys.executable, str(MISBEHAVE), "crash", "35"]  # its 35th decision: in deal 3 of hearts
+    added, _ = add_bot(_validating(tmp_path, "short"), "late", late_crash, cwd=tmp_path)
+    assert added.label == "late@1"
+    for deals in (3, 0):
+        with pytest.raises(LadderError, match=r"it forfeited the game \(crash"):
+            add_bot(_validating(tmp_path, f"deals{deals}", deals), "late", late_crash, cwd=tmp_path)
+    assert "validation_deals = 2" in (tmp_path / "short" / "ladder.toml").read_text()
+    with pytest.raises(ConfigError, match=r"bots\.validation_deals = -1: must be at least 0"):
+        dataclasses.replace(_config(), bots=BotSettings(validation_deals=-1)).check()

@@ -14,6 +14,7 @@ from referee.bots.process import BotProcess
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
 from referee.rules import Ruleset
+from referee.rules.results import places
 
 BOTS = Path(__file__).parent / "bots"
 MISBEHAVE = BOTS / "misbehave.py"
@@ -236,3 +237,56 @@ def test_a_silent_passer_times_out_alone(tmp_path: Path) -> None:
     faults = [s["faults"] for s in result["seats"]]
     assert faults[2].get("timeout", 0) >= 1
     assert faults[:2] + faults[3:] == [{}] * 3
+
+
+def test_a_game_stopped_after_its_deals_is_the_start_of_the_whole_game(tmp_path: Path) -> None:
+    """``deals_per_game`` (the ladder's short validation game) stops the game after that deal's end: the rules are
+    unchanged (the records are the whole game's up to that deal_end), the log ends "stopped" without a game_end,
+    and no bot hears of the next deal, dealt already by the rules: its last message is bye "aborted"."""
+    ruleset = Ruleset.create("hearts", None)
+
+    def play(name: str, deals: int | None) -> tuple[Any, list[dict[str, Any]]]:
+        config = MatchConfig(
+            ruleset=ruleset,
+            bots=default_bots(4),
+            out_dir=tmp_path / name,
+            seed="7",
+            transcript=True,
+            deals_per_game=deals,
+        )
+        result = Match(config).run()
+        return result, [{k: v for k, v in r.items() if k != "ms"} for r in replay_records(result.replays[0])]
+
+    whole, whole_records = play("whole", None)
+    stopped, records = play("stopped", 2)
+    ends = [i for i, r in enumerate(whole_records) if r["type"] == "deal_end"]
+    assert len(ends) > 2  # hearts to 100 takes more than two deals
+    assert records[0] | {"started": None} == whole_records[0] | {"started": None}
+    assert records[1:-1] == whole_records[1 : ends[1] + 1]
+    assert records[-1] == {
+        "type": "end",
+        "status": "stopped",
+        "detail": "the referee stopped the game after deal 2, as asked",
+    }
+    assert stopped.status == "stopped" and whole.status == "complete"
+    totals = whole_records[ends[1]]["totals"]
+    assert [s.totals for s in stopped.seats] == [[t] for t in totals]
+    assert [s.places for s in stopped.seats] == [[p] for p in places(totals, highest_wins=False)]
+    for seat in range(4):
+        sent = [
+            json.loads(raw.split(b" ", 2)[2])
+            for raw in (tmp_path / "stopped" / f"seat{seat}.transcript.log").read_bytes().splitlines()
+            if raw.split(b" ", 2)[1] == b"->"
+        ]
+        assert [m["deal"] for m in sent if m["type"] == "deal"] == [1, 2]
+        assert not any(m["type"] == "game_end" for m in sent)
+        assert sent[-1] == {"type": "bye", "reason": "aborted"}
+    with pytest.raises(MatchSetupError, match="deals_per_game is 0"):
+        Match(MatchConfig(ruleset=ruleset, bots=default_bots(4), out_dir=tmp_path / "none", deals_per_game=0))
+
+
+def test_a_game_asked_for_more_deals_than_it_lasts_is_complete(tmp_path: Path) -> None:
+    ruleset = Ruleset.create("hearts", None, {"target": "10"})
+    config = MatchConfig(ruleset=ruleset, bots=default_bots(4), out_dir=tmp_path / "out", seed="7", deals_per_game=50)
+    result = Match(config).run()
+    assert result.status == "complete" and replay_records(result.replays[0])[-1]["status"] == "complete"

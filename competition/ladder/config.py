@@ -145,6 +145,7 @@ class BotSettings:
     deactivate_after: int = 3  # sets in a row with a crash, a start failure or a forfeit
     max_strikes: int = 3  # faults in a game before its seat is forfeited
     validation: bool = True  # a short game against the sample bots before a bot is added
+    validation_deals: int = 2  # the deals it plays (the game is stopped after them); 0: a whole game
 
 
 # ladder.toml's format. 1 (no ``format`` key: files written before it existed): isolation.cpu_s = 0 meant the
@@ -266,6 +267,7 @@ class LadderConfig:
             ("time.bank_ms", self.time.bank_ms, 0),
             ("time.increment_ms", self.time.increment_ms, 0),
             ("bots.max_strikes", self.bots.max_strikes, 1),
+            ("bots.validation_deals", self.bots.validation_deals, 0),
             ("run.workers", self.run.workers, 0),
             ("run.retries", self.run.retries, 0),
         ]

@@ -150,8 +150,13 @@ def add_bot(
 
 
 def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str, tuple[str, ...]] | None:
-    """One game against the sample bots under the ladder's settings: None if the bot played it cleanly, else why
-    and the last lines of the bot's stderr when it could not start (the game's folder and logs are removed)."""
+    """A short game against the sample bots under the ladder's settings: None if the bot played it cleanly, else
+    why and the last lines of the bot's stderr when it could not start (the game's folder and logs are removed).
+
+    Short: the referee stops it after ``bots.validation_deals`` deals (0: the whole game). The rules, the clock,
+    the limits and the sandbox are the ladder's own, so it catches what a set would: a bot that does not start,
+    a bad hello, an illegal or malformed answer, a timeout, a crash in those deals (the second deal: a bot that
+    keeps the first deal's state)."""
     ruleset = config.ruleset()
     samples = [sample_bot_command("heuristic_bot"), sample_bot_command("random_bot")]
     others = tuple(samples[i % len(samples)] for i in range(ruleset.players - 1))
@@ -169,6 +174,7 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
         sandbox=config.isolation.sandbox,
         bot_env=tuple(config.isolation.bot_env.items()),
         bot_ro=config.isolation.bot_ro_paths(folder),
+        deals_per_game=config.bots.validation_deals or None,
     )
     try:
         result = Match(match_config).run()

@@ -50,7 +50,7 @@ __all__ = [
 
 FORMAT: Final = "kierki-replay"
 VERSION: Final = 2  # REPLAY.md documents this version; a reader refuses a newer one (1: Mersenne Twister deals)
-END_STATUSES: Final = ("complete", "interrupted", "error")
+END_STATUSES: Final = ("complete", "stopped", "interrupted", "error")
 
 
 class _Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):
@@ -218,7 +218,8 @@ class GameEndRecord(_Record, frozen=True, kw_only=True, tag="game_end"):
 
 
 class EndRecord(_Record, frozen=True, kw_only=True, tag="end"):
-    """The last line: complete, interrupted or error, with what happened."""
+    """The last line: complete, stopped (after the deals the referee was asked to play), interrupted or error,
+    with what happened."""
 
     status: str
     detail: str = ""

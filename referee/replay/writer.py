@@ -185,7 +185,7 @@ class ReplayWriter:
             raise self._error(error) from None
 
     def finish(self, status: str, detail: str = "") -> Path:
-        """Close with an ``end`` record; status is "complete", "interrupted" or "error".
+        """Close with an ``end`` record; status is "complete", "stopped", "interrupted" or "error".
 
         After a failed write the file is only closed (its ``.part`` keeps what was written) and that path is
         returned.
