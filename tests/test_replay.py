@@ -697,3 +697,20 @@ def test_a_lottery_deal_and_its_last_frame(logs: dict[str, Path]) -> None:
     last = step_view(timeline, len(timeline.frames) - 1, 1)
     text = "\n".join(to_text(line, Style()) for line in render_table(last, Style()))
     assert "columns:" in text and "game over" in text
+
+
+def test_verify_passes_a_game_stopped_after_a_deal_and_refuses_one_cut_inside_it(tmp_path: Path) -> None:
+    """A log whose end says "stopped" (the ladder's short validation game) is verified record by record like any
+    other, and passes when it stops right after a deal_end; the same status after a cut inside a deal fails."""
+    ruleset = Ruleset.create("hearts", None)
+    config = MatchConfig(ruleset=ruleset, bots=default_bots(4), out_dir=tmp_path / "out", seed="3", deals_per_game=1)
+    path = Path(Match(config).run().replays[0])
+    runner = CliRunner()
+    verified = runner.invoke(cli, ["replay", "--verify", str(path)])
+    assert verified.exit_code == 0 and verified.output.startswith("OK: "), verified.output
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[-2])["type"] == "deal_end" and json.loads(lines[-1])["status"] == "stopped"
+    cut = tmp_path / "cut.replay.jsonl"
+    cut.write_text("\n".join([*lines[:-3], lines[-1]]) + "\n")  # the deal's last trick and its end left out
+    failed = runner.invoke(cli, ["replay", "--verify", str(cut)])
+    assert failed.exit_code == 1 and "the game did not finish: the log ends with status 'stopped'" in failed.output

@@ -384,6 +384,9 @@ class _Walk:
         self.timeline.frames[-1].entries.append(entry)
         if record.status not in END_STATUSES:
             raise ReplayError(f"end status {record.status!r} is not one of {', '.join(END_STATUSES)}", entry.line)
+        entries = self.timeline.frames[-1].entries
+        if record.status == "stopped" and not self.pending and len(entries) > 1 and entries[-2].type == "deal_end":
+            return  # stopped on purpose after a deal's end (MatchConfig.deals_per_game): every record is verified
         if record.status != "complete":
             detail = f" ({record.detail})" if record.detail else ""
             raise ReplayError(
