@@ -39,8 +39,6 @@ from referee.match_result import SeatResult as SeatResult
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
-from referee.rules.results import places
-from referee.rules.ruleset import Game
 
 _STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
 
@@ -277,7 +275,7 @@ class Match:
         else:
             self._stopped = True
             writer.finish("stopped", f"the referee stopped the game after deal {config.deals_per_game}, as asked")
-            final_places = places(state.totals, highest_wins=config.ruleset.game in (Game.KIERKI, Game.KIERKI3))
+            final_places = state.places_by_totals()
         self.replays.append(str(writer.path))
         for seat in self.seats:
             seat.flush()

@@ -144,6 +144,11 @@ class GameState:
         """A deterministic choice for the seat to act, played by the referee for a misbehaving bot."""
         return fallback.fallback_action(self)
 
+    def places_by_totals(self) -> tuple[int, ...]:
+        """Each seat's place (1 = first, ties share) by the totals so far: the final places once the game is over,
+        a stopped game's places before that."""
+        return places(self.totals, highest_wins=self._kierki)
+
     def copy(self) -> GameState:
         """An independent copy. Every element held is immutable, so copying the lists themselves is enough."""
         return self._clone(list(self.events), list(self.deal_results))
@@ -363,7 +368,7 @@ class GameState:
             self.to_act = -1
             return
         if over:
-            self.final_places = places(self.totals, highest_wins=self._kierki)
+            self.final_places = self.places_by_totals()
             self.events.append(GameEnded(tuple(self.totals), self.final_places))
             self.phase = Phase.OVER
             self.to_act = -1
