@@ -1,9 +1,11 @@
 """Optional compiled build of the rules core; everything else is configured in pyproject.toml.
 
 A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core and
-the referee's per-decision path between it and the bots (`COMPILED`: pure code with no I/O; `wire.py` builds the
-messages, `game_loop.py` plays the loop, `projection.py` decides what each seat sees) are compiled with mypyc from
-the same source, for speed:
+the referee's per-decision path between it and the bots (`COMPILED`: `wire.py` builds the messages, `game_loop.py`
+plays the loop, `projection.py` decides what each seat sees; the transport `bots/lines.py`, `polling.py`,
+`process.py`, the conversation `bots/seat.py`, the replay `writer.py` and `match.py`) are compiled with mypyc from
+the same source, for speed. Classes that other code reads as plain data or subclasses from a builtin stay in
+modules of their own that are not compiled (`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
 
     KIERKI_MYPYC=1 pip install --no-build-isolation .     # needs mypy and a C compiler in the environment
 
@@ -31,6 +33,12 @@ COMPILED = [
     "referee/rules/projection.py",
     "referee/wire.py",
     "referee/game_loop.py",
+    "referee/bots/lines.py",
+    "referee/bots/polling.py",
+    "referee/bots/process.py",
+    "referee/bots/seat.py",
+    "referee/replay/writer.py",
+    "referee/match.py",
 ]
 
 ext_modules = []

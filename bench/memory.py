@@ -84,7 +84,7 @@ def child(scenario: str, traced: bool) -> dict[str, Any]:
             ruleset=Ruleset.create("kierki"),
             bots=bots(scenario),
             out_dir=Path(out),
-            seed=7,
+            seed="7",
             time=TimeControl(move_ms=2000, startup_ms=10_000),
         )
         result = Match(config).run()

@@ -78,7 +78,7 @@ def play_match(bot: Path, out_dir: Path, seed: int, transcript: bool = False) ->
         ruleset=Ruleset.create("kierki"),
         bots=tuple(BotSpec((str(bot),)) for _ in range(4)),
         out_dir=out_dir,
-        seed=seed,
+        seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),
         transcript=transcript,
     )
@@ -365,7 +365,7 @@ def _hearts_game(bot_argv: tuple[str, ...], out: Path, seed: int) -> tuple[float
         ruleset=Ruleset.create("hearts"),
         bots=tuple(BotSpec(bot_argv) for _ in range(4)),
         out_dir=out,
-        seed=seed,
+        seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),
     )
     match = Match(config)

@@ -124,10 +124,10 @@ class Match:
             else:
                 try:
                     transport = self._start_process(seat, spec, limits)
-                except MatchSetupError as error:
+                except MatchSetupError as unstartable:
                     if not config.forfeit_unstartable:
                         raise
-                    failure = str(error)
+                    failure = str(unstartable)
             transcript = self._transcript_writer(seat) if config.transcript else None
             self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
             self.players.append(self.seats[-1])
@@ -352,10 +352,10 @@ class Match:
             try:
                 action = wire.to_action(answer)
                 events = state.apply(action, index)
-            except wire.AnswerError as error:
-                fault = Fault(FaultCode.MALFORMED, str(error))
-            except IllegalActionError as error:
-                fault = Fault(FaultCode.ILLEGAL, f"{error.message} [rule: {error.rule}]")
+            except wire.AnswerError as unreadable:  # (one name per type: mypyc types a name by its first use)
+                fault = Fault(FaultCode.MALFORMED, str(unreadable))
+            except IllegalActionError as illegal:
+                fault = Fault(FaultCode.ILLEGAL, f"{illegal.message} [rule: {illegal.rule}]")
             else:
                 writer.write(decision_record(index, action, spent * 1000, False, ignored=ignored))
                 return events

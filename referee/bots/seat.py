@@ -31,6 +31,7 @@ from referee.bots.process import (
 )
 from referee.bots.replies import Asked, Heard, Reply, backlog_note
 from referee.bots.sandbox import describe_exit
+from referee.bots.time_control import TimeControl
 from referee.faults import Fault, FaultCode
 
 __all__ = [
@@ -49,28 +50,6 @@ __all__ = [
     "backlog_note",
     "converse_all",
 ]
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Milliseconds: a deadline per decision, a start-up deadline, an optional bank with an increment.
-
-    With a bank, a decision may run over ``move_ms`` by what is left in the bank (the overrun is taken from it),
-    and every decision then adds ``increment_ms`` to the bank.
-    """
-
-    move_ms: int = 1000
-    startup_ms: int = 5000
-    bank_ms: int = 0
-    increment_ms: int = 0
-
-    def to_wire(self) -> m.TimeControl:
-        return m.TimeControl(
-            move_ms=self.move_ms,
-            startup_ms=self.startup_ms,
-            bank_ms=self.bank_ms,
-            increment_ms=self.increment_ms,
-        )
 
 
 @dataclass

@@ -24,6 +24,7 @@ from typing import IO
 import msgspec
 
 import referee
+from referee.replay.errors import ReplayWriteError
 from referee.replay.records import (
     END_STATUSES,
     DealEndRecord,
@@ -63,6 +64,14 @@ from referee.rules import (
     card_name,
 )
 from referee.rules.cards import SUIT_LETTERS, Card
+
+__all__ = [
+    "ReplayWriteError",
+    "ReplayWriter",
+    "decision_record",
+    "event_record",
+    "referee_version",
+]
 
 
 def _names(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -133,10 +142,6 @@ def referee_version() -> str:
 
 
 _encoder = msgspec.json.Encoder()
-
-
-class ReplayWriteError(OSError):
-    """The replay log could not be written (a full disk, a lost mount): the game cannot be recorded, so it stops."""
 
 
 class ReplayWriter:
