@@ -14,6 +14,7 @@ from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.rules import DealEnded, Event, GameState
+from referee.rules.projection import is_public
 
 __all__ = ["Decide", "Deliver", "SeatMessages", "play_out"]
 
@@ -61,6 +62,8 @@ class SeatMessages:
     def lines(self, event: Event) -> list[bytes | None]:
         """Per seat, the encoded line ``event`` sends it (None: nothing); a message shared by every seat (a public
         event's) is encoded once, and its line is the same object for every seat."""
+        if is_public(event):
+            return [wire.public_line(event, self.players, self.game_number)] * self.players
         lines: list[bytes | None] = []
         last: m.Event | None = None
         line: bytes | None = None

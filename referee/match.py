@@ -342,8 +342,8 @@ class Match:
             request_id, answer, spent, ignored = self._passes.pop(index)
         else:
             request_id = seat.new_id()
-            request = wire.request_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
-            reply = seat.converse(request)
+            request, line = wire.request_line_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
+            reply = seat.converse(request, line=line)
             answer, spent, ignored = reply.outcome, reply.elapsed_s, seat.ignored_since_request
         fault: Fault
         if isinstance(answer, Fault):

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
+import msgspec
+
+from protocol import codec
 from protocol import messages as m
 from referee.rules import (
     Action,
@@ -47,6 +50,8 @@ from referee.rules.observation import PlayView
 from referee.rules.points import point_values
 from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
 
+_ENCODER = msgspec.json.Encoder()  # parts of messages, encoded once (``codec.encode`` encodes whole lines)
+
 
 def suit_letter(suit: int | None) -> m.Suit | None:
     return None if suit is None else cast(m.Suit, SUIT_LETTERS[suit])
@@ -76,39 +81,45 @@ def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]
 
 
 _CACHE_ENTRIES = 4096
-# Finished tricks never change, and every later request of the deal repeats them: each trick's message, and the
-# tuple of a deal's finished tricks so far, are built once. Keyed by the identity of the (last) TrickView, which
-# the entry holds, so the id cannot be reused while it is cached; a view's tricks before it are fixed by the game
-# that made it.
-_COMPLETED: dict[int, tuple[TrickView, m.CompletedTrick]] = {}
-_COMPLETED_SO_FAR: dict[int, tuple[TrickView, int, tuple[m.CompletedTrick, ...]]] = {}
+# Finished tricks never change, and every later request of the deal repeats them: each trick's message and its
+# JSON, and the tuple of a deal's finished tricks so far with its JSON array, are built once. Keyed by the identity
+# of the (last) TrickView, which the entry holds, so the id cannot be reused while it is cached; a view's tricks
+# before it are fixed by the game that made it.
+_COMPLETED: dict[int, tuple[TrickView, m.CompletedTrick, bytes]] = {}
+_COMPLETED_SO_FAR: dict[int, tuple[TrickView, int, tuple[m.CompletedTrick, ...], bytes]] = {}
+_NO_TRICKS: tuple[tuple[m.CompletedTrick, ...], bytes] = ((), b"[]")
 
 
-def _completed_trick(trick: TrickView) -> m.CompletedTrick:
+def _completed_trick(trick: TrickView) -> tuple[m.CompletedTrick, bytes]:
+    """The message of a finished trick and its JSON (msgspec's own encoding of it, made once)."""
     hit = _COMPLETED.get(id(trick))
     if hit is not None and hit[0] is trick:
-        return hit[1]
+        return hit[1], hit[2]
     if len(_COMPLETED) >= _CACHE_ENTRIES:
         _COMPLETED.clear()
     message = m.CompletedTrick(
         number=trick.number, leader=trick.leader, cards=_trick_cards(trick.plays), winner=trick.winner
     )
-    _COMPLETED[id(trick)] = (trick, message)
-    return message
+    encoded = _ENCODER.encode(message)
+    _COMPLETED[id(trick)] = (trick, message, encoded)
+    return message, encoded
 
 
-def _completed_tricks(tricks: tuple[TrickView, ...]) -> tuple[m.CompletedTrick, ...]:
+def _completed_tricks(tricks: tuple[TrickView, ...]) -> tuple[tuple[m.CompletedTrick, ...], bytes]:
+    """A deal's finished tricks as messages, and as the JSON array a request carries."""
     if not tricks:
-        return ()
+        return _NO_TRICKS
     last = tricks[-1]
     hit = _COMPLETED_SO_FAR.get(id(last))
     if hit is not None and hit[0] is last and hit[1] == len(tricks):
-        return hit[2]
+        return hit[2], hit[3]
     if len(_COMPLETED_SO_FAR) >= _CACHE_ENTRIES:
         _COMPLETED_SO_FAR.clear()
-    messages = tuple([_completed_trick(t) for t in tricks])
-    _COMPLETED_SO_FAR[id(last)] = (last, len(tricks), messages)
-    return messages
+    done = [_completed_trick(t) for t in tricks]
+    messages = tuple([message for message, _ in done])
+    encoded = b"[" + b",".join([part for _, part in done]) + b"]"
+    _COMPLETED_SO_FAR[id(last)] = (last, len(tricks), messages, encoded)
+    return messages, encoded
 
 
 def _columns(columns: tuple[tuple[int, int] | None, ...]) -> m.LotteryColumns:
@@ -149,7 +160,26 @@ def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
 
 
 def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
-    """The play request of the seat to act, from its ``PlayView`` (the referee's hottest path: no observation)."""
+    """The play request of the seat to act, from its ``PlayView`` (no observation needed)."""
+    return _play_request(view, request_id, game_number, time_ms, _completed_tricks(view.tricks)[0])
+
+
+def play_request_line(view: PlayView, request_id: int, game_number: int, time_ms: int) -> tuple[m.PlayRequest, bytes]:
+    """``play_request`` and its line, ``codec.encode`` of it byte for byte (the referee's hottest path).
+
+    The finished tricks, most of a late request's bytes, go into the line as the JSON encoded once per trick and
+    per deal (``msgspec.Raw`` in a copy of the request), not encoded anew for every request.
+    """
+    tricks, encoded = _completed_tricks(view.tricks)
+    request = _play_request(view, request_id, game_number, time_ms, tricks)
+    if not tricks:
+        return request, codec.encode(request)
+    return request, codec.encode(msgspec.structs.replace(request, tricks=msgspec.Raw(encoded)))
+
+
+def _play_request(
+    view: PlayView, request_id: int, game_number: int, time_ms: int, tricks: tuple[m.CompletedTrick, ...]
+) -> m.PlayRequest:
     lottery = view.kind is DealKind.LOTTERY
     start = view.lottery_start_rank
     # two decks: a card held twice is named twice
@@ -164,7 +194,7 @@ def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int
         legal=mask_names(view.legal),
         trump=suit_letter(view.trump),
         trick=None if lottery else m.CurrentTrick(leader=view.trick_leader, cards=_trick_cards(view.trick)),
-        tricks=_completed_tricks(view.tricks),
+        tricks=tricks,
         lottery=m.LotteryState(
             start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
             columns=_columns(view.lottery_columns),
@@ -222,6 +252,19 @@ def request_for(state: GameState, request_id: int, game_number: int, time_ms: in
     phase = state.phase
     if phase is Phase.PLAY:
         return play_request(state.play_view(), request_id, game_number, time_ms)
+    return _other_request(state, request_id, game_number, time_ms)
+
+
+def request_line_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> tuple[m.Request, bytes]:
+    """``request_for`` and its line (``codec.encode`` of it, byte for byte; see ``play_request_line``)."""
+    if state.phase is Phase.PLAY:
+        return play_request_line(state.play_view(), request_id, game_number, time_ms)
+    request = _other_request(state, request_id, game_number, time_ms)
+    return request, codec.encode(request)
+
+
+def _other_request(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
+    phase = state.phase
     obs = state.observation(state.to_act)
     if phase is Phase.PASS:
         return pass_request(obs, request_id, game_number, time_ms)
@@ -345,6 +388,39 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
         return m.GameEndEvent(game_number=game_number, totals=view.totals, places=view.places)
     assert isinstance(view, PlayerOut), view
     return None
+
+
+def public_line(event: Event, players: int, game_number: int) -> bytes | None:
+    """The line a public event (``projection.is_public``) sends every seat alike, ``codec.encode`` of its message
+    byte for byte (None: none). A card played, an event of every decision, is spelt from parts made once."""
+    view = project(event, 0)
+    if type(view) is CardPlayed:
+        return _played_line(view, game_number)
+    message = None if view is None else event_message(view, players, game_number)
+    return None if message is None else codec.encode(message)
+
+
+_PLAYED_HEADS: dict[tuple[int, int], bytes] = {}  # (game number, deal) -> the start of a "played" line
+_PLAYED_TAILS: dict[tuple[int, Card], bytes] = {}  # (seat, card) -> the rest (a few hundred at most)
+
+
+def _played_line(played: CardPlayed, game_number: int) -> bytes:
+    """``codec.encode`` of a "played" message, without building it: tests/test_wire.py checks every seat and card.
+
+    Its fields are integers and a card's name (letters and digits: nothing to escape), in the message's order.
+    """
+    head_key = (game_number, played.deal)
+    head = _PLAYED_HEADS.get(head_key)
+    if head is None:
+        if len(_PLAYED_HEADS) >= _CACHE_ENTRIES:
+            _PLAYED_HEADS.clear()
+        head = _PLAYED_HEADS[head_key] = b'{"type":"played","game_number":%d,"deal":%d' % head_key
+    tail_key = (played.seat, played.card)
+    tail = _PLAYED_TAILS.get(tail_key)
+    if tail is None:
+        tail = b',"seat":%d,"card":"%s"}\n' % (played.seat, card_name(played.card).encode())
+        _PLAYED_TAILS[tail_key] = tail
+    return head + tail
 
 
 def seat_messages(event: Event, players: int, game_number: int) -> list[m.Event | None]:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rules_helpers import cards, names, new_state
 
 from protocol import codec
 from protocol import messages as m
 from referee import wire
+from referee.game_loop import SeatMessages
 from referee.rules import (
     CardPlayed,
     DealStarted,
@@ -91,3 +94,43 @@ def test_the_exchange_and_the_moon_as_bots_receive_them() -> None:
         b'{"type":"deal_end","game_number":1,"deal":1,"scores":[0,26,26,26],"totals":[0,26,26,26],"early":false,'
         b'"moon":{"seat":0,"choice":"others"}}\n'
     ]
+
+
+# --- the lines the match sends, spelt from parts made once: byte for byte the encoding of their messages ---------
+
+
+def test_a_played_line_is_the_encoding_of_its_message_for_every_seat_and_card() -> None:
+    for game_number in (1, 7, 1234):
+        for deal in (1, 9, 10, 250):
+            for seat in range(11):
+                for card in range(52):
+                    event = CardPlayed(seat, card, deal)
+                    view = project(event, 0)
+                    assert view is not None
+                    message = wire.event_message(view, 11, game_number)
+                    assert message is not None
+                    assert wire.public_line(event, 11, game_number) == codec.encode(message)
+
+
+def _check_seat_lines(seat_messages: SeatMessages, events: Sequence[Event]) -> None:
+    players, game_number = seat_messages.players, seat_messages.game_number
+    for event in events:
+        messages = wire.seat_messages(event, players, game_number)
+        assert seat_messages.lines(event) == [None if mm is None else codec.encode(mm) for mm in messages]
+
+
+def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> None:
+    """Every request and every event line of whole games of each game, its two-deck variant included: the finished
+    tricks pre-encoded per deal and the played lines spelt from parts must equal codec.encode of the messages."""
+    requests = 0
+    for game, players, seed in (("kierki", None, 3), ("kierki3", None, 4), ("hearts", None, 5), ("cancellation", 7, 6)):
+        state = GameState(Ruleset.create(game, players, None), seed=seed)
+        seat_messages = SeatMessages(state.players, 3)
+        _check_seat_lines(seat_messages, state.events)
+        while not state.is_over:
+            request, line = wire.request_line_for(state, requests + 1, 3, 900)
+            assert request == wire.request_for(state, requests + 1, 3, 900)
+            assert line == codec.encode(request)
+            requests += 1
+            _check_seat_lines(seat_messages, state.apply(state.fallback_action()))
+    assert requests > 1000

@@ -185,10 +185,11 @@ class BotSeat:
         """Send queued events and ``request``, and wait for its answer.
 
         ``timeout_s`` replaces the decision's deadline (the handshake's start-up time; such a wait is not charged
-        to the clock). ``line`` is the request as sent when it is not ``codec.encode(request)`` (check-bot adds an
-        unknown field). A match stops at the first broken line (a fault); ``read_on`` reads on past broken lines
-        to the answer or the deadline, so that a check can report each one and still judge the answer. After a
-        deadline passed with no line at all, ``grace_s`` more is given for one: a slow bot's answer (``late``).
+        to the clock). ``line`` is the request as sent, when the caller has it already (``wire.request_line_for``)
+        or when it is not ``codec.encode(request)`` (check-bot adds an unknown field). A match stops at the first
+        broken line (a fault); ``read_on`` reads on past broken lines to the answer or the deadline, so that a
+        check can report each one and still judge the answer. After a deadline passed with no line at all,
+        ``grace_s`` more is given for one: a slow bot's answer (``late``).
         """
         reply = self.await_reply(self.send_request(request, timeout_s=timeout_s, line=line), read_on, grace_s)
         assert reply is not None

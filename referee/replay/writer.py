@@ -84,6 +84,8 @@ def _suit(suit: int | None) -> str:
 
 def event_record(event: Event) -> Derived | None:
     """The record a core event derives, or None for events that a decision record already says."""
+    if type(event) is CardPlayed:  # first: one of every decision, and it derives no record
+        return None
     if isinstance(event, DealStarted):
         return DealRecord(
             deal=event.deal,
