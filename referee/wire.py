@@ -284,11 +284,16 @@ class AnswerError(ValueError):
     """An answer of the right type whose content is not a choice (a card name that cannot be parsed)."""
 
 
+# A play of each card, made once (actions are frozen): the answer of almost every decision is one of these.
+_PLAYS: dict[str, PlayCard] = {card_name(card): PlayCard(card) for card in range(52)}
+
+
 def to_action(answer: m.BotMessage) -> Action:
     """The rules-core action an answer names; raise AnswerError when its content cannot be read."""
     try:
         if isinstance(answer, m.PlayAnswer):
-            return PlayCard(parse_card(answer.card))
+            play = _PLAYS.get(answer.card)
+            return PlayCard(parse_card(answer.card)) if play is None else play  # (parse_card: the error's words)
         if isinstance(answer, m.PassAnswer):
             return PassCards(tuple(parse_card(c) for c in answer.cards))
     except CardParseError as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from rules_helpers import cards, names, new_state
 
 from protocol import codec
@@ -19,10 +20,12 @@ from referee.rules import (
     MoonOption,
     MoonShot,
     PassCards,
+    PlayCard,
     PlayerOut,
     Ruleset,
     TrickEnded,
     TrumpChosen,
+    card_name,
 )
 from referee.rules.projection import project
 
@@ -134,3 +137,11 @@ def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> N
             requests += 1
             _check_seat_lines(seat_messages, state.apply(state.fallback_action()))
     assert requests > 1000
+
+
+def test_an_answer_becomes_the_play_it_names_and_a_card_that_is_none_an_answer_error() -> None:
+    for card in range(52):
+        assert wire.to_action(m.PlayAnswer(id=1, card=card_name(card))) == PlayCard(card)
+    for text in ("ZZ", "10H", "qs"):  # the decoder refuses these first; to_action does not rely on it
+        with pytest.raises(wire.AnswerError, match="is not a card"):
+            wire.to_action(m.PlayAnswer(id=1, card=text))
