@@ -113,11 +113,17 @@ def _completed_tricks(tricks: tuple[TrickView, ...]) -> tuple[tuple[m.CompletedT
     hit = _COMPLETED_SO_FAR.get(id(last))
     if hit is not None and hit[0] is last and hit[1] == len(tricks):
         return hit[2], hit[3]
+    before = _COMPLETED_SO_FAR.get(id(tricks[-2])) if len(tricks) > 1 else None
+    if before is not None and before[0] is tricks[-2] and before[1] == len(tricks) - 1:
+        message, part = _completed_trick(last)  # the usual miss: one trick more than the previous request's
+        messages = (*before[2], message)
+        encoded = before[3][:-1] + b"," + part + b"]"
+    else:
+        done = [_completed_trick(t) for t in tricks]
+        messages = tuple([message for message, _ in done])
+        encoded = b"[" + b",".join([part for _, part in done]) + b"]"
     if len(_COMPLETED_SO_FAR) >= _CACHE_ENTRIES:
         _COMPLETED_SO_FAR.clear()
-    done = [_completed_trick(t) for t in tricks]
-    messages = tuple([message for message, _ in done])
-    encoded = b"[" + b",".join([part for _, part in done]) + b"]"
     _COMPLETED_SO_FAR[id(last)] = (last, len(tricks), messages, encoded)
     return messages, encoded
 

@@ -27,6 +27,7 @@ from referee.rules import (
     TrumpChosen,
     card_name,
 )
+from referee.rules.observation import TrickView
 from referee.rules.projection import project
 
 TOP = cards("S:AKQ C:AKQJT D:AKQJT")
@@ -122,6 +123,11 @@ def _check_seat_lines(seat_messages: SeatMessages, events: Sequence[Event]) -> N
         assert seat_messages.lines(event) == [None if mm is None else codec.encode(mm) for mm in messages]
 
 
+def _completed(trick: TrickView) -> m.CompletedTrick:
+    cards = tuple(m.TrickCard(seat=seat, card=card_name(card)) for seat, card in trick.plays)
+    return m.CompletedTrick(number=trick.number, leader=trick.leader, cards=cards, winner=trick.winner)
+
+
 def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> None:
     """Every request and every event line of whole games of each game, its two-deck variant included: the finished
     tricks pre-encoded per deal and the played lines spelt from parts must equal codec.encode of the messages."""
@@ -134,6 +140,8 @@ def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> N
             request, line = wire.request_line_for(state, requests + 1, 3, 900)
             assert request == wire.request_for(state, requests + 1, 3, 900)
             assert line == codec.encode(request)
+            if isinstance(request, m.PlayRequest):  # the cached finished tricks, against ones made from scratch
+                assert request.tricks == tuple(_completed(t) for t in state.observation(state.to_act).tricks)
             requests += 1
             _check_seat_lines(seat_messages, state.apply(state.fallback_action()))
     assert requests > 1000
