@@ -145,8 +145,16 @@ def referee_overhead(seconds: float) -> Result:
         "lower",
         request_bytes=request_bytes,
         answer_bytes=answer_bytes,
+        referee_build=referee_build(),
         target="<= 3.0",
     )
+
+
+def referee_build() -> str:
+    """Which build of the match loop this process runs: "compiled" (mypyc, ``KIERKI_COMPILED``) or "pure"."""
+    from referee import match
+
+    return "pure" if (match.__file__ or "").endswith(".py") else "compiled"
 
 
 def _matches_for(seconds: float, cpu: int, work: str, queue: Any) -> None:
