@@ -30,6 +30,7 @@ COMPILED = [
     "referee/rules/tricks.py",
     "referee/rules/exchange.py",
     "referee/rules/fallback.py",
+    "referee/rules/observation.py",
     "referee/rules/projection.py",
     "referee/wire.py",
     "referee/game_loop.py",
