@@ -130,6 +130,29 @@ def settle(check: Callable[[], list[int]], rounds: int = 400) -> list[int]:
     return found
 
 
+# --- the referee in a process of its own -----------------------------------------------------------------------
+
+
+def session_build() -> tuple[str, Path]:
+    """The file this session's BotProcess came from (pure or compiled: KIERKI_COMPILED), and the folder that holds
+    that ``referee`` package."""
+    build = sys.modules[BotProcess.__module__].__file__
+    assert build is not None
+    return build, Path(build).parent.parent.parent
+
+
+def kierki_in_a_process() -> list[str]:
+    """The ``kierki`` command for a referee process of its own, on this session's build; it exits at once if it
+    imported the other one (the checkout's pure source is found first from the current folder otherwise)."""
+    build, home = session_build()
+    code = (
+        f"import sys; sys.path.insert(0, {str(home)!r}); from referee.bots import process; "
+        f"sys.exit('kierki_in_a_process: not the build of the tests: ' + str(process.__file__)) "
+        f"if process.__file__ != {build!r} else None; from kierki_cli.main import cli; cli()"
+    )
+    return [sys.executable, "-c", code]
+
+
 # --- one match with a hostile seat ---------------------------------------------------------------------------
 
 
@@ -357,35 +380,69 @@ def test_a_late_answer_is_never_taken_for_the_next_request(tmp_path: Path) -> No
 # --- floods: bounded memory and disk, no fault when the answers are right --------------------------------------
 
 
-@pytest.mark.parametrize("ending", ["ended", "open"])
-def test_a_100_mb_line_costs_bounded_memory_and_one_strike(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ending: str
-) -> None:
-    """Ended: one strike. Left open: the bot's next answer ends the long line and is lost with it, a timeout."""
-    peak = 0
-    read_stdout = BotProcess._read_stdout
+def peak_rss_kib() -> int:
+    """This process's peak resident memory so far (VmHWM), in KiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc/self/status")
 
-    def measured(self: BotProcess) -> bool:
-        nonlocal peak
-        moved = read_stdout(self)
-        peak = max(peak, self.buffered_bytes)
-        return moved
 
-    monkeypatch.setattr(BotProcess, "_read_stdout", measured)
+def huge_line_in_a_process_of_its_own(out: str, ending: str, build: str) -> None:
+    """The child of the test below: plays the huge-line match with ``play``'s checks and prints what it measured.
+
+    Run as ``python -P -c`` with this folder and the session's build on PYTHONPATH; ``build`` is the file the
+    session's BotProcess came from, so a child that imported the other build (pure or compiled) refuses to measure.
+    """
+    if (loaded := sys.modules[BotProcess.__module__].__file__) != build:
+        sys.exit(f"the child loaded {loaded}, not the session's {build}")
+    before = peak_rss_kib()
     if ending == "ended":
-        played = play(tmp_path, hostile("huge_line", "2"))
-        assert played.bad_seat.faults == {"malformed": 1}
+        played = play(Path(out), hostile("huge_line", "2"))
     else:
-        played = play(tmp_path, hostile("huge_line", "2", "open"), move_ms=500)
-        assert played.bad_seat.faults == {"malformed": 1, "timeout": 1}
-    assert played.bad_seat.forfeited_in_game is None
-    assert f"longer than {codec.MAX_BOT_LINE_BYTES} bytes" in played.faults()[0]["message"]
-    # (peak 0: the patch never ran, as against the compiled build, where BotProcess's methods cannot be replaced)
-    assert 0 < peak <= 64 * 1024 + codec.MAX_BOT_LINE_BYTES + 1  # one read chunk plus one line, out of 100 MB
-    fault_at = next(i for i, r in enumerate(played.replay()) if r["type"] == "fault")
-    later = played.replay()[fault_at + 2 :]
+        played = play(Path(out), hostile("huge_line", "2", "open"), move_ms=500)
+    after = peak_rss_kib()
+    allocated = b"x" * (64 * MIB)  # the measure sees 64 MiB that are really touched, so it would see 100 MB
+    probe = peak_rss_kib()
+    bad = played.bad_seat
+    report = {"faults": bad.faults, "forfeited": bad.forfeited_in_game, "before": before, "after": after}
+    print(json.dumps({**report, "probe": probe, "allocated": len(allocated)}))
+
+
+@pytest.mark.parametrize("ending", ["ended", "open"])
+def test_a_100_mb_line_costs_bounded_memory_and_one_strike(tmp_path: Path, ending: str) -> None:
+    """Ended: one strike. Left open: the bot's next answer ends the long line and is lost with it, a timeout.
+
+    The match runs in a process of its own, whose peak resident memory (VmHWM) is read before and after it: the
+    same measure for the pure and the compiled build, whose BotProcess cannot be patched to report its buffer.
+    """
+    build, home = session_build()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(home)])}
+    code = "import sys, test_hostile; test_hostile.huge_line_in_a_process_of_its_own(*sys.argv[1:])"
+    child = subprocess.run(
+        [sys.executable, "-P", "-c", code, str(tmp_path), ending, build],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert child.returncode == 0, child.stdout[-2000:] + child.stderr[-4000:]
+    measured = json.loads(child.stdout.splitlines()[-1])
+    if ending == "ended":
+        assert measured["faults"] == {"malformed": 1}
+    else:
+        assert measured["faults"] == {"malformed": 1, "timeout": 1}
+    assert measured["forfeited"] is None
+    assert measured["probe"] - measured["after"] >= 60 * 1024  # the measure works: it saw the 64 MiB probe
+    # KiB; about 1 MiB on either build (a 64 KiB read, one line and the match's own growth) out of 100 MB
+    assert measured["after"] - measured["before"] <= 8 * 1024
+    records = [json.loads(line) for line in (tmp_path / "out" / "game001.replay.jsonl").read_text().splitlines()]
+    fault_at = next(i for i, r in enumerate(records) if r["type"] == "fault")
+    assert f"longer than {codec.MAX_BOT_LINE_BYTES} bytes" in records[fault_at]["message"]
+    later = records[fault_at + 2 :]
     own = [r for r in later if r["type"] in ("play", "pass") and r["seat"] == 0 and not r.get("fallback")]
-    assert own, "after the long line the bot's own answers are taken again"
+    assert own, "after the long line the bot's own answers are taken again (so all 100 MB went through the referee)"
 
 
 def test_a_stderr_flood_is_capped_in_the_log_and_costs_nothing_else(tmp_path: Path) -> None:
@@ -585,7 +642,7 @@ def test_a_bot_that_kills_its_parent_kills_the_referee_only_without_a_sandbox(tm
     marker = f"killer-{uuid.uuid4().hex}"
     bot = f"{sys.executable} {HOSTILE / 'kill_referee.py'} 1 {marker}"
     sample = " ".join(default_bots(4)[1].argv)
-    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command = [*kierki_in_a_process(), "match", "--game", "hearts"]
     command += ["--option", "target=30", "--seed", "3", "--out", str(tmp_path / "out"), "--sandbox", sandbox]
     command += ["--json", bot, sample, sample, sample]
     referee = subprocess.run(command, capture_output=True, timeout=120, check=False)
@@ -608,7 +665,7 @@ def test_a_referee_killed_in_a_later_deal_leaves_every_finished_deal_in_the_log(
     marker = f"late-killer-{uuid.uuid4().hex}"
     bot = f"{sys.executable} {HOSTILE / 'kill_referee_later.py'} 20 {marker}"  # a seat decides 14 times a deal
     sample = " ".join(default_bots(4)[1].argv)
-    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command = [*kierki_in_a_process(), "match", "--game", "hearts"]
     command += ["--option", "target=100", "--seed", "3", "--out", str(tmp_path / "out"), bot, sample, sample, sample]
     referee = subprocess.run(command, capture_output=True, timeout=120, check=False)
     try:
@@ -920,7 +977,7 @@ def test_a_referee_stopped_by_a_signal_ends_the_game_and_every_bot(tmp_path: Pat
     marker = f"stubborn-{uuid.uuid4().hex}"
     out = tmp_path / "out"
     sample = " ".join(default_bots(4)[1].argv)
-    command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    command = [*kierki_in_a_process(), "match", "--game", "hearts"]
     command += ["--option", "target=100", "--seed", "3", "--out", str(out), "--transcript", "--json"]
     command += [f"{sys.executable} {HOSTILE / 'stubborn.py'} 1 {marker}", sample, sample, sample]
     referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -1021,7 +1078,7 @@ def test_a_full_disk_ends_the_match_cleanly_and_keeps_the_finished_games(tmp_pat
     disk.mkdir()
     sample = " ".join(default_bots(4)[1].argv)
     filler = f"{sys.executable} {HOSTILE / 'fill_disk.py'} 1 {marker}"
-    referee = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "match", "--game", "hearts"]
+    referee = [*kierki_in_a_process(), "match", "--game", "hearts"]
     referee += ["--option", "target=30", "--games", "3", "--seed", "3", "--out", f"{disk}/out", filler, sample]
     referee += [sample, sample]
     script = (
