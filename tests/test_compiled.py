@@ -4,8 +4,8 @@ The compiled build is optional for users; the suite builds it (tools/build_compi
 where no C compiler is found) unless ``KIERKI_COMPILED=DIR`` names a build already. The same seeded games,
 playouts and sampled worlds (tests/compiled_digest.py) are played in one process with the pure source and one
 with the compiled build, and every event of every game (by hash of its repr) must agree; then the tests of every
-compiled module (the rules, the wire, the transport, the seat, the replay writer, the match) run once more, in a
-process of their own, against the compiled build.
+compiled module (the rules, the wire, the transport, the seat, the replay writer, the match) and the hostile bots'
+tests run once more, in a process of their own, against the compiled build.
 """
 
 from __future__ import annotations
@@ -32,9 +32,7 @@ RULES_TESTS = (
     "test_wire.py",
     "test_projection.py",
     "test_observation.py",
-    # the transport, the seat's conversation, the replay writer and the match loop (compiled since issue 14);
-    # test_hostile.py is not run here: it measures memory by replacing a method of BotProcess, which a compiled
-    # class does not allow
+    # the transport, the seat's conversation, the replay writer and the match loop (compiled since issue 14)
     "test_lines.py",
     "test_process.py",
     "test_protocol_level.py",
@@ -42,6 +40,25 @@ RULES_TESTS = (
     "test_match.py",
     "test_replay.py",
     "test_replay_records.py",
+    # a user of the compiled build is as safe from hostile bots: the whole zoo (floods, forks, memory, signals,
+    # limits, the sandbox, the reaper; its referee subprocesses run this build too), no leak to a seat, and
+    # check-bot's broken bots (not the rest of test_checkbot.py: its good bots add 40 s and no hostile case)
+    "test_hostile.py",
+    "test_no_leaks.py",
+    *(
+        f"test_checkbot.py::{name}"
+        for name in (
+            "test_unflushed_answers_are_reported_as_such",
+            "test_the_bot_runs_as_in_a_match_not_in_the_users_environment",
+            "test_the_bot_gets_the_matchs_limits_and_bot_env",
+            "test_the_sandbox_is_the_matchs",
+            "test_debug_print_on_stdout_is_reported",
+            "test_illegal_card_is_reported",
+            "test_bot_that_ignores_bye_is_reported",
+            "test_bot_that_cannot_start_fails_once",
+            "test_crash_is_reported_with_its_exit_status",
+        )
+    ),
 )
 
 
