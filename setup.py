@@ -7,13 +7,17 @@ plays the loop, `projection.py` decides what each seat sees; the transport `bots
 the same source, for speed. Classes that other code reads as plain data or subclasses from a builtin stay in
 modules of their own that are not compiled (`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
 
-    KIERKI_MYPYC=1 pip install --no-build-isolation .     # needs mypy and a C compiler in the environment
+    pip install mypy msgspec "setuptools>=68" wheel && KIERKI_MYPYC=1 pip install --no-build-isolation .
+
+Without build isolation pip installs nothing before this file runs, so mypy (which compiles) and msgspec (whose
+types the compiled modules use) must be there already, and a C compiler.
 
 `tools/build_compiled.py` builds the same modules into a separate directory instead (CI and benchmarks).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 from setuptools import setup
@@ -44,6 +48,12 @@ COMPILED = [
 
 ext_modules = []
 if os.environ.get("KIERKI_MYPYC") == "1":
+    missing = [name for name in ("mypy", "msgspec") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise SystemExit(
+            f"KIERKI_MYPYC=1: the mypyc build needs {' and '.join(missing)} installed first: "
+            'pip install mypy msgspec "setuptools>=68" wheel, then KIERKI_MYPYC=1 pip install --no-build-isolation .'
+        )
     from mypyc.build import mypycify
 
     ext_modules = mypycify(COMPILED, opt_level="3")
