@@ -53,6 +53,7 @@ from referee.match import BotSpec, Match, MatchConfig, MatchResult, MatchSetupEr
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
+ROOT = Path(__file__).resolve().parent.parent  # the checkout: protocol and kierki_cli, and the pure referee
 FAST_MS = 1000  # the deadline when the hostile bot answers (nobody waits for it: the others answer at once)
 SHORT_MS = 200  # the deadline when it is expected to time out: each timeout costs this much
 SLOW_OK_MS = 20_000  # for a decision that does real work before it fails (allocating, writing): never waited for
@@ -146,7 +147,7 @@ def kierki_in_a_process() -> list[str]:
     imported the other one (the checkout's pure source is found first from the current folder otherwise)."""
     build, home = session_build()
     code = (
-        f"import sys; sys.path.insert(0, {str(home)!r}); from referee.bots import process; "
+        f"import sys; sys.path[:0] = [{str(home)!r}, {str(ROOT)!r}]; from referee.bots import process; "
         f"sys.exit('kierki_in_a_process: not the build of the tests: ' + str(process.__file__)) "
         f"if process.__file__ != {build!r} else None; from kierki_cli.main import cli; cli()"
     )
@@ -391,8 +392,9 @@ def peak_rss_kib() -> int:
 def huge_line_in_a_process_of_its_own(out: str, ending: str, build: str) -> None:
     """The child of the test below: plays the huge-line match with ``play``'s checks and prints what it measured.
 
-    Run as ``python -P -c`` with this folder and the session's build on PYTHONPATH; ``build`` is the file the
-    session's BotProcess came from, so a child that imported the other build (pure or compiled) refuses to measure.
+    Run as ``python -P -c`` with this folder, the session's build and the checkout on PYTHONPATH; ``build`` is the
+    file the session's BotProcess came from, so a child that imported the other build (pure or compiled) refuses to
+    measure.
     """
     if (loaded := sys.modules[BotProcess.__module__].__file__) != build:
         sys.exit(f"the child loaded {loaded}, not the session's {build}")
@@ -417,7 +419,7 @@ def test_a_100_mb_line_costs_bounded_memory_and_one_strike(tmp_path: Path, endin
     same measure for the pure and the compiled build, whose BotProcess cannot be patched to report its buffer.
     """
     build, home = session_build()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(home)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(home), str(ROOT)])}
     code = "import sys, test_hostile; test_hostile.huge_line_in_a_process_of_its_own(*sys.argv[1:])"
     child = subprocess.run(
         [sys.executable, "-P", "-c", code, str(tmp_path), ending, build],
