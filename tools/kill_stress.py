@@ -1,0 +1,257 @@
+"""SIGKILL `kierki tournament --jobs 2` and `kierki ladder run` at random instants, and check what is left.
+
+Not a test: a hunt for the rare worker that outlives its killed coordinator. This process makes itself a child
+subreaper, so every descendant of a killed run that outlives it (a worker, the forkserver, the resource tracker,
+a bot) becomes our child: after each kill we wait, within a bound, for our children to be gone, and record any
+that are not (with their command line, state and wait channel) before killing them. Then:
+
+- tournament: the next run is ``--resume`` on the same folder (refused as locked: a stale lock); once a run
+  finishes, ``results.jsonl`` must hold each of the ``--sets`` sets exactly once, each with its replays in place.
+- ladder: the next ``ladder run`` must not find the lock held; every played set has its result, its folder and
+  one rating update per bot (the ratings' set counts add up to the played sets' seats).
+
+    python tools/kill_stress.py --kills 200 --load 2 --work /tmp/kill-stress
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BOTS = ["a=sample:random", "b=sample:random", "c=sample:heuristic", "d=sample:heuristic"]
+SETS = 4
+LEFT_WAIT_S = 60.0  # a killed run's descendants must be gone within this (generous under load)
+
+
+@dataclass
+class Tally:
+    kills: int = 0
+    by_mode: dict[str, int] = field(default_factory=dict)
+    finished_unkilled: int = 0
+    leftovers: list[str] = field(default_factory=list)
+    stale_locks: list[str] = field(default_factory=list)
+    bad_results: list[str] = field(default_factory=list)
+    verified: int = 0
+    fresh_starts: int = 0
+
+
+def become_subreaper() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:
+        raise SystemExit("cannot become a child subreaper")
+
+
+def children() -> set[int]:
+    me = os.getpid()
+    found = set()
+    for task in Path(f"/proc/{me}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+    return found
+
+
+def reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def describe(pid: int) -> str:
+    def read(name: str) -> str:
+        try:
+            return Path(f"/proc/{pid}/{name}").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError as error:
+            return f"<{error.strerror}>"
+
+    stat = read("stat")
+    state = stat[stat.rfind(")") + 2 :].split()[:4] if ")" in stat else stat
+    threads = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            threads.append(f"{task.name}:{(task / 'wchan').read_text().strip()}")
+    return f"pid {pid} state {state} cmd {read('cmdline')[:160]!r} threads {threads}"
+
+
+def wait_children_gone(exclude: set[int], limit_s: float) -> list[int]:
+    deadline = time.monotonic() + limit_s
+    while True:
+        reap()
+        left = sorted(children() - exclude)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def start_load(cores: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(cores)]
+
+
+def verify_tournament(folder: Path, tally: Tally) -> None:
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["set_id"] for line in lines]
+    if sorted(ids) != list(range(1, SETS + 1)):
+        tally.bad_results.append(f"{folder}: set ids {ids}")
+    for line in lines:
+        for game in json.loads(line)["games"]:
+            if not (folder / game["replay"]).is_file():
+                tally.bad_results.append(f"{folder}: missing {game['replay']}")
+    tally.verified += 1
+
+
+def verify_ladder(folder: Path, tally: Tally) -> None:
+    with contextlib.closing(sqlite3.connect(folder / "ladder.sqlite")) as db:
+        played = db.execute("SELECT id, bots, result FROM sets WHERE status = 'played'").fetchall()
+        seats = sum(len(json.loads(bots)) for _, bots, _ in played)
+        rated = db.execute("SELECT COALESCE(SUM(sets), 0) FROM ratings").fetchone()[0]
+        history = db.execute("SELECT COUNT(*) FROM rating_history").fetchone()[0]
+        claimed = db.execute("SELECT COUNT(*) FROM sets WHERE status = 'claimed'").fetchone()[0]
+    problems = []
+    if rated != seats or history != seats:
+        problems.append(f"seats {seats} rated {rated} history {history}")
+    if claimed:
+        problems.append(f"{claimed} sets still claimed after a finished run")
+    for set_id, _, result in played:
+        if result is None:
+            problems.append(f"set {set_id} played without a result")
+        elif not (folder / "sets" / f"{set_id:06d}").is_dir():
+            problems.append(f"set {set_id} has no folder")
+    if problems:
+        tally.bad_results.append(f"{folder}: {'; '.join(problems)}")
+    tally.verified += 1
+
+
+def kill_at(process: subprocess.Popen[bytes], output: Path, rng: random.Random, horizon_s: float) -> str:
+    """SIGKILL ``process`` at a random instant: early (startup), at a random time, or just after an output line."""
+    how = rng.choice(["startup", "uniform", "uniform", "after-line"])
+    if how == "startup":
+        delay = rng.uniform(0.0, 0.8)
+    elif how == "uniform":
+        delay = rng.uniform(0.0, horizon_s)
+    else:
+        delay = -1.0
+    if delay >= 0:
+        try:
+            process.wait(delay)
+            return "finished"
+        except subprocess.TimeoutExpired:
+            pass
+    else:  # the output goes to a file (a pipe would be held open by a leftover worker, and reading it would hang)
+        lines = rng.randint(1, 8)
+        while process.poll() is None and output.read_bytes().count(b"\n") < lines:
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0.0, 0.03))
+    if process.poll() is not None:
+        return "finished"
+    process.kill()
+    process.wait()
+    return how
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--load", type=int, default=2, help="busy loops to run meanwhile")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kill-stress"))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--modes", default="tournament,ladder")
+    args = parser.parse_args()
+    become_subreaper()
+    rng = random.Random(args.seed)
+    kierki = shutil.which("kierki") or "kierki"
+    shutil.rmtree(args.work, ignore_errors=True)
+    args.work.mkdir(parents=True)
+    load = start_load(args.load)
+    exclude = {p.pid for p in load}
+    tally = Tally()
+    modes = args.modes.split(",")
+    generation = {mode: 0 for mode in modes}
+    horizon = {"tournament": 8.0, "ladder": 6.0}
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    log = (args.work / "log.txt").open("a")
+    try:
+        while tally.kills < args.kills:
+            mode = rng.choice(modes)
+            folder = args.work / f"{mode}{generation[mode]}"
+            if mode == "tournament":
+                if folder.exists() and not (folder / "tournament.json").exists():
+                    shutil.rmtree(folder)  # killed before it wrote its configuration: nothing to resume
+                    tally.fresh_starts += 1
+                command = [kierki, "tournament", *BOTS, "--sets", str(SETS), "--jobs", "2", "--seed", "s"]
+                command += ["--out", str(folder)] + (["--resume"] if folder.exists() else [])
+            else:
+                if not folder.exists():
+                    subprocess.run(
+                        [kierki, "ladder", "init", str(folder), "--game", "kierki", "--sandbox", "none"],
+                        check=True,
+                        capture_output=True,
+                    )
+                    for name, owner, bot in (
+                        ("r", "x", "sample:random"),
+                        ("h", "y", "sample:heuristic"),
+                        ("r2", "z", "sample:random"),
+                        ("h2", "w", "sample:heuristic"),
+                    ):
+                        subprocess.run(
+                            [kierki, "ladder", "add", str(folder), name, "--owner", owner, "--", bot],
+                            check=True,
+                            capture_output=True,
+                        )
+                command = [kierki, "ladder", "run", str(folder), "--sets", "3", "--jobs", "2"]
+            out_path = args.work / "output.txt"
+            with out_path.open("wb") as out_file:
+                process = subprocess.Popen(command, stdout=out_file, stderr=subprocess.STDOUT, env=env)
+            how = kill_at(process, out_path, rng, horizon[mode])
+            output = out_path.read_text(errors="replace")
+            if how == "finished":
+                tally.finished_unkilled += 1
+                if "locked" in output or "refused" in output or "another run" in output:
+                    tally.stale_locks.append(f"{folder}: {output.strip()[-300:]}")
+                if mode == "tournament" and process.returncode == 0:
+                    verify_tournament(folder, tally)
+                    generation[mode] += 1
+                elif mode == "ladder" and process.returncode == 0:
+                    verify_ladder(folder, tally)
+                    if rng.random() < 0.3:
+                        generation[mode] += 1
+                elif process.returncode != 0:
+                    tally.bad_results.append(f"{folder}: exit {process.returncode}: {output.strip()[-400:]}")
+            else:
+                tally.kills += 1
+                tally.by_mode[f"{mode}/{how}"] = tally.by_mode.get(f"{mode}/{how}", 0) + 1
+            left = wait_children_gone(exclude, LEFT_WAIT_S)
+            if left:
+                report = [describe(pid) for pid in left]
+                tally.leftovers.append(f"kill {tally.kills} {mode}/{how}: " + " | ".join(report))
+                print("LEFT:", *report, sep="\n  ", file=log, flush=True)
+                for pid in left:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                wait_children_gone(exclude, LEFT_WAIT_S)
+            print(f"{tally.kills} {mode} {how} rc={process.returncode} left={len(left)}", file=log, flush=True)
+    finally:
+        for p in load:
+            p.kill()
+            p.wait()
+        log.close()
+    print(json.dumps(tally.__dict__, indent=1))
+    return 1 if tally.leftovers or tally.stale_locks or tally.bad_results else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
