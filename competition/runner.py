@@ -119,13 +119,33 @@ def _stop_game(signum: int, frame: FrameType | None) -> None:
         os._exit(0)
 
 
-def _watch_coordinator(pid: int) -> None:
+def _start_time(pid: int) -> int | None:
+    """When a process started (clock ticks since boot, the 22nd field of ``/proc/PID/stat``); None if it cannot be
+    read. With its pid, it names one process: a pid alone may be another process's once the first has ended."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return int(stat[stat.rfind(b")") + 2 :].split()[19])
+
+
+def _watch_coordinator(pid: int, started: int | None) -> None:
     """SIGTERM this worker when the coordinator dies: a coordinator killed with SIGKILL must not leave games
-    running (and writing into the folder) while a resumed tournament plays them again."""
+    running (and writing into the folder) while a resumed tournament plays them again.
+
+    A coordinator already gone exits the worker at once: killed while this worker was starting (unpickling its
+    task, importing the referee: most of a second under load), it can never send a game, and the worker would wait
+    for one forever, since every worker holds the write end of the pool's call queue (no end-of-file ever comes).
+    Gone includes a pid that names another process by now (``started`` differs): with ``pid_max`` at 32768 and a
+    tournament starting bots by the dozen, a pid is soon used again."""
     try:
         pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(0)
     except (OSError, AttributeError):
-        return  # not Linux 5.3+: a killed coordinator's workers finish their game and then exit on their own
+        return  # not Linux 5.3+: a killed coordinator's busy workers finish their game; idle ones are not watched
+    if started is not None and _start_time(pid) != started:  # read after the pidfd: it is the coordinator's if equal
+        os._exit(0)
 
     def wait() -> None:
         select.select([pidfd], [], [])  # readable once the process has exited
@@ -147,12 +167,12 @@ def _own_session() -> None:
         os.setsid()
 
 
-def _worker_start(cpus: Any, coordinator: int) -> None:
+def _worker_start(cpus: Any, coordinator: int, coordinator_started: int | None) -> None:
     # Ctrl-C reaches every process of the terminal's group; the coordinator decides, and stops workers by SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked from birth (`_start_forkserver`)
     signal.signal(signal.SIGTERM, _stop_game)
-    _watch_coordinator(coordinator)
+    _watch_coordinator(coordinator, coordinator_started)
     _own_session()
     if cpus is not None:
         cpu = cpus.get()
@@ -202,7 +222,10 @@ class Runner:
                 cpus.put(available[worker % len(available)])
         self.jobs = jobs
         self._executor = ProcessPoolExecutor(
-            max_workers=jobs, mp_context=context, initializer=_worker_start, initargs=(cpus, os.getpid())
+            max_workers=jobs,
+            mp_context=context,
+            initializer=_worker_start,
+            initargs=(cpus, os.getpid(), _start_time(os.getpid())),
         )
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:

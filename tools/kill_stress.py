@@ -53,12 +53,18 @@ def become_subreaper() -> None:
         raise SystemExit("cannot become a child subreaper")
 
 
-def children() -> set[int]:
-    me = os.getpid()
-    found = set()
-    for task in Path(f"/proc/{me}/task").iterdir():
+def descendants() -> set[int]:
+    """Every live process below this one (a stuck worker is the forkserver's child while the forkserver lives)."""
+    found: set[int] = set()
+    todo = [os.getpid()]
+    while todo:
+        pid = todo.pop()
         with contextlib.suppress(OSError):
-            found |= {int(pid) for pid in (task / "children").read_text().split()}
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    below = {int(child) for child in (task / "children").read_text().split()} - found
+                    found |= below
+                    todo.extend(below)
     return found
 
 
@@ -92,7 +98,7 @@ def wait_children_gone(exclude: set[int], limit_s: float) -> list[int]:
     deadline = time.monotonic() + limit_s
     while True:
         reap()
-        left = sorted(children() - exclude)
+        left = sorted(descendants() - exclude)
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
