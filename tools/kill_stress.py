@@ -146,7 +146,7 @@ def kill_at(process: subprocess.Popen[bytes], output: Path, rng: random.Random, 
     """SIGKILL ``process`` at a random instant: early (startup), at a random time, or just after an output line."""
     how = rng.choice(["startup", "uniform", "uniform", "after-line"])
     if how == "startup":
-        delay = rng.uniform(0.0, 0.8)
+        delay = rng.uniform(0.0, 1.5)  # the coordinator and its workers starting
     elif how == "uniform":
         delay = rng.uniform(0.0, horizon_s)
     else:
@@ -176,6 +176,9 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/kill-stress"))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--modes", default="tournament,ladder")
+    parser.add_argument("--minutes", type=float, default=0.0, help="stop after this long (0: after --kills)")
+    parser.add_argument("--left-wait", type=float, default=LEFT_WAIT_S, help="seconds a killed run's processes get")
+    parser.add_argument("--horizon", type=float, default=5.0, help="kill within this many seconds (uniform)")
     args = parser.parse_args()
     become_subreaper()
     rng = random.Random(args.seed)
@@ -187,11 +190,12 @@ def main() -> int:
     tally = Tally()
     modes = args.modes.split(",")
     generation = {mode: 0 for mode in modes}
-    horizon = {"tournament": 8.0, "ladder": 6.0}
+    horizon = {"tournament": args.horizon, "ladder": args.horizon * 0.75}
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     log = (args.work / "log.txt").open("a")
     try:
-        while tally.kills < args.kills:
+        end = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
+        while tally.kills < args.kills and time.monotonic() < end:
             mode = rng.choice(modes)
             folder = args.work / f"{mode}{generation[mode]}"
             if mode == "tournament":
@@ -226,7 +230,7 @@ def main() -> int:
             output = out_path.read_text(errors="replace")
             if how == "finished":
                 tally.finished_unkilled += 1
-                if "locked" in output or "refused" in output or "another run" in output:
+                if "another run holds" in output or "another kierki tournament is writing" in output:
                     tally.stale_locks.append(f"{folder}: {output.strip()[-300:]}")
                 if mode == "tournament" and process.returncode == 0:
                     verify_tournament(folder, tally)
@@ -240,7 +244,7 @@ def main() -> int:
             else:
                 tally.kills += 1
                 tally.by_mode[f"{mode}/{how}"] = tally.by_mode.get(f"{mode}/{how}", 0) + 1
-            left = wait_children_gone(exclude, LEFT_WAIT_S)
+            left = wait_children_gone(exclude, args.left_wait)
             if left:
                 report = [describe(pid) for pid in left]
                 tally.leftovers.append(f"kill {tally.kills} {mode}/{how}: " + " | ".join(report))
@@ -248,7 +252,7 @@ def main() -> int:
                 for pid in left:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
-                wait_children_gone(exclude, LEFT_WAIT_S)
+                wait_children_gone(exclude, args.left_wait)
             print(f"{tally.kills} {mode} {how} rc={process.returncode} left={len(left)}", file=log, flush=True)
     finally:
         for p in load:
