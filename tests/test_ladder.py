@@ -864,6 +864,33 @@ def test_the_short_validation_game_still_refuses_a_bot_that_fails(tmp_path: Path
         assert store.bots() == []
 
 
+def test_a_bot_that_fails_validation_mid_game_is_told_why_with_its_stderr(tmp_path: Path) -> None:
+    """The validation game's folder, and the bot's stderr log with it, is removed: the reason the referee gave
+    (the exit status) and the last lines the bot wrote are what its author gets."""
+    bot = tmp_path / "bots" / "talker.py"
+    bot.parent.mkdir()
+    bot.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] == 'hello':\n"
+        "        reply = {'type': 'hello', 'id': msg['id'], 'name': 'talker', 'version': '1', 'protocol': 1}\n"
+        "        print(json.dumps(reply), flush=True)\n"
+        "    elif msg['type'] == 'pass':\n"
+        "        print(json.dumps({'type': 'pass', 'id': msg['id'], 'cards': msg['hand'][:3]}), flush=True)\n"
+        "    elif msg['type'] == 'play':\n"
+        "        print('noise', file=sys.stderr)\n"
+        "        print('lost my way at the first trick', file=sys.stderr, flush=True)\n"
+        "        sys.exit(4)\n"
+    )
+    folder = _validating(tmp_path, "ladder")
+    with pytest.raises(LadderError, match="bad was not added: it failed its validation game: ") as raised:
+        add_bot(folder, "bad", [sys.executable, str(bot)], cwd=tmp_path)
+    assert "exit status 4" in str(raised.value)
+    assert raised.value.stderr[-2:] == ("noise", "lost my way at the first trick")
+    assert not (folder / "work").exists() or not any((folder / "work").iterdir())
+
+
 def test_the_validation_game_stops_after_its_deals(tmp_path: Path) -> None:
     """Issue 12's "short validation game": two deals by default (a crash in the third goes unseen by it, and is the
     run's to find); ``bots.validation_deals = 0`` plays the whole game, as before."""

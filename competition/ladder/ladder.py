@@ -33,6 +33,7 @@ __all__ = [
     "add_bot",
     "gzip_old_replays",
     "init_ladder",
+    "log_tail",
     "open_store",
     "program_file",
     "retire_bot",
@@ -151,7 +152,7 @@ def add_bot(
 
 def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str, tuple[str, ...]] | None:
     """A short game against the sample bots under the ladder's settings: None if the bot played it cleanly, else
-    why and the last lines of the bot's stderr when it could not start (the game's folder and logs are removed).
+    why and the last lines of the bot's stderr (read before the game's folder and logs are removed).
 
     Short: the referee stops it after ``bots.validation_deals`` deals (0: the whole game). The rules, the clock,
     the limits and the sandbox are the ladder's own, so it catches what a set would: a bot that does not start,
@@ -178,17 +179,35 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
     )
     try:
         result = Match(match_config).run()
+        seat = result.seats[0]
+        faults = ", ".join(f"{code} x{count}" for code, count in sorted(seat.faults.items()))
+        if seat.forfeited_in_game is None and not faults:
+            return None
+        data, _ = log_tail(work / "seat0.stderr.log", VALIDATION_STDERR_BYTES)
+        stderr = tuple(data.decode("utf-8", "replace").splitlines()[-VALIDATION_STDERR_LINES:])
     except MatchSetupError as error:
         return str(error), error.stderr
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    seat = result.seats[0]
-    faults = ", ".join(f"{code} x{count}" for code, count in sorted(seat.faults.items()))
     if seat.forfeited_in_game is not None:
-        return f"it forfeited the game ({faults or 'no fault recorded'})", ()
-    if faults:
-        return f"it made faults: {faults}", ()
-    return None
+        return f"it forfeited the game ({seat.forfeit_reason or faults or 'no fault recorded'})", stderr
+    return f"it made faults: {faults}", stderr
+
+
+VALIDATION_STDERR_LINES = 6  # the last lines of a bot's stderr shown when it fails its validation game
+VALIDATION_STDERR_BYTES = 4096
+
+
+def log_tail(path: Path, limit: int) -> tuple[bytes, int]:
+    """The last ``limit`` bytes of a log file and the file's whole size; (b"", 0) when it cannot be read (a bot
+    that never wrote to stderr may leave none)."""
+    try:
+        with path.open("rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            file.seek(max(0, size - limit))
+            return file.read(), size
+    except OSError:
+        return b"", 0
 
 
 def retire_bot(folder: Path, name: str) -> list[Bot]:

@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 
 from competition import stats
-from competition.ladder.ladder import LadderError, replay_file
+from competition.ladder.ladder import LadderError, log_tail, replay_file
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
 from competition.ladder.store import Bot, Store
 from competition.model import SetRecord
@@ -218,12 +218,8 @@ def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, s
                 if name != label:
                     continue
                 path = folder / f"sets/{record.set_id:06d}/game{game.index + 1}.seat{seat}.stderr.log"
-                try:
-                    size = path.stat().st_size
-                    with path.open("rb") as file:
-                        file.seek(max(0, size - STDERR_TAIL_BYTES))
-                        data = file.read()
-                except OSError:
+                data, size = log_tail(path, STDERR_TAIL_BYTES)
+                if not size:
                     continue
                 text = _visible(data.decode("utf-8", "replace"))
                 where = f"set {record.set_id}, game {game.index + 1}, seat {seat}"
