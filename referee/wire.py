@@ -402,36 +402,10 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
 
 
 def public_line(event: Event, players: int, game_number: int) -> bytes | None:
-    """The line a public event (``projection.is_public``) sends every seat alike, ``codec.encode`` of its message
-    byte for byte (None: none). A card played, an event of every decision, is spelt from parts made once."""
+    """The line a public event (``projection.is_public``) sends every seat alike (None: none), encoded once."""
     view = project(event, 0)
-    if type(view) is CardPlayed:
-        return _played_line(view, game_number)
     message = None if view is None else event_message(view, players, game_number)
     return None if message is None else codec.encode(message)
-
-
-_PLAYED_HEADS: dict[tuple[int, int], bytes] = {}  # (game number, deal) -> the start of a "played" line
-_PLAYED_TAILS: dict[tuple[int, Card], bytes] = {}  # (seat, card) -> the rest (a few hundred at most)
-
-
-def _played_line(played: CardPlayed, game_number: int) -> bytes:
-    """``codec.encode`` of a "played" message, without building it: tests/test_wire.py checks every seat and card.
-
-    Its fields are integers and a card's name (letters and digits: nothing to escape), in the message's order.
-    """
-    head_key = (game_number, played.deal)
-    head = _PLAYED_HEADS.get(head_key)
-    if head is None:
-        if len(_PLAYED_HEADS) >= _CACHE_ENTRIES:
-            _PLAYED_HEADS.clear()
-        head = _PLAYED_HEADS[head_key] = b'{"type":"played","game_number":%d,"deal":%d' % head_key
-    tail_key = (played.seat, played.card)
-    tail = _PLAYED_TAILS.get(tail_key)
-    if tail is None:
-        tail = b',"seat":%d,"card":"%s"}\n' % (played.seat, card_name(played.card).encode())
-        _PLAYED_TAILS[tail_key] = tail
-    return head + tail
 
 
 def seat_messages(event: Event, players: int, game_number: int) -> list[m.Event | None]:

@@ -100,7 +100,7 @@ def test_the_exchange_and_the_moon_as_bots_receive_them() -> None:
     ]
 
 
-# --- the lines the match sends, spelt from parts made once: byte for byte the encoding of their messages ---------
+# --- the lines the match sends, parts encoded once: byte for byte the encoding of their messages ---------------
 
 
 def test_a_played_line_is_the_encoding_of_its_message_for_every_seat_and_card() -> None:
@@ -130,7 +130,7 @@ def _completed(trick: TrickView) -> m.CompletedTrick:
 
 def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> None:
     """Every request and every event line of whole games of each game, its two-deck variant included: the finished
-    tricks pre-encoded per deal and the played lines spelt from parts must equal codec.encode of the messages."""
+    tricks pre-encoded per deal and the public lines encoded once must equal codec.encode of the messages."""
     requests = 0
     for game, players, seed in (("kierki", None, 3), ("kierki3", None, 4), ("hearts", None, 5), ("cancellation", 7, 6)):
         state = GameState(Ruleset.create(game, players, None), seed=seed)
