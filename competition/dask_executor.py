@@ -23,7 +23,15 @@ import distributed
 from distributed.client import FutureCancelledError
 
 from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError
-from competition.remote import GameSpec, RemoteOutcome, deliver, game_spec, probe_sandbox, run_game_spec
+from competition.remote import (
+    GameSpec,
+    RemoteOutcome,
+    deliver,
+    game_spec,
+    probe_sandbox,
+    run_game_spec,
+    sandbox_refusal,
+)
 from competition.runner import GameOutcome, GameTask
 
 CONNECT_TIMEOUT_S = 30
@@ -134,10 +142,9 @@ class DaskExecutor:
             raise ExecutorError(f"cannot ask the Dask workers whether bubblewrap works there: {error}") from None
         for worker, problem in sorted(answers.items()):
             if problem is not None:
-                why = " ".join(str(problem).split())
                 raise ExecutorError(
-                    f"worker {worker} cannot run the bots under bubblewrap: {why}; fix bubblewrap on that worker or "
-                    "take it out of the cluster"
+                    f"{sandbox_refusal(worker, str(problem))}; fix bubblewrap on that worker or take it out of the "
+                    "cluster"
                 )
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:

@@ -35,7 +35,16 @@ from referee.match import SAMPLE_BOTS, BotSpec, Match, MatchConfig, MatchSetupEr
 from referee.rules import Ruleset
 from referee.rules.dealing import DealSpec
 
-__all__ = ["GameSpec", "RemoteOutcome", "deliver", "game_spec", "probe_sandbox", "program_files", "run_game_spec"]
+__all__ = [
+    "GameSpec",
+    "RemoteOutcome",
+    "deliver",
+    "game_spec",
+    "probe_sandbox",
+    "program_files",
+    "run_game_spec",
+    "sandbox_refusal",
+]
 
 _INTERPRETER = re.compile(
     r"^(python|pypy|node|nodejs|perl|ruby|bash|sh|dash|zsh|java|php|lua|luajit|Rscript|deno|bun|julia|dotnet|mono)"
@@ -240,6 +249,11 @@ def probe_sandbox() -> str | None:
     return None
 
 
+def sandbox_refusal(worker: str, problem: str) -> str:
+    """The one line that says a worker cannot sandbox its bots (``probe_sandbox``'s problem, on one line)."""
+    return f"worker {worker} cannot run the bots under bubblewrap: {' '.join(problem.split())}"
+
+
 _sandbox_problem = cache(probe_sandbox)  # once per worker process: every match probes again before its bots start
 
 
@@ -278,7 +292,7 @@ def run_game_spec(spec: GameSpec) -> RemoteOutcome:
     if refusal is None and spec.sandbox == "bwrap":
         problem = _sandbox_problem()
         if problem is not None:
-            refusal = f"worker {here} cannot run the bots under bubblewrap: {' '.join(problem.split())}"
+            refusal = sandbox_refusal(here, problem)
     if refusal is not None:
         return RemoteOutcome(worker=here, refused=refusal)
     with tempfile.TemporaryDirectory(prefix="kierki-game-") as folder:

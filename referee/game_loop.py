@@ -31,13 +31,9 @@ def play_out(state: GameState, decide: Decide, deliver: Deliver, deals: int | No
     deal, dealt at once by the rules) is never delivered, so nobody sees a deal that is not played.
     """
     deliver(state.events)
-    if deals is None:
-        while not state.is_over:
-            deliver(decide(state))
-        return True
     while not state.is_over:
         events = decide(state)
-        if len(state.deal_results) >= deals and not state.is_over:
+        if deals is not None and len(state.deal_results) >= deals and not state.is_over:
             cut = next(i for i, event in enumerate(events) if isinstance(event, DealEnded) and event.deal == deals)
             deliver(events[: cut + 1])
             return False
