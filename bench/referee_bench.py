@@ -150,6 +150,102 @@ def referee_overhead(seconds: float) -> Result:
     )
 
 
+def _seat_stream(transcript: Path) -> list[tuple[bytes, Any]]:
+    """One seat's play requests as the match sent them: per request, the events that rode with it (already
+    encoded) and the request decoded back into its msgspec Struct."""
+    from protocol import codec
+    from protocol import messages as m
+
+    stream: list[tuple[bytes, Any]] = []
+    events: list[bytes] = []
+    for line in transcript.read_bytes().splitlines():
+        _, direction, payload = line.split(b" ", 2)
+        if direction != b"->":
+            continue
+        message = codec.decode_referee_line(payload)
+        if isinstance(message, m.PlayRequest):
+            stream.append((b"".join(events), message))
+            events = []
+        elif isinstance(message, m.Event):
+            events.append(payload + b"\n")
+    return stream
+
+
+def protocol_floor(seconds: float) -> Result:
+    """What any referee written in Python must spend per decision just to speak the protocol, against the raw
+    round trip of the same bytes: the request's msgspec Struct (built beforehand) encoded, written with the events
+    riding with it in one ``os.write``, the answer read with one blocking ``os.read`` and decoded by the protocol's
+    decoder, plus the events' encoding (each event once, as the match shares a public event's line between seats).
+    No game state, no request built from it, no legality check, no replay record, no deadline: everything the
+    referee does beyond this is what ``referee_overhead`` adds. ``with_rules_core`` adds the rules core's own
+    ``GameState.apply`` of the same game's decisions (no I/O), the one other thing no referee can skip."""
+    from protocol import codec
+    from referee.replay.reader import parse
+    from referee.replay.timeline import build_timeline
+    from referee.rules import GameState
+
+    with tempfile.TemporaryDirectory() as tmp, _pinned_here():
+        work = Path(tmp)
+        bot, echo = build("trivial_bot", work), build("echo_child", work)
+        _, decisions, match = play_match(bot, work / "t", seed=1, transcript=True)
+        stream = _seat_stream(work / "t" / "seat0.transcript.log")
+        sent = sum(len(events) + len(codec.encode(request)) for events, request in stream) // len(stream)
+        timeline = build_timeline(parse(Path(match.replays[0]).read_bytes()))
+        steps = [(step.seat, step.action) for step in timeline.decisions]
+        ruleset, seed = timeline.ruleset, timeline.replay.header.seed
+        event_messages = [codec.decode_referee_line(line) for events, _ in stream for line in events.splitlines()]
+
+        def encode_events() -> float:  # per decision of the match
+            start = time.perf_counter()
+            for message in event_messages:
+                codec.encode(message)
+            return (time.perf_counter() - start) / decisions
+
+        def apply_only() -> float:
+            state = GameState(ruleset, seed=seed)
+            start = time.perf_counter()
+            for seat, action in steps:
+                state.apply(action, seat)
+            return (time.perf_counter() - start) / len(steps)
+
+        def speak(seconds: float) -> float:
+            child = subprocess.Popen([str(bot)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            assert child.stdin is not None and child.stdout is not None
+            to_bot, from_bot = child.stdin.fileno(), child.stdout.fileno()
+            encode, decode, write, read = codec.encode, codec.decode_bot_line, os.write, os.read
+            count = 0
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                for events, request in stream:
+                    write(to_bot, events + encode(request))
+                    decode(read(from_bot, 65536))
+                count += len(stream)
+            elapsed = time.perf_counter() - start
+            child.stdin.close()
+            child.wait()
+            return elapsed / count
+
+        floors, cores, raws = [], [], []
+        for _ in range(3):
+            events_s = statistics.median(encode_events() for _ in range(20))
+            floors.append(speak(seconds) + events_s)
+            cores.append(statistics.median(apply_only() for _ in range(20)))
+            raws.append(raw_round_trips(echo, sent, 36, seconds))
+    floor, core, raw = statistics.median(floors), statistics.median(cores), statistics.median(raws)
+    return _result(
+        "protocol_floor",
+        "µs/decision (ours: the protocol's messages alone, encoded, written, read, decoded)",
+        floor * 1e6,
+        raw * 1e6,
+        "lower",
+        bytes_per_write=sent,
+        rules_core_apply_us=round(core * 1e6, 2),
+        with_rules_core=round((floor + core) / raw, 3),
+        rules_build=referee_build(),
+        note="what referee_overhead's target (<= 3.0) leaves for everything else: 3.0 minus with_rules_core",
+    )
+
+
 def referee_build() -> str:
     """Which build of the match loop this process runs: "compiled" (mypyc, ``KIERKI_COMPILED``) or "pure"."""
     from referee import match
@@ -415,6 +511,7 @@ def passes_concurrent(seconds: float) -> Result:
 
 BENCHMARKS: dict[str, Callable[[float], Result]] = {
     "referee_overhead": referee_overhead,
+    "protocol_floor": protocol_floor,
     "match_throughput": match_throughput,
     "parallel_scaling": parallel_scaling,
     "unpinned_penalty": unpinned_penalty,

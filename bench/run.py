@@ -536,7 +536,7 @@ def _referee_benchmark(name: str) -> Callable[[Config], Result]:
     return run
 
 
-for _name in ("referee_overhead", "match_throughput", "parallel_scaling"):
+for _name in ("referee_overhead", "protocol_floor", "match_throughput", "parallel_scaling"):
     BENCHMARKS[_name] = _referee_benchmark(_name)
 
 # Pinning, a whole `kierki match` and `kierki --help` from the shell, concurrent passes (issue 14).
