@@ -61,6 +61,12 @@ class _RunOutput:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _warn(line: str) -> None:
+    """A setting of ladder.toml that the command cannot apply: one line on stderr, so that it reaches the organiser
+    (cron mails it, and the README's cron line keeps it in the log) without mixing into a run's lines on stdout."""
+    click.echo(f"warning: {printable(line)}", err=True)
+
+
 def _fail(error: Exception) -> click.ClickException:
     if isinstance(error, OSError) and error.filename is not None:
         return click.ClickException(printable(f"{error.filename}: {error.strerror or error}"))
@@ -138,7 +144,7 @@ def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) ->
     program file is recorded: a run deactivates a bot whose file changed since, until it is added again.
     """
     try:
-        bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner)
+        bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner, warn=_warn)
     except _ERRORS as error:
         raise _fail(error) from None
     click.echo(f"added {bot.label}" + (f" (program file {printable(bot.program)})" if bot.program else ""))
@@ -164,6 +170,7 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
             sets=sets,
             jobs=jobs,
             progress=output,
+            warn=_warn,
         )
     except _ERRORS as error:
         raise _fail(error) from None

@@ -798,6 +798,44 @@ def test_limit_cpu_0_is_no_limit_for_the_ladder_as_for_a_match(tmp_path: Path) -
     assert refused.exit_code == 2 and "--limit-disk and --bot-ro apply inside a sandbox" in refused.output
 
 
+def test_a_hand_edited_disk_limit_without_the_sandbox_is_said_by_every_run_and_kept_in_its_record(
+    tmp_path: Path,
+) -> None:
+    """``ladder init`` refuses disk_mb > 0 with sandbox = "none" (the test above). A ladder.toml edited to hold
+    that pair still runs, since refusing it would stop the ladder's cron runs, but the limit cannot be applied: every
+    run says so once, in one line on stderr (not among its lines on stdout) and in its row of the runs table, which
+    ``ladder status`` shows; ``ladder add`` says it too. A ladder without the pair says nothing."""
+    folder = _ladder(tmp_path)
+    runner = CliRunner()
+    quiet = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"])
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
+    path = folder / "ladder.toml"
+    data = tomllib.loads(path.read_text())
+    data["isolation"]["disk_mb"] = 50
+    path.write_text(tomli_w.dumps(data))
+    said = (
+        f"warning: {path}: isolation.disk_mb = 50 is not applied: the disk limit is a tmpfs inside the sandbox, and "
+        'sandbox = "none"; set sandbox = "bwrap" to apply it, or disk_mb = 0'
+    )
+    for _ in range(2):
+        result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"])
+        assert result.exit_code == 0, result.output
+        assert result.stderr == said + "\n"
+        assert "warning" not in result.stdout and "1 sets played" in result.stdout
+        with Store.open(folder / "ladder.sqlite") as store:
+            last = store.last_run()
+        assert last is not None and last.message == f"1 sets played; {said}"
+        status = runner.invoke(cli, ["ladder", "status", str(folder)])
+        assert f"finished (1 sets played; {said})" in status.output
+    added = runner.invoke(cli, ["ladder", "add", str(folder), "r2", "--", "sample:random"])
+    assert added.exit_code == 0 and added.stderr == said + "\n", added.output
+    data["isolation"]["sandbox"] = "bwrap"  # the first of the two mends the warning names (it passes the check)
+    assert LadderConfig.from_dict(data).isolation.unapplied("ladder.toml") == []
+    data["isolation"].update(sandbox="none", disk_mb=0)
+    path.write_text(tomli_w.dumps(data))
+    assert runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"]).stderr == ""
+
+
 def test_a_ladder_toml_of_format_1_keeps_its_cpu_limit(tmp_path: Path) -> None:
     """A ladder.toml written by an older ``ladder init`` (no ``format`` key) said ``cpu_s = 0`` for the referee's
     600 CPU seconds per game: it loads with that limit, not with none, and is not rewritten."""

@@ -107,6 +107,18 @@ class Isolation:
                     "every bot: name a folder outside it that does not hold it"
                 )
 
+    def unapplied(self, where: str) -> list[str]:
+        """The settings a run accepts but cannot apply, each as one line that says what to change.
+
+        ``ladder init`` refuses them, as ``kierki match`` does, but a hand-edited ladder.toml may hold them; refusing
+        it on load would stop a ladder's cron runs, so every run says so instead (``run_ladder``'s ``warn``)."""
+        if self.disk_mb > 0 and self.sandbox != "bwrap":
+            return [
+                f"{where}: isolation.disk_mb = {self.disk_mb} is not applied: the disk limit is a tmpfs inside the "
+                f'sandbox, and sandbox = "{self.sandbox}"; set sandbox = "bwrap" to apply it, or disk_mb = 0'
+            ]
+        return []
+
     def limits(self) -> Limits:
         return Limits(
             memory_mb=self.memory_mb,

@@ -9,7 +9,7 @@ import os
 import secrets
 import shlex
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from competition.ladder.config import (
@@ -112,10 +112,19 @@ def check_name(name: str) -> str:
 
 
 def add_bot(
-    folder: Path, name: str, argv: Sequence[str], *, cwd: Path, owner: str | None = None
+    folder: Path,
+    name: str,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    owner: str | None = None,
+    warn: Callable[[str], None] = lambda line: None,
 ) -> tuple[Bot, list[Bot]]:
-    """Validate and register a bot; returns it and the earlier versions it retired."""
+    """Validate and register a bot; returns it and the earlier versions it retired. ``warn`` gets each setting of
+    ladder.toml that the validation game (and every run) cannot apply."""
     config = LadderConfig.load(folder)
+    for line in config.isolation.unapplied(str(folder / CONFIG_NAME)):
+        warn(line)
     check_name(name)
     if not argv:
         raise LadderError("give the bot's command after --, e.g. kierki ladder add DIR mine -- python3 bot.py")

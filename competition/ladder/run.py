@@ -44,6 +44,9 @@ class RunReport:
     voided: dict[int, str] = field(default_factory=dict)
     stop_reason: str = ""
     warnings: list[str] = field(default_factory=list)  # housekeeping that failed after the sets were recorded
+    # ladder.toml's settings this run could not apply (Isolation.unapplied): said at its start through ``warn``, and
+    # kept in its row of the runs table (which ``ladder status`` shows)
+    unapplied: list[str] = field(default_factory=list)
     db_seconds: float = 0.0  # time spent in the database (planning, claiming, recording)
     play_seconds: float = 0.0  # time spent playing sets
 
@@ -83,7 +86,10 @@ def run_ladder(
     play: PlaySet = play_set,
     progress: Callable[[str], None] = lambda line: None,
     clock: Callable[[], float] = time.monotonic,
+    warn: Callable[[str], None] = lambda line: None,
 ) -> RunReport:
+    """Plan, play and record sets until the budget is spent. ``progress`` gets a line per step; ``warn`` gets, once
+    at the start of a run that holds the lock, each setting of ladder.toml that the run cannot apply."""
     config = LadderConfig.load(folder)
     lock = filelock.FileLock(folder / LOCK_NAME)
     try:
@@ -91,7 +97,7 @@ def run_ladder(
     except filelock.Timeout:
         return RunReport("locked")
     try:
-        return _Run(folder, config, budget_s, sets, jobs, play, progress, clock).run()
+        return _Run(folder, config, budget_s, sets, jobs, play, progress, clock, warn).run()
     finally:
         lock.release()
 
@@ -107,6 +113,7 @@ class _Run:
         play: PlaySet,
         progress: Callable[[str], None],
         clock: Callable[[], float],
+        warn: Callable[[str], None],
     ) -> None:
         self.folder = folder
         self.config = config
@@ -116,6 +123,7 @@ class _Run:
         self.play = play
         self.progress = progress
         self.clock = clock
+        self.warn = warn
         self.report = RunReport("finished")
         self.ruleset = config.ruleset()
         self.key = read_key(folder)
@@ -133,7 +141,14 @@ class _Run:
         except ExecutorError as error:
             raise LadderError(str(error)) from None
 
+    def _record(self, message: str) -> str:
+        """The message of this run's row: what ended it, then each setting it could not apply."""
+        return "; ".join([*([message] if message else []), *(f"warning: {line}" for line in self.report.unapplied)])
+
     def run(self) -> RunReport:
+        self.report.unapplied = self.config.isolation.unapplied(str(self.folder / CONFIG_NAME))
+        for line in self.report.unapplied:
+            self.warn(line)
         if self.config.isolation.sandbox == "bwrap":
             try:
                 check_bwrap()
@@ -150,9 +165,9 @@ class _Run:
                 what = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
                 with contextlib.suppress(Exception):
                     store.release(run_id)
-                    store.finish_run(run_id, "failed", f"{what}: {error}" if str(error) else what)
+                    store.finish_run(run_id, "failed", self._record(f"{what}: {error}" if str(error) else what))
                 raise
-            store.finish_run(run_id, "finished", self.report.stop_reason)
+            store.finish_run(run_id, "finished", self._record(self.report.stop_reason))
         return self.report
 
     def _run(self, store: Store, run_id: int) -> None:
