@@ -645,6 +645,29 @@ def test_match_from_refuses_what_it_cannot_do(logs: dict[str, Path], tmp_path: P
     assert len(point.prefix) == 5 and point.seed == "5" and point.ruleset.game.value == "hearts"
 
 
+def test_match_from_a_log_stopped_after_its_deals_plays_the_game_on(logs: dict[str, Path], tmp_path: Path) -> None:
+    """A log that ends "stopped" (the referee played only its first deals: the ladder's validation game) resumes as
+    any log does: at its last decision, the game goes on with the next deal, which the rules had already dealt
+    from the seed when the referee stopped; every deal is the one the whole game with that seed deals."""
+    stopped = Path(_match(tmp_path / "stopped", "hearts", None, {}, 5, deals_per_game=2)[0])
+    assert records(stopped)[-1]["status"] == "stopped"
+    decisions = sum(1 for r in records(stopped) if r["type"] in DECISION_TYPES)
+    out = tmp_path / "resumed"
+    result = CliRunner().invoke(cli, ["match", "--from", str(stopped), "--at", str(decisions), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output and f"at decision {decisions} of {decisions}" in result.output
+    resumed = out / "game001.replay.jsonl"
+    assert run("replay", "--verify", resumed)[0] == 0
+    new = records(resumed)
+    assert new[-1]["status"] == "complete" and any(r["type"] == "game_end" for r in new)
+    assert _choices(new)[:decisions] == _choices(records(stopped))
+    whole = [r for r in records(logs["hearts"]) if r["type"] == "deal"]  # the same seed, played to its end
+    dealt = [r for r in new if r["type"] == "deal"]
+    assert len(dealt) > 2 and dealt[:3] == whole[:3]
+    assert dealt[: len(whole)] == whole[: len(dealt)]
+    assert run("replay", "--verify", stopped)[0] == 0  # the stopped log itself still verifies
+
+
 # --- the writer and the reader -----------------------------------------------------------------------------
 
 
