@@ -127,3 +127,23 @@ def test_the_compiled_run_takes_every_checkbot_test_but_the_jq_bot() -> None:
     assert left_out == {f"tests/{name}" for name in NOT_AGAINST_COMPILED}
     for good in ("test_python_sample_bots_pass[heuristic_bot.py]", "test_c_bot_passes", "test_js_bot_passes"):
         assert f"tests/test_checkbot.py::{good}" in every - left_out
+
+
+def test_the_build_starts_from_bytecode(compiled_build: str) -> None:
+    """The build's modules that are not compiled come with their bytecode: an interpreter that may not write it
+    (``PYTHONDONTWRITEBYTECODE``) would otherwise compile them from source at every start of a match."""
+    env = {**os.environ, "PYTHONPATH": compiled_build, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("KIERKI_COMPILED", None)
+    done = subprocess.run(
+        [sys.executable, "-v", "-c", "import referee.match"],
+        env=env,
+        cwd=ROOT / "tests",
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = [line for line in done.stderr.splitlines() if line.startswith("# code object from ")]
+    from_build = [line for line in loaded if compiled_build in line]
+    assert from_build, "no module of the build was loaded: is it first on the path?"
+    from_source = [line for line in from_build if line.endswith(".py")]  # a .pyc is named in quotes
+    assert not from_source, "compiled from source at start:\n" + "\n".join(from_source)

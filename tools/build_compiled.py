@@ -3,13 +3,17 @@
     python tools/build_compiled.py [DIR]        # default build/compiled
 
 DIR then holds a copy of the ``referee`` package whose modules listed in setup.py's ``COMPILED`` are
-compiled. Put DIR first on ``sys.path`` to use it: ``KIERKI_COMPILED=DIR python -m pytest ...`` (see
-tests/conftest.py) or ``PYTHONPATH=DIR python bench/run.py ...`` (bench/run.py honours the same variable).
+compiled, and the bytecode of those that are not: where Python may not write bytecode (``PYTHONDONTWRITEBYTECODE``,
+as on this project's machines) every start would compile them from source again, about 14 ms of CPU per
+``kierki match``, which made the compiled build slower to start than the pure one (BENCHMARKS.md). Put DIR first
+on ``sys.path`` to use it: ``KIERKI_COMPILED=DIR python -m pytest ...`` (see tests/conftest.py) or
+``PYTHONPATH=DIR python bench/run.py ...`` (bench/run.py honours the same variable).
 Needs mypy (a test dependency) and a C compiler.
 """
 
 from __future__ import annotations
 
+import compileall
 import hashlib
 import os
 import shutil
@@ -43,6 +47,9 @@ def main(argv: list[str]) -> int:
     if done.returncode:
         sys.stderr.write(done.stdout + done.stderr)
         print(f"the mypyc build failed (exit {done.returncode}): see the compiler output above", file=sys.stderr)
+        return 1
+    if not compileall.compile_dir(target / "referee", quiet=1):
+        print(f"could not compile the bytecode of {target / 'referee'}", file=sys.stderr)
         return 1
     (target / STAMP).write_text(source_digest() + "\n")
     built = sorted(p.relative_to(target).as_posix() for p in target.rglob("*.so"))
