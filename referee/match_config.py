@@ -29,6 +29,8 @@ class MatchSetupError(RuntimeError):
 
 @dataclass(frozen=True)
 class BotSpec:
+    """How to start one bot: its command, folder and own environment, and its own time control if any."""
+
     argv: tuple[str, ...]
     cwd: Path = field(default_factory=Path.cwd)
     env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
@@ -59,6 +61,8 @@ class BotSpec:
 
 @dataclass(frozen=True)
 class MatchConfig:
+    """Everything a match is asked to play: ruleset, bots, seed, deals, clocks, fault policy, isolation."""
+
     ruleset: Ruleset
     bots: tuple[BotSpec, ...]
     out_dir: Path

@@ -10,6 +10,8 @@ __all__ = ["MatchResult", "SeatResult"]
 
 @dataclass
 class SeatResult:
+    """One bot's result over the match: totals and places per game, strikes, faults, timings, forfeit."""
+
     seat: int
     name: str
     version: str
@@ -38,6 +40,8 @@ class SeatResult:
 
 @dataclass
 class MatchResult:
+    """A whole match's result, as printed and written to result.json (``to_json``)."""
+
     game: str
     players: int
     options: dict[str, Any]

@@ -54,6 +54,8 @@ __all__ = [
 
 @dataclass
 class SeatStats:
+    """One seat's counts over a match: decisions, time spent thinking, faults by code, lines ignored."""
+
     decisions: int = 0
     thinking_s: float = 0.0
     slowest_s: float = 0.0

@@ -22,6 +22,8 @@ _KING_OF_HEARTS_BIT = 1 << KING_OF_HEARTS
 
 @dataclass(frozen=True)
 class PenaltyValues:
+    """The points of each penalty of a Kierki game, and the loteryjka's bonuses for the first two out."""
+
     trick: int
     heart: int
     queen: int

@@ -31,6 +31,8 @@ class TrickView:
 
 @dataclass(frozen=True, slots=True)
 class Observation:
+    """Everything one seat may know of the game at this moment, and nothing it may not (``observe``)."""
+
     game: Game
     players: int
     seat: int

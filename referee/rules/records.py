@@ -47,21 +47,29 @@ class MoonOption(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class PassCards:
+    """Pass these cards to the seat the deal's pass offset names."""
+
     cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class ChooseTrump:
+    """Name the trump suit of a trump deal (None: no trump)."""
+
     suit: Suit | None  # None is no trump, when the ruleset allows it
 
 
 @dataclass(frozen=True, slots=True)
 class PlayCard:
+    """Play this card: to the trick, or in the loteryjka to its column."""
+
     card: Card
 
 
 @dataclass(frozen=True, slots=True)
 class ChooseMoon:
+    """After shooting the moon: take the points off oneself or add them to every other seat."""
+
     option: MoonOption
 
 
@@ -72,6 +80,8 @@ Action = PassCards | ChooseTrump | PlayCard | ChooseMoon
 
 @dataclass(frozen=True, slots=True)
 class DealStarted:
+    """A deal began: its kind, the dealer, every hand and the kitty."""
+
     deal: int
     kind: DealKind
     dealer: int
@@ -82,6 +92,8 @@ class DealStarted:
 
 @dataclass(frozen=True, slots=True)
 class TrumpChosen:
+    """A seat named the trump suit (None: no trump)."""
+
     seat: int
     suit: Suit | None
     dealt: DealStarted | None = field(default=None, compare=False)  # the deal it completes (for the projection)
@@ -89,6 +101,8 @@ class TrumpChosen:
 
 @dataclass(frozen=True, slots=True)
 class PassesExchanged:
+    """Every seat's passed cards reached their receivers."""
+
     pass_offset: int
     passed: tuple[tuple[Card, ...], ...]  # private: what each seat sent
     deal: int = field(default=0, compare=False)
@@ -97,6 +111,8 @@ class PassesExchanged:
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed:
+    """A seat played a card to the trick (or, in the loteryjka, to a column)."""
+
     seat: int
     card: Card
     deal: int = field(default=0, compare=False)
@@ -104,12 +120,16 @@ class CardPlayed:
 
 @dataclass(frozen=True, slots=True)
 class LotteryPassed:
+    """In the loteryjka, a seat with no card it may play passed its turn."""
+
     seat: int
     deal: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class TrickEnded:
+    """A trick is complete: its plays, its winner and what the winner collected."""
+
     number: int
     leader: int
     plays: tuple[tuple[int, Card], ...]
@@ -120,6 +140,8 @@ class TrickEnded:
 
 @dataclass(frozen=True, slots=True)
 class PlayerOut:
+    """In the loteryjka, a seat emptied its hand: its place among those out and its bonus."""
+
     seat: int
     place: int
     bonus: int
@@ -128,6 +150,8 @@ class PlayerOut:
 
 @dataclass(frozen=True, slots=True)
 class MoonShot:
+    """A seat shot the moon (took all of the deal's points) and chose how it scores."""
+
     seat: int
     option: MoonOption
     deal: int = field(default=0, compare=False)
@@ -135,6 +159,8 @@ class MoonShot:
 
 @dataclass(frozen=True, slots=True)
 class DealEnded:
+    """A deal is over: each seat's score for it and the running totals."""
+
     deal: int
     kind: DealKind
     scores: tuple[int, ...]
@@ -145,6 +171,8 @@ class DealEnded:
 
 @dataclass(frozen=True, slots=True)
 class GameEnded:
+    """The game is over: the final totals and each seat's place."""
+
     totals: tuple[int, ...]
     places: tuple[int, ...]  # 1 is best; equal totals share a place
 

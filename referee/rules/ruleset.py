@@ -79,6 +79,8 @@ class RulesetError(RulesError):
 
 @dataclass(frozen=True)
 class OptionSpec:
+    """One rule option: its name, the games that have it, its help, its allowed values and default."""
+
     name: str
     games: frozenset[Game]
     help: str
