@@ -6,8 +6,9 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
@@ -27,12 +28,11 @@ class MatchSetupError(RuntimeError):
         self.stderr = stderr
 
 
-@dataclass(frozen=True)
-class BotSpec:
+class BotSpec(msgspec.Struct, frozen=True):
     """How to start one bot: its command, folder and own environment, and its own time control if any."""
 
     argv: tuple[str, ...]
-    cwd: Path = field(default_factory=Path.cwd)
+    cwd: Path = msgspec.field(default_factory=Path.cwd)
     env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
     time: TimeControl | None = None  # this bot's own time control, instead of MatchConfig.time
 
@@ -59,8 +59,7 @@ class BotSpec:
         return shlex.join(self.argv)
 
 
-@dataclass(frozen=True)
-class MatchConfig:
+class MatchConfig(msgspec.Struct, frozen=True):
     """Everything a match is asked to play: ruleset, bots, seed, deals, clocks, fault policy, isolation."""
 
     ruleset: Ruleset
@@ -71,10 +70,10 @@ class MatchConfig:
     games: int = 1
     deals: tuple[DealSpec, ...] = ()
     deals_source: str | None = None
-    time: TimeControl = field(default_factory=TimeControl)
-    faults: FaultPolicy = field(default_factory=FaultPolicy)
+    time: TimeControl = msgspec.field(default_factory=TimeControl)
+    faults: FaultPolicy = msgspec.field(default_factory=FaultPolicy)
     # Per-bot isolation (referee/bots/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits = msgspec.field(default_factory=Limits)
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
     bot_ro: tuple[Path, ...] = ()  # extra folders a sandboxed bot may read (--bot-ro)

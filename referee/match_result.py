@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 __all__ = ["MatchResult", "SeatResult"]
 
 
-@dataclass
-class SeatResult:
+class SeatResult(msgspec.Struct):
     """One bot's result over the match: totals and places per game, strikes, faults, timings, forfeit."""
 
     seat: int
     name: str
     version: str
     command: str
-    totals: list[int] = field(default_factory=list)  # per game
-    places: list[int] = field(default_factory=list)  # per game
+    totals: list[int] = msgspec.field(default_factory=list)  # per game
+    places: list[int] = msgspec.field(default_factory=list)  # per game
     strikes: int = 0
-    faults: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, int] = msgspec.field(default_factory=dict)
     forfeited_in_game: int | None = None
     forfeit_reason: str | None = None  # the fault that forfeited the seat: its code, strikes and message
     decisions: int = 0
@@ -38,8 +38,7 @@ class SeatResult:
         return sum(1 for p in self.places if p == 1)
 
 
-@dataclass
-class MatchResult:
+class MatchResult(msgspec.Struct):
     """A whole match's result, as printed and written to result.json (``to_json``)."""
 
     game: str
