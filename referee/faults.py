@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import msgspec
+
 __all__ = ["DEFAULT_CONSEQUENCES", "Consequence", "Fault", "FaultCode", "FaultPolicy"]
 
 
@@ -32,8 +34,7 @@ DEFAULT_CONSEQUENCES: Mapping[FaultCode, Consequence] = MappingProxyType(
 )
 
 
-@dataclass(frozen=True)
-class Fault:
+class Fault(msgspec.Struct, frozen=True):
     """One thing a bot did wrong: its code and a message that says what and what to do about it."""
 
     code: FaultCode

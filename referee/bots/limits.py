@@ -15,7 +15,8 @@ import resource
 import shutil
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = [
     "LIMIT_FIELDS",
@@ -28,8 +29,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceLimits:
+class ResourceLimits(msgspec.Struct, frozen=True):
     """Kernel limits for the bot process; ``None`` leaves that limit as the referee's own."""
 
     memory_bytes: int | None = None  # RLIMIT_AS: address space, so allocations fail early

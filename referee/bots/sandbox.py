@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+import msgspec
+
 from referee.bots.limits import ResourceLimits
 from referee.bots.procfs import proc_files
 
@@ -115,8 +117,7 @@ class Limits:
 NO_LIMITS: Final = Limits(memory_mb=0, cpu_s=0, processes=0, file_mb=0, disk_mb=0)
 
 
-@dataclass(frozen=True)
-class PreparedBot:
+class PreparedBot(msgspec.Struct, frozen=True):
     """What ``BotProcess.start`` runs for one seat."""
 
     argv: tuple[str, ...]
