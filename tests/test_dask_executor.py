@@ -463,6 +463,24 @@ def _wait_for_session_to_exit(session: int) -> None:
     raise AssertionError(f"processes of the stopped run are still alive: {members}")
 
 
+def test_a_local_cluster_starts_when_the_dask_dashboard_port_is_taken(tmp_path: Path) -> None:
+    """Another program on port 8787 (a Jupyter or Dask dashboard, a second ladder's cron run) must not stop a
+    dask-local run: the cluster's HTTP server takes any free port on this machine."""
+    with contextlib.ExitStack() as stack:
+        import socket
+
+        holder = stack.enter_context(socket.socket())
+        try:
+            holder.bind(("0.0.0.0", 8787))
+        except OSError:
+            pass  # already taken by someone else: the case itself
+        else:
+            holder.listen()
+        spec = ExecutorSpec("dask-local", workers=1)
+        result = run_tournament(_config(seed="3"), tmp_path, StopRule(sets=1), executor=spec)
+    assert result.status == "complete" and len(result.records) == 1
+
+
 def test_executor_from_a_toml_table() -> None:
     assert ExecutorSpec.from_table({}, "ladder.toml [run]") == ExecutorSpec()
     spec = ExecutorSpec.from_table({"executor": "dask", "scheduler": "tcp://h:8786", "jobs": 2}, "[run]")
