@@ -171,11 +171,14 @@ def test_an_eleven_player_game_fits_80_by_24(tmp_path: Path) -> None:
 
 
 def _changed(terminal: Terminal, before: str) -> str:
-    """The screen once a key has changed it (every step changes the position shown)."""
-    screen = before
+    """The screen once a key has changed it (every step changes the position shown) and the redraw is over: two
+    looks in a row alike, so that a capture taken halfway through a redraw (new lines above, old ones below) is
+    never judged."""
+    screen = last = before
     for _ in range(400):
         screen = terminal.screen()
-        if screen != before and "q quit" in screen:
+        if screen != before and "q quit" in screen and screen == last:
             return screen
+        last = screen
         time.sleep(0.025)
     pytest.fail(f"the screen did not change:\n{screen}")
