@@ -53,6 +53,11 @@ from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_publi
 _ENCODER = msgspec.json.Encoder()  # parts of messages, encoded once (``codec.encode`` encodes whole lines)
 
 
+# A deal kind's name on the wire, for every request: ``kind.value`` is a property of ``enum`` that runs as Python
+# code even in the compiled build (about 0.15 µs against 0.02 for this lookup).
+_KIND_NAMES: dict[DealKind, m.DealKind] = {kind: kind.value for kind in DealKind}
+
+
 def suit_letter(suit: int | None) -> m.Suit | None:
     return None if suit is None else cast(m.Suit, SUIT_LETTERS[suit])
 
@@ -195,7 +200,7 @@ def _play_request(
         id=request_id,
         game_number=game_number,
         deal=view.deal,
-        kind=view.kind.value,
+        kind=_KIND_NAMES[view.kind],
         hand=hand,
         legal=mask_names(view.legal),
         trump=suit_letter(view.trump),
@@ -367,7 +372,7 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
         return m.DealEvent(
             game_number=game_number,
             deal=view.deal,
-            kind=view.kind.value,
+            kind=_KIND_NAMES[view.kind],
             dealer=view.dealer,
             hand=cards(view.hand),
             trump=suit_letter(view.trump),
