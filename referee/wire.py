@@ -8,7 +8,7 @@ message can only ever carry what that seat may know; this module never decides v
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import cast
+from typing import Final, cast
 
 import msgspec
 
@@ -36,7 +36,11 @@ from referee.rules import (
     parse_card,
 )
 from referee.rules.cards import (
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
     RANK_LETTERS,
+    SPADES,
     SUIT_LETTERS,
     SUIT_MASKS,
     Card,
@@ -50,12 +54,20 @@ from referee.rules.observation import PlayView
 from referee.rules.points import point_values
 from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
 
-_ENCODER = msgspec.json.Encoder()  # parts of messages, encoded once (``codec.encode`` encodes whole lines)
+# The module's names read on every decision are Final: in the compiled build each is then a C static, not a lookup
+# in the module's dict (nor, for another module's name, a getattr on that module).
+_ENCODER: Final = msgspec.json.Encoder()  # parts of messages, encoded once (``codec.encode`` encodes whole lines)
+_ENCODE_LINE: Final = codec.encode
+_REPLACE: Final = msgspec.structs.replace
+_RAW: Final = msgspec.Raw
+_PLAY_REQUEST: Final = m.PlayRequest
+_CURRENT_TRICK: Final = m.CurrentTrick
+_SCORES: Final = m.Scores
 
 
 # A deal kind's name on the wire, for every request: ``kind.value`` is a property of ``enum`` that runs as Python
 # code even in the compiled build (about 0.15 µs against 0.02 for this lookup).
-_KIND_NAMES: dict[DealKind, m.DealKind] = {kind: kind.value for kind in DealKind}
+_KIND_NAMES: Final[dict[DealKind, m.DealKind]] = {kind: kind.value for kind in DealKind}
 
 
 def suit_letter(suit: int | None) -> m.Suit | None:
@@ -72,7 +84,7 @@ def pass_direction(offset: int, players: int) -> m.PassDirection | None:
     return "across"
 
 
-_TRICK_CARDS: dict[tuple[int, Card], m.TrickCard] = {}  # (seat, card): its message part, made once
+_TRICK_CARDS: Final[dict[tuple[int, Card], m.TrickCard]] = {}  # (seat, card): its message part, made once
 
 
 def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]:
@@ -85,14 +97,14 @@ def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]
         return tuple([parts[play] for play in plays])
 
 
-_CACHE_ENTRIES = 4096
+_CACHE_ENTRIES: Final = 4096
 # Finished tricks never change, and every later request of the deal repeats them: each trick's message and its
 # JSON, and the tuple of a deal's finished tricks so far with its JSON array, are built once. Keyed by the identity
 # of the (last) TrickView, which the entry holds, so the id cannot be reused while it is cached; a view's tricks
 # before it are fixed by the game that made it.
-_COMPLETED: dict[int, tuple[TrickView, m.CompletedTrick, bytes]] = {}
-_COMPLETED_SO_FAR: dict[int, tuple[TrickView, int, tuple[m.CompletedTrick, ...], bytes]] = {}
-_NO_TRICKS: tuple[tuple[m.CompletedTrick, ...], bytes] = ((), b"[]")
+_COMPLETED: Final[dict[int, tuple[TrickView, m.CompletedTrick, bytes]]] = {}
+_COMPLETED_SO_FAR: Final[dict[int, tuple[TrickView, int, tuple[m.CompletedTrick, ...], bytes]]] = {}
+_NO_TRICKS: Final[tuple[tuple[m.CompletedTrick, ...], bytes]] = ((), b"[]")
 
 
 def _completed_trick(trick: TrickView) -> tuple[m.CompletedTrick, bytes]:
@@ -152,8 +164,11 @@ class _SuitNames(dict[int, tuple[str, ...]]):
         return names
 
 
-_SUIT_NAMES = _SuitNames()
-_CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_MASKS
+_SUIT_NAMES: Final = _SuitNames()
+_CLUBS: Final = SUIT_MASKS[CLUBS]
+_DIAMONDS: Final = SUIT_MASKS[DIAMONDS]
+_HEARTS: Final = SUIT_MASKS[HEARTS]
+_SPADES: Final = SUIT_MASKS[SPADES]
 
 
 def mask_names(mask: int) -> tuple[str, ...]:
@@ -184,8 +199,8 @@ def play_request_line(view: PlayView, request_id: int, game_number: int, time_ms
     tricks, encoded = _completed_tricks(view.tricks)
     request = _play_request(view, request_id, game_number, time_ms, tricks)
     if not tricks:
-        return request, codec.encode(request)
-    return request, codec.encode(msgspec.structs.replace(request, tricks=msgspec.Raw(encoded)))
+        return request, _ENCODE_LINE(request)
+    return request, _ENCODE_LINE(_REPLACE(request, tricks=_RAW(encoded)))
 
 
 def _play_request(
@@ -196,7 +211,7 @@ def _play_request(
     # two decks: a card held twice is named twice
     hand = cards(card_list(view.hand) + card_list(view.hand_doubles)) if view.hand_doubles else mask_names(view.hand)
     deal_scores, totals = view.deal_scores, view.totals
-    return m.PlayRequest(
+    return _PLAY_REQUEST(
         id=request_id,
         game_number=game_number,
         deal=view.deal,
@@ -204,7 +219,7 @@ def _play_request(
         hand=hand,
         legal=mask_names(view.legal),
         trump=suit_letter(view.trump),
-        trick=None if lottery else m.CurrentTrick(leader=view.trick_leader, cards=_trick_cards(view.trick)),
+        trick=None if lottery else _CURRENT_TRICK(leader=view.trick_leader, cards=_trick_cards(view.trick)),
         tricks=tricks,
         lottery=m.LotteryState(
             start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
@@ -212,7 +227,7 @@ def _play_request(
         )
         if lottery
         else None,
-        scores=m.Scores(deal=deal_scores, total=totals, totals=totals),
+        scores=_SCORES(deal=deal_scores, total=totals, totals=totals),
         time_ms=time_ms,
     )
 
@@ -296,7 +311,7 @@ class AnswerError(ValueError):
 
 
 # A play of each card, made once (actions are frozen): the answer of almost every decision is one of these.
-_PLAYS: dict[str, PlayCard] = {card_name(card): PlayCard(card) for card in range(52)}
+_PLAYS: Final[dict[str, PlayCard]] = {card_name(card): PlayCard(card) for card in range(52)}
 
 
 def to_action(answer: m.BotMessage) -> Action:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import struct
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,27 +68,31 @@ def hand_size(ruleset: Ruleset) -> int:
 
 
 _TWO_64 = 1 << 64
+_FOUR_UINT64: Final = struct.Struct(">4Q")  # a 32-byte block as four big-endian unsigned 64-bit integers
 
 
 class KeyedStream:
-    """Uniform integers from HMAC-SHA256 of the seed over (label, game, deal, counter): see the module docstring."""
+    """Uniform integers from HMAC-SHA256 of the seed over (label, game, deal, counter): see the module docstring.
 
-    __slots__ = ("_buffer", "_counter", "_key", "_prefix")
+    The HMAC keyed with the seed is made once and copied for each block (the standard library's ``copy``), and
+    each 32-byte block is split into its four 64-bit integers at once: a shuffle costs about half as much."""
+
+    __slots__ = ("_counter", "_keyed", "_prefix", "_values")
 
     def __init__(self, seed: str, label: bytes, game: int, deal: int) -> None:
-        self._key = seed.encode("utf-8")
+        self._keyed = hmac.new(seed.encode("utf-8"), digestmod=hashlib.sha256)
         self._prefix = label + game.to_bytes(8, "big") + deal.to_bytes(8, "big")
         self._counter = 0
-        self._buffer = b""
+        self._values: list[int] = []  # the current block's integers not yet drawn, the next one last
 
     def _next64(self) -> int:
-        if len(self._buffer) < 8:
-            block = self._prefix + self._counter.to_bytes(8, "big")
-            self._buffer += hmac.new(self._key, block, hashlib.sha256).digest()
+        values = self._values
+        if not values:
+            block = self._keyed.copy()
+            block.update(self._prefix + self._counter.to_bytes(8, "big"))
+            values.extend(reversed(_FOUR_UINT64.unpack(block.digest())))
             self._counter += 1
-        value = int.from_bytes(self._buffer[:8], "big")
-        self._buffer = self._buffer[8:]
-        return value
+        return values.pop()
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``."""
