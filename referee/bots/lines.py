@@ -9,13 +9,14 @@ thrown away as it arrives, in 64 KiB reads (what follows its newline is kept, so
 from __future__ import annotations
 
 import os
+from typing import Final
 
 from referee.bots.results import LineTooLong
 
 __all__ = ["BIG_READ", "StdoutLines"]
 
-BIG_READ = 65536  # bytes per read or write of a pipe when no line limit bounds it
-_CR = 13
+BIG_READ: Final = 65536  # bytes per read or write of a pipe when no line limit bounds it
+_CR: Final = 13
 
 
 class StdoutLines:

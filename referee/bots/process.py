@@ -43,6 +43,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Final
 
 from referee.bots import procfs, stop
 from referee.bots.limits import ResourceLimits
@@ -82,10 +83,10 @@ __all__ = [
     "wait_any",
 ]
 
-_STDERR_DRAIN_ROUNDS = 16  # bounds drain_stderr() against a bot that writes as fast as we read
-_TERM_WAIT_S = 0.2  # between SIGTERM and SIGKILL
-_REAP_S = 5.0  # SIGKILLed processes die promptly; this only bounds a wedged kernel
-_HOLDER_CHECK_S = 0.1  # with launchers in front of the bot, how often a wait checks who still holds its stdout
+_STDERR_DRAIN_ROUNDS: Final = 16  # bounds drain_stderr() against a bot that writes as fast as we read
+_TERM_WAIT_S: Final = 0.2  # between SIGTERM and SIGKILL
+_REAP_S: Final = 5.0  # SIGKILLed processes die promptly; this only bounds a wedged kernel
+_HOLDER_CHECK_S: Final = 0.1  # with launchers in front of the bot, how often a wait checks who still holds its stdout
 
 
 class BotProcess:

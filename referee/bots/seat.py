@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 from protocol import codec
 from protocol import messages as m
@@ -100,10 +100,10 @@ class Transport(Protocol):
     def terminate(self, grace_s: float = 0.5) -> None: ...
 
 
-_SENT_TAIL_BYTES = 1 << 18  # the end of what was sent, to count the lines a bot has not read (a pipe holds less)
+_SENT_TAIL_BYTES: Final = 1 << 18  # the end of what was sent, to count the lines a bot has not read (a pipe holds less)
 
 
-_EXIT_WAIT_S = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
+_EXIT_WAIT_S: Final = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
 
 
 def _crash_message(process: Transport, result: Closed | Overflow) -> str:

@@ -19,7 +19,7 @@ import contextlib
 import datetime
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
 import msgspec
 
@@ -143,7 +143,7 @@ def referee_version() -> str:
     return referee.__version__
 
 
-_encoder = msgspec.json.Encoder()
+_encoder: Final = msgspec.json.Encoder()
 
 
 class ReplayWriter:

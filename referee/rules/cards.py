@@ -70,8 +70,12 @@ def parse_suit(text: str) -> Suit:
     return SUIT_LETTERS.index(name)
 
 
+_CARD_NAMES: Final = tuple(RANK_LETTERS[card >> 2] + SUIT_LETTERS[card & 3] for card in range(52))
+
+
 def card_name(card: Card) -> str:
-    return RANK_LETTERS[card >> 2] + SUIT_LETTERS[card & 3]
+    """A card's two letters, "QS" (made once per card: several cards are named on every decision)."""
+    return _CARD_NAMES[card]
 
 
 def mask_of(cards: Iterable[Card]) -> int:

@@ -19,6 +19,7 @@ Everything else (cards played, loteryjka passes, players going out, moons, score
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from referee.rules.cards import Card, Suit
 from referee.rules.observation import TrickView
@@ -73,7 +74,9 @@ def _hand_dealt(deal: DealStarted, seat: int, trump: Suit | None) -> HandDealt:
 
 
 # The events every seat sees alike: ``project`` gives each seat an equal view of them (or None to all).
-_PUBLIC: frozenset[type] = frozenset({CardPlayed, LotteryPassed, PlayerOut, DealEnded, GameEnded, TrickEnded, MoonShot})
+_PUBLIC: Final[frozenset[type]] = frozenset(
+    {CardPlayed, LotteryPassed, PlayerOut, DealEnded, GameEnded, TrickEnded, MoonShot}
+)
 
 
 def is_public(event: Event) -> bool:
