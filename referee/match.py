@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from protocol import codec
 from protocol import messages as m
@@ -41,6 +41,7 @@ from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_recor
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
 _STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
+_PASS: Final = Phase.PASS  # Final: in the compiled build a C constant, not looked up on its enum class
 
 
 TransportFactory = Callable[[int, "BotSpec"], Transport]  # seat, its spec -> a started transport
@@ -336,7 +337,7 @@ class Match:
             events = state.apply(action)
             writer.write(decision_record(index, action, None, True))
             return events
-        if state.phase is Phase.PASS:
+        if state.phase is _PASS:
             if index not in self._passes:
                 self._ask_passes(state, game_number)
             request_id, answer, spent, ignored = self._passes.pop(index)

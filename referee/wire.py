@@ -63,6 +63,8 @@ _RAW: Final = msgspec.Raw
 _PLAY_REQUEST: Final = m.PlayRequest
 _CURRENT_TRICK: Final = m.CurrentTrick
 _SCORES: Final = m.Scores
+_LOTTERY: Final = DealKind.LOTTERY  # (enum members too: not looked up on their class)
+_PLAY: Final = Phase.PLAY
 
 
 # A deal kind's name on the wire, for every request: ``kind.value`` is a property of ``enum`` that runs as Python
@@ -206,7 +208,7 @@ def play_request_line(view: PlayView, request_id: int, game_number: int, time_ms
 def _play_request(
     view: PlayView, request_id: int, game_number: int, time_ms: int, tricks: tuple[m.CompletedTrick, ...]
 ) -> m.PlayRequest:
-    lottery = view.kind is DealKind.LOTTERY
+    lottery = view.kind is _LOTTERY
     start = view.lottery_start_rank
     # two decks: a card held twice is named twice
     hand = cards(card_list(view.hand) + card_list(view.hand_doubles)) if view.hand_doubles else mask_names(view.hand)
@@ -276,14 +278,14 @@ def request_for(state: GameState, request_id: int, game_number: int, time_ms: in
     """The request for the decision ``state`` waits for, built from what the seat to act may know (its
     ``PlayView`` for a card, its ``Observation`` otherwise)."""
     phase = state.phase
-    if phase is Phase.PLAY:
+    if phase is _PLAY:
         return play_request(state.play_view(), request_id, game_number, time_ms)
     return _other_request(state, request_id, game_number, time_ms)
 
 
 def request_line_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> tuple[m.Request, bytes]:
     """``request_for`` and its line (``codec.encode`` of it, byte for byte; see ``play_request_line``)."""
-    if state.phase is Phase.PLAY:
+    if state.phase is _PLAY:
         return play_request_line(state.play_view(), request_id, game_number, time_ms)
     request = _other_request(state, request_id, game_number, time_ms)
     return request, codec.encode(request)

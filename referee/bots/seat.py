@@ -104,6 +104,11 @@ _SENT_TAIL_BYTES: Final = 1 << 18  # the end of what was sent, to count the line
 
 
 _EXIT_WAIT_S: Final = 0.2  # stdout's end usually comes a moment before the exit itself; wait that long for its status
+# What every request and answer uses, as Final names: in the compiled build C constants, not attributes looked up
+# on their modules each time.
+_CLOCK: Final = time.monotonic
+_DECODE_ANSWER: Final = codec.decode_bot_line
+_ANSWER_TYPES: Final = m.ANSWER_TYPES
 
 
 def _crash_message(process: Transport, result: Closed | Overflow) -> str:
@@ -203,7 +208,7 @@ class BotSeat:
         assert process is not None and not self.forfeited
         self._queue += codec.encode(request) if line is None else line
         allowed = self.deadline_s() if timeout_s is None else timeout_s
-        started = time.monotonic()
+        started = _CLOCK()
         self._ignored_mark = self.stats.ignored_lines
         self._send_queue(process)
         return Asked(request, started, allowed, timeout_s is None)
@@ -222,16 +227,16 @@ class BotSeat:
         result = process.read_line(started + asked.allowed_s if wait else 0.0)
         if self._recording:
             self._record_read(result)
-        at_s = time.monotonic() - started
+        at_s = _CLOCK() - started
         if type(result) is Line and not asked.heard:
             # The usual reply, kept short: the first line read is the answer. Anything else: the general path.
             request = asked.request
             try:
-                answer = codec.decode_bot_line(result.data)
+                answer = _DECODE_ANSWER(result.data)
             except codec.ProtocolError:
                 pass
             else:
-                if answer.id == request.id and isinstance(answer, m.ANSWER_TYPES[type(request)]):
+                if answer.id == request.id and isinstance(answer, _ANSWER_TYPES[type(request)]):
                     heard = Heard(result.data, at_s, answer)
                     asked.heard.append(heard)
                     return Reply(answer, self._charge(at_s, asked.charged), (heard,))

@@ -8,7 +8,7 @@ the seat itself passed and received.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from referee.rules.cards import Card, Suit, card_list
 from referee.rules.records import DealKind, MoonOption, Phase
@@ -16,6 +16,8 @@ from referee.rules.ruleset import Game
 
 if TYPE_CHECKING:
     from referee.rules.state import GameState
+
+_PLAY: Final = Phase.PLAY  # Final: in the compiled build a C constant, not looked up on its enum class
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +179,7 @@ def observe(state: GameState, seat: int) -> Observation:
 
 def play_view(state: GameState) -> PlayView:
     """What the seat to play may know now (the play phase only)."""
-    assert state.phase is Phase.PLAY, "a play view is only made while a card is awaited"
+    assert state.phase is _PLAY, "a play view is only made while a card is awaited"
     seat = state.to_act
     return PlayView(
         seat,
