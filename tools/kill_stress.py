@@ -1,9 +1,14 @@
-"""SIGKILL `kierki tournament --jobs 2` and `kierki ladder run` at random instants, and check what is left.
+"""SIGKILL `kierki tournament` and `kierki ladder run` at random instants, and check what is left.
 
 Not a test: a hunt for the rare worker that outlives its killed coordinator. This process makes itself a child
 subreaper, so every descendant of a killed run that outlives it (a worker, the forkserver, the resource tracker,
-a bot) becomes our child: after each kill we wait, within a bound, for our children to be gone, and record any
-that are not (with their command line, state and wait channel) before killing them. Then:
+a Dask nanny or worker, a bot) becomes our child: after each kill we wait, within a bound, for our children to be
+gone, and record any that are not (with their command line, state and wait channel) before killing them.
+
+Modes (``--modes``, comma-separated): ``tournament`` and ``ladder`` play on the local pool (``--jobs 2``);
+``dask-tournament`` (``--executor dask-local --workers 2``) and ``dask-ladder`` (``ladder.toml``'s ``[run]`` with
+``executor = "dask-local"`` and ``workers = 2``) on a ``distributed.LocalCluster``, whose scheduler lives in the
+coordinator and whose worker processes (and the bots they start) must go with it. Then:
 
 - tournament: the next run is ``--resume`` on the same folder (refused as locked: a stale lock); once a run
   finishes, ``results.jsonl`` must hold each of the ``--sets`` sets exactly once, each with its replays in place.
@@ -11,6 +16,10 @@ that are not (with their command line, state and wait channel) before killing th
   one rating update per bot (the ratings' set counts add up to the played sets' seats).
 
     python tools/kill_stress.py --kills 200 --load 2 --work /tmp/kill-stress
+    python tools/kill_stress.py --modes dask-tournament,dask-ladder --kills 200 --load 1
+
+Found so far: 4 of 30 local-pool kills left a worker behind (fixed in ``competition/runner.py``, 023c0fe; then
+1,000 kills, none left). The dask-local modes: see the commit that added them.
 """
 
 from __future__ import annotations
@@ -32,6 +41,19 @@ from pathlib import Path
 
 BOTS = ["a=sample:random", "b=sample:random", "c=sample:heuristic", "d=sample:heuristic"]
 SETS = 4
+MODES = ("tournament", "ladder", "dask-tournament", "dask-ladder")
+# How each mode plays its games: the tournament's options, and the ladder's [run] keys (ladder.toml, as init wrote it).
+TOURNAMENT_EXECUTOR = {"tournament": ["--jobs", "2"], "dask-tournament": ["--executor", "dask-local", "--workers", "2"]}
+LADDER_RUN = {
+    "ladder": {},
+    "dask-ladder": {'executor = "local"': 'executor = "dask-local"', "workers = 0": "workers = 2"},
+}
+STARTUP_S = {
+    "tournament": 1.5,
+    "ladder": 1.5,
+    "dask-tournament": 3.0,
+    "dask-ladder": 3.0,
+}  # a LocalCluster starts slower
 LEFT_WAIT_S = 60.0  # a killed run's descendants must be gone within this (generous under load)
 
 
@@ -142,11 +164,13 @@ def verify_ladder(folder: Path, tally: Tally) -> None:
     tally.verified += 1
 
 
-def kill_at(process: subprocess.Popen[bytes], output: Path, rng: random.Random, horizon_s: float) -> str:
+def kill_at(
+    process: subprocess.Popen[bytes], output: Path, rng: random.Random, horizon_s: float, startup_s: float
+) -> str:
     """SIGKILL ``process`` at a random instant: early (startup), at a random time, or just after an output line."""
     how = rng.choice(["startup", "uniform", "uniform", "after-line"])
     if how == "startup":
-        delay = rng.uniform(0.0, 1.5)  # the coordinator and its workers starting
+        delay = rng.uniform(0.0, startup_s)  # the coordinator and its workers starting
     elif how == "uniform":
         delay = rng.uniform(0.0, horizon_s)
     else:
@@ -175,11 +199,14 @@ def main() -> int:
     parser.add_argument("--load", type=int, default=2, help="busy loops to run meanwhile")
     parser.add_argument("--work", type=Path, default=Path("/tmp/kill-stress"))
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--modes", default="tournament,ladder")
+    parser.add_argument("--modes", default="tournament,ladder", help=f"some of {', '.join(MODES)}")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop after this long (0: after --kills)")
     parser.add_argument("--left-wait", type=float, default=LEFT_WAIT_S, help="seconds a killed run's processes get")
     parser.add_argument("--horizon", type=float, default=5.0, help="kill within this many seconds (uniform)")
     args = parser.parse_args()
+    modes = args.modes.split(",")
+    if not modes or not set(modes) <= set(MODES):
+        parser.error(f"--modes takes some of {', '.join(MODES)}, comma-separated; not {args.modes!r}")
     become_subreaper()
     rng = random.Random(args.seed)
     kierki = shutil.which("kierki") or "kierki"
@@ -188,9 +215,10 @@ def main() -> int:
     load = start_load(args.load)
     exclude = {p.pid for p in load}
     tally = Tally()
-    modes = args.modes.split(",")
     generation = {mode: 0 for mode in modes}
-    horizon = {"tournament": args.horizon, "ladder": args.horizon * 0.75}
+    horizon = {
+        mode: args.horizon * (0.75 if "ladder" in mode else 1.0) * (1.5 if "dask" in mode else 1.0) for mode in modes
+    }
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     log = (args.work / "log.txt").open("a")
     try:
@@ -198,11 +226,11 @@ def main() -> int:
         while tally.kills < args.kills and time.monotonic() < end:
             mode = rng.choice(modes)
             folder = args.work / f"{mode}{generation[mode]}"
-            if mode == "tournament":
+            if mode in TOURNAMENT_EXECUTOR:
                 if folder.exists() and not (folder / "tournament.json").exists():
                     shutil.rmtree(folder)  # killed before it wrote its configuration: nothing to resume
                     tally.fresh_starts += 1
-                command = [kierki, "tournament", *BOTS, "--sets", str(SETS), "--jobs", "2", "--seed", "s"]
+                command = [kierki, "tournament", *BOTS, "--sets", str(SETS), *TOURNAMENT_EXECUTOR[mode], "--seed", "s"]
                 command += ["--out", str(folder)] + (["--resume"] if folder.exists() else [])
             else:
                 if not folder.exists():
@@ -211,6 +239,12 @@ def main() -> int:
                         check=True,
                         capture_output=True,
                     )
+                    config = (folder / "ladder.toml").read_text()
+                    for old, new in LADDER_RUN[mode].items():
+                        if config.count(old) != 1:
+                            raise SystemExit(f"{folder}/ladder.toml: expected one {old!r} (has ladder init changed?)")
+                        config = config.replace(old, new)
+                    (folder / "ladder.toml").write_text(config)
                     for name, owner, bot in (
                         ("r", "x", "sample:random"),
                         ("h", "y", "sample:heuristic"),
@@ -226,16 +260,16 @@ def main() -> int:
             out_path = args.work / "output.txt"
             with out_path.open("wb") as out_file:
                 process = subprocess.Popen(command, stdout=out_file, stderr=subprocess.STDOUT, env=env)
-            how = kill_at(process, out_path, rng, horizon[mode])
+            how = kill_at(process, out_path, rng, horizon[mode], STARTUP_S[mode])
             output = out_path.read_text(errors="replace")
             if how == "finished":
                 tally.finished_unkilled += 1
                 if "another run holds" in output or "another kierki tournament is writing" in output:
                     tally.stale_locks.append(f"{folder}: {output.strip()[-300:]}")
-                if mode == "tournament" and process.returncode == 0:
+                if mode in TOURNAMENT_EXECUTOR and process.returncode == 0:
                     verify_tournament(folder, tally)
                     generation[mode] += 1
-                elif mode == "ladder" and process.returncode == 0:
+                elif mode in LADDER_RUN and process.returncode == 0:
                     verify_ladder(folder, tally)
                     if rng.random() < 0.3:
                         generation[mode] += 1
