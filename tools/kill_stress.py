@@ -67,6 +67,9 @@ class Tally:
     bad_results: list[str] = field(default_factory=list)
     verified: int = 0
     fresh_starts: int = 0
+    # How many of the killed run's processes were alive at the kill (it included): how much a kill had to take down.
+    alive_at_kill: dict[int, int] = field(default_factory=dict)
+    slowest_gone_s: float = 0.0  # the longest a killed run's processes took to be gone (none left)
 
 
 def become_subreaper() -> None:
@@ -165,7 +168,13 @@ def verify_ladder(folder: Path, tally: Tally) -> None:
 
 
 def kill_at(
-    process: subprocess.Popen[bytes], output: Path, rng: random.Random, horizon_s: float, startup_s: float
+    process: subprocess.Popen[bytes],
+    output: Path,
+    rng: random.Random,
+    horizon_s: float,
+    startup_s: float,
+    exclude: set[int],
+    tally: Tally,
 ) -> str:
     """SIGKILL ``process`` at a random instant: early (startup), at a random time, or just after an output line."""
     how = rng.choice(["startup", "uniform", "uniform", "after-line"])
@@ -188,6 +197,8 @@ def kill_at(
         time.sleep(rng.uniform(0.0, 0.03))
     if process.poll() is not None:
         return "finished"
+    alive = len(descendants() - exclude)
+    tally.alive_at_kill[alive] = tally.alive_at_kill.get(alive, 0) + 1
     process.kill()
     process.wait()
     return how
@@ -260,7 +271,7 @@ def main() -> int:
             out_path = args.work / "output.txt"
             with out_path.open("wb") as out_file:
                 process = subprocess.Popen(command, stdout=out_file, stderr=subprocess.STDOUT, env=env)
-            how = kill_at(process, out_path, rng, horizon[mode], STARTUP_S[mode])
+            how = kill_at(process, out_path, rng, horizon[mode], STARTUP_S[mode], exclude, tally)
             output = out_path.read_text(errors="replace")
             if how == "finished":
                 tally.finished_unkilled += 1
@@ -278,7 +289,10 @@ def main() -> int:
             else:
                 tally.kills += 1
                 tally.by_mode[f"{mode}/{how}"] = tally.by_mode.get(f"{mode}/{how}", 0) + 1
+            waited = time.monotonic()
             left = wait_children_gone(exclude, args.left_wait)
+            if how != "finished" and not left:
+                tally.slowest_gone_s = max(tally.slowest_gone_s, round(time.monotonic() - waited, 2))
             if left:
                 report = [describe(pid) for pid in left]
                 tally.leftovers.append(f"kill {tally.kills} {mode}/{how}: " + " | ".join(report))
