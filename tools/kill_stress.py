@@ -70,6 +70,7 @@ class Tally:
     # How many of the killed run's processes were alive at the kill (it included): how much a kill had to take down.
     alive_at_kill: dict[int, int] = field(default_factory=dict)
     slowest_gone_s: float = 0.0  # the longest a killed run's processes took to be gone (none left)
+    final_runs: int = 0  # each mode's last folder, run once more to its end after the kills
 
 
 def become_subreaper() -> None:
@@ -234,8 +235,14 @@ def main() -> int:
     log = (args.work / "log.txt").open("a")
     try:
         end = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
-        while tally.kills < args.kills and time.monotonic() < end:
-            mode = rng.choice(modes)
+        # Then each mode's last folder once more, not killed: its sets (and for a ladder, the sets that its killed
+        # runs left claimed) are checked even when the kills came too fast for any run to finish.
+        finals = iter(modes)
+        while True:
+            final = tally.kills >= args.kills or time.monotonic() >= end
+            mode = next(finals, "") if final else rng.choice(modes)
+            if not mode:
+                break
             folder = args.work / f"{mode}{generation[mode]}"
             if mode in TOURNAMENT_EXECUTOR:
                 if folder.exists() and not (folder / "tournament.json").exists():
@@ -271,7 +278,12 @@ def main() -> int:
             out_path = args.work / "output.txt"
             with out_path.open("wb") as out_file:
                 process = subprocess.Popen(command, stdout=out_file, stderr=subprocess.STDOUT, env=env)
-            how = kill_at(process, out_path, rng, horizon[mode], STARTUP_S[mode], exclude, tally)
+            if final:
+                process.wait()
+                how = "finished"
+                tally.final_runs += 1
+            else:
+                how = kill_at(process, out_path, rng, horizon[mode], STARTUP_S[mode], exclude, tally)
             output = out_path.read_text(errors="replace")
             if how == "finished":
                 tally.finished_unkilled += 1
