@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from competition_helpers import FAMILY_VARIABLE, family, family_env
 
 distributed = pytest.importorskip("distributed")
 Client = Any  # distributed.Client, which mypy cannot name through importorskip
@@ -445,6 +446,60 @@ def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_onc
     assert result.status == "complete"
     assert [r.set_id for r in read_results(tmp_path / "results.jsonl")[0]] == list(range(1, 13))[: len(result.records)]
     assert sorted(r.set_id for r in result.records) == list(range(1, 13))
+
+
+def test_kill_9_of_a_local_cluster_coordinator_leaves_no_process_and_resume_plays_each_set_once(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, object]
+) -> None:
+    """A SIGKILLed coordinator cannot stop its cluster: its workers must see it gone (each exits once its parent's
+    end of a pipe closes) and their bots the end of their input. Its lock goes with it (the kernel's). The kill
+    comes once a set is recorded, with the next games playing on both workers: what tools/kill_stress.py's
+    dask-tournament mode does at random instants."""
+    tag, env = family_env()  # the coordinator and its worker processes; the bots get the tag through their env
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        "".join(
+            f'[[bot]]\nname = "{n}"\ncommand = "{c}"\nenv = {{ {FAMILY_VARIABLE} = "{tag}" }}\n'
+            for n, c in (("h", "sample:heuristic"), ("r", "sample:random"))
+        )
+    )
+    out = tmp_path / "t"
+    args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10"]
+    args += ["--seed", "13", "--sets", "12", "--out", str(out)]
+    code = "import sys; from kierki_cli.main import cli; cli(sys.argv[1:])"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args, "--executor", "dask-local", "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=env,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith(b"set 1/"):
+            break
+    alive = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in family(tag)]
+    assert sum(b"_bot.py" in cmdline for cmdline in alive) >= 1  # a game in play: bots to take down, too
+    process.kill()
+    process.wait()
+    process.stderr.close()
+    for _ in range(3000):  # bounded, not timed
+        if not family(tag):
+            break
+        signal.sigtimedwait([signal.SIGCHLD], 0.01)
+    left = family(tag)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+    done = [r.set_id for r in read_results(out / "results.jsonl")[0]]
+    assert 1 <= len(done) < 12
+    spec, _ = cluster
+    resumed = CliRunner().invoke(cli, [*args, "--resume", "--executor", "dask", "--scheduler", str(spec.scheduler)])
+    assert resumed.exit_code == 0, resumed.output  # not refused as locked
+    records = read_results(out / "results.jsonl")[0]
+    assert sorted(r.set_id for r in records) == list(range(1, 13))
+    assert [r.set_id for r in records[: len(done)]] == done
+    assert sorted(p.name for p in (out / "sets").iterdir()) == [f"{i:04d}" for i in range(1, 13)]
 
 
 def _wait_for_session_to_exit(session: int) -> None:
