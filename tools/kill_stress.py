@@ -19,11 +19,11 @@ coordinator and whose worker processes (and the bots they start) must go with it
     python tools/kill_stress.py --modes dask-tournament,dask-ladder --kills 200 --load 1
 
 Found so far: 4 of 30 local-pool kills left a worker behind (fixed in ``competition/runner.py``, 023c0fe; then 1,000
-kills, none left). The dask-local modes, at ``--load 1`` on a shared 2-core machine: 547 kills (tournament 263,
-ladder 284), none left a process, a held lock or a set lost or counted twice; 354 of them came with the worker
-processes up, 168 with bots running too; 54 uninterrupted finishes checked (36 tournaments of 4 sets, 18 ladder runs
-over 232 played sets); the slowest clean-up 2.9 s. Before that, 186 kills of a run without the final checks and 10
-in smoke runs: none left.
+kills, none left). The dask-local modes, at ``--load 1`` on a shared 2-core machine, two runs (seeds 12 and 13): 800
+kills (tournament 383, ladder 417), none left a process, a held lock or a set lost or counted twice; 516 of them
+came with the worker processes up, 252 with bots running too; 84 uninterrupted finishes checked (55 tournaments of 4
+sets, 29 ladder runs over 340 played sets); the slowest clean-up 2.9 s. Before that, 186 kills of a run without the
+final checks and 10 in smoke runs: none left.
 """
 
 from __future__ import annotations
