@@ -64,7 +64,9 @@ FAMILY_VARIABLE = "KIERKI_TEST_FAMILY"
 
 def family_env() -> tuple[str, dict[str, str]]:
     """A tag, and the environment that marks every process a command starts with it (the coordinator, its
-    forkserver, its workers, which run in sessions of their own, and their bots): `family` finds them by it."""
+    forkserver, its workers, which run in sessions of their own): `family` finds them by it. Bots get a filtered
+    environment (referee/bots/sandbox.py), so a bot carries the tag only when it is given as the bot's own
+    variable (a bots file's ``env``, ``--bot-env``)."""
     tag = uuid.uuid4().hex
     return tag, {**os.environ, FAMILY_VARIABLE: tag}
 

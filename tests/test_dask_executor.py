@@ -478,8 +478,8 @@ def test_kill_9_of_a_local_cluster_coordinator_leaves_no_process_and_resume_play
     for line in process.stderr:
         if line.startswith(b"set 1/"):
             break
-    alive = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in family(tag)]
-    assert sum(b"_bot.py" in cmdline for cmdline in alive) >= 1  # a game in play: bots to take down, too
+    # Usually a game is in play on each worker, bots and all; between two games there may be none for an instant,
+    # which the check below covers as well (not asserted: that would make the test depend on when it looks).
     process.kill()
     process.wait()
     process.stderr.close()
