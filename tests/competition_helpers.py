@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -87,3 +90,43 @@ def family(tag: str) -> list[int]:
         if state != "Z":
             members.append(int(entry.name))
     return members
+
+
+def family_left(tag: str) -> list[int]:
+    """The processes of ``tag``'s family still running once they had a bounded number of looks to end (polls on
+    SIGCHLD, not a clock), each then killed so that a failing test leaves nothing behind: [] when all ended."""
+    for _ in range(3000):
+        if not family(tag):
+            return []
+        signal.sigtimedwait([signal.SIGCHLD], 0.01)
+    left = family(tag)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+# The kierki command in a child: a shell starts background jobs with SIGINT ignored, and Python keeps that, so
+# Ctrl-C's usual handler is restored first (what an interactive terminal gives the command).
+_KIERKI_WITH_CTRL_C = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from kierki_cli.main import cli; cli(sys.argv[1:])"
+)
+
+
+def tournament_after_its_first_set(
+    args: Sequence[str], env: Mapping[str, str] | None = None, stdout: int = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
+    """``kierki ARGS`` (a tournament) started in a session of its own, returned once it has printed its first set's
+    line on stderr: games are in play on its workers then, the moment a Ctrl-C or a kill test wants."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _KIERKI_WITH_CTRL_C, *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=None if env is None else dict(env),
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith(b"set 1/"):
+            break
+    return process

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from competition_helpers import FAMILY_VARIABLE, family, family_env
+from competition_helpers import FAMILY_VARIABLE, family_env, family_left, tournament_after_its_first_set
 
 distributed = pytest.importorskip("distributed")
 Client = Any  # distributed.Client, which mypy cannot name through importorskip
@@ -415,23 +415,9 @@ def test_cli_executor_dask(tmp_path: Path, cluster: tuple[ExecutorSpec, object])
 def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_once(
     tmp_path: Path, cluster: tuple[ExecutorSpec, object]
 ) -> None:
-    # A shell starts background jobs with SIGINT ignored, and Python keeps that: restore Ctrl-C's usual handler.
-    code = (
-        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        "from kierki_cli.main import cli; cli(sys.argv[1:])"
-    )
     args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
     args += ["--seed", "9", "--sets", "12", "--out", str(tmp_path)]
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *args, "--executor", "dask-local", "--workers", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    assert process.stderr is not None
-    for line in process.stderr:
-        if line.startswith(b"set 1/"):
-            break
+    process = tournament_after_its_first_set([*args, "--executor", "dask-local", "--workers", "2"])
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
     out, err = process.communicate()
     assert process.returncode == 130, err
@@ -466,31 +452,14 @@ def test_kill_9_of_a_local_cluster_coordinator_leaves_no_process_and_resume_play
     out = tmp_path / "t"
     args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10"]
     args += ["--seed", "13", "--sets", "12", "--out", str(out)]
-    code = "import sys; from kierki_cli.main import cli; cli(sys.argv[1:])"
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *args, "--executor", "dask-local", "--workers", "2"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env=env,
+    process = tournament_after_its_first_set(
+        [*args, "--executor", "dask-local", "--workers", "2"], env, stdout=subprocess.DEVNULL
     )
-    assert process.stderr is not None
-    for line in process.stderr:
-        if line.startswith(b"set 1/"):
-            break
     # Usually a game is in play on each worker, bots and all; between two games there may be none for an instant,
     # which the check below covers as well (not asserted: that would make the test depend on when it looks).
     process.kill()
-    process.wait()
-    process.stderr.close()
-    for _ in range(3000):  # bounded, not timed
-        if not family(tag):
-            break
-        signal.sigtimedwait([signal.SIGCHLD], 0.01)
-    left = family(tag)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
+    process.communicate()  # its end of the pipes closed
+    assert family_left(tag) == []
     done = [r.set_id for r in read_results(out / "results.jsonl")[0]]
     assert 1 <= len(done) < 12
     spec, _ = cluster

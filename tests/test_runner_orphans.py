@@ -18,7 +18,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import pytest
-from competition_helpers import family, family_env
+from competition_helpers import family_env, family_left
 
 from competition import runner
 
@@ -83,11 +83,4 @@ def test_a_coordinator_killed_while_its_worker_starts_leaves_no_process(tmp_path
     tag, env = family_env()
     coordinator = subprocess.Popen([sys.executable, str(script)], start_new_session=True, env=env)
     assert coordinator.wait(timeout=120) == -signal.SIGKILL
-    for _ in range(3000):  # bounded, not timed: the worker, the forkserver and the resource tracker end
-        if not family(tag):
-            break
-        signal.sigtimedwait([signal.SIGCHLD], 0.01)
-    left = family(tag)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
+    assert family_left(tag) == []  # the worker, the forkserver and the resource tracker end

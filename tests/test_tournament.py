@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from competition_helpers import family, family_env
+from competition_helpers import family_env, family_left, tournament_after_its_first_set
 
 from competition.plan import Entrant
 from competition.results import read_results
@@ -126,11 +126,8 @@ def test_resume_after_kill_9_plays_every_set_exactly_once(tmp_path: Path) -> Non
 
 def _wait_for_family_to_exit(tag: str) -> None:
     """The killed coordinator's workers stop their games, stop their bots and exit."""
-    for _ in range(3000):
-        if not family(tag):
-            return
-        signal.sigtimedwait([signal.SIGCHLD], 0.01)
-    raise AssertionError(f"the killed tournament's workers are still running: {family(tag)}")
+    left = family_left(tag)
+    assert left == [], f"the killed tournament's workers were still running: {left}"
 
 
 def test_each_worker_is_a_session_of_its_own() -> None:
@@ -218,25 +215,10 @@ def test_sprt_prints_the_llr_and_stops(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) -> None:
-    # A shell starts background jobs with SIGINT ignored, and Python keeps that: restore Ctrl-C's usual handler.
-    code = (
-        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        "from kierki_cli.main import cli; cli(sys.argv[1:])"
-    )
     args = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
     args += ["--seed", "9", "--sets", "30", "--jobs", "2", "--out", str(tmp_path)]
     tag, env = family_env()
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env=env,
-    )
-    assert process.stderr is not None
-    for line in process.stderr:
-        if line.startswith(b"set 1/"):
-            break
+    process = tournament_after_its_first_set(args, env)
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
     out, _ = process.communicate()
     assert process.returncode == 130
