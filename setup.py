@@ -7,7 +7,7 @@ plays the loop, `projection.py` decides what each seat sees; the transport `bots
 the same source, for speed. Classes that other code reads as plain data or subclasses from a builtin stay in
 modules of their own that are not compiled (`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
 
-    pip install mypy msgspec "setuptools>=68" wheel && KIERKI_MYPYC=1 pip install --no-build-isolation .
+    pip install mypy msgspec "setuptools>=77" wheel && KIERKI_MYPYC=1 pip install --no-build-isolation .
 
 Without build isolation pip installs nothing before this file runs, so mypy (which compiles) and msgspec (whose
 types the compiled modules use) must be there already, and a C compiler.
@@ -52,7 +52,7 @@ if os.environ.get("KIERKI_MYPYC") == "1":
     if missing:
         raise SystemExit(
             f"KIERKI_MYPYC=1: the mypyc build needs {' and '.join(missing)} installed first: "
-            'pip install mypy msgspec "setuptools>=68" wheel, then KIERKI_MYPYC=1 pip install --no-build-isolation .'
+            'pip install mypy msgspec "setuptools>=77" wheel, then KIERKI_MYPYC=1 pip install --no-build-isolation .'
         )
     from mypyc.build import mypycify
 
