@@ -8,7 +8,7 @@ as on this project's machines) every start would compile them from source again,
 ``kierki match``, which made the compiled build slower to start than the pure one (BENCHMARKS.md). Put DIR first
 on ``sys.path`` to use it: ``KIERKI_COMPILED=DIR python -m pytest ...`` (see tests/conftest.py) or
 ``PYTHONPATH=DIR python bench/run.py ...`` (bench/run.py honours the same variable).
-Needs mypy (a test dependency) and a C compiler.
+Needs mypy and setuptools >= 77 (test dependencies: the build runs setup.py in this environment) and a C compiler.
 """
 
 from __future__ import annotations
