@@ -54,8 +54,8 @@ def _local_cluster(workers: int) -> distributed.LocalCluster:
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address="127.0.0.1:0",  # None means the default :8787: a second cluster (another ladder's
-            # cron run, a test) warns that it is taken; any free port, on this machine only
+            dashboard_address="127.0.0.1:0",  # None means Dask's default port 8787, and with it taken (another
+            # program, another ladder's cron run) the cluster fails to start: any free port, on this machine only
             silence_logs=logging.CRITICAL,
         )
     finally:

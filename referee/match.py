@@ -23,6 +23,7 @@ from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
 from referee.bots.sandbox import SandboxError, check_bwrap, prepare
 from referee.bots.seat import BotSeat, Transport, converse_all
+from referee.bots.stderr_log import last_lines
 from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, play_out
 from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
@@ -40,7 +41,6 @@ from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, Faul
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
-_STDERR_LINES = 6  # lines of a bot's stderr shown with a failed handshake
 _PASS: Final = Phase.PASS  # Final: in the compiled build a C constant, not looked up on its enum class
 
 
@@ -203,7 +203,7 @@ class Match:
                         f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
                     )
                 if isinstance(answer, Fault):
-                    tail = seat.stderr_tail().decode("utf-8", "replace").splitlines()[-_STDERR_LINES:]
+                    tail = last_lines(seat.stderr_tail())
                     raise MatchSetupError(
                         f"seat {seat.seat} ({command}) failed the handshake: {answer.message}", tuple(tail)
                     )

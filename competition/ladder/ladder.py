@@ -25,6 +25,7 @@ from competition.ladder.store import Bot, Store
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
+from referee.bots.stderr_log import last_lines
 from referee.faults import FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 
@@ -192,8 +193,7 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
         faults = ", ".join(f"{code} x{count}" for code, count in sorted(seat.faults.items()))
         if seat.forfeited_in_game is None and not faults:
             return None
-        data, _ = log_tail(work / "seat0.stderr.log", VALIDATION_STDERR_BYTES)
-        stderr = tuple(data.decode("utf-8", "replace").splitlines()[-VALIDATION_STDERR_LINES:])
+        stderr = tuple(last_lines(log_tail(work / "seat0.stderr.log", VALIDATION_STDERR_BYTES)[0]))
     except MatchSetupError as error:
         return str(error), error.stderr
     finally:
@@ -203,8 +203,7 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
     return f"it made faults: {faults}", stderr
 
 
-VALIDATION_STDERR_LINES = 6  # the last lines of a bot's stderr shown when it fails its validation game
-VALIDATION_STDERR_BYTES = 4096
+VALIDATION_STDERR_BYTES = 4096  # the end of the log read for the lines shown (last_lines) when a bot fails
 
 
 def log_tail(path: Path, limit: int) -> tuple[bytes, int]:

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-__all__ = ["StderrLog"]
+__all__ = ["TAIL_LINES", "StderrLog", "last_lines"]
 
 _TAIL_BYTES = 4096  # the end of the bot's stderr kept in memory: its last words explain a failure
+TAIL_LINES = 6  # the lines of a bot's stderr a failure report shows (a failed start, check-bot, a ladder's validation)
+
+
+def last_lines(data: bytes) -> list[str]:
+    """The last ``TAIL_LINES`` lines of the end of a bot's stderr, as text (not yet escaped for a terminal)."""
+    return data.decode("utf-8", "replace").splitlines()[-TAIL_LINES:]
 
 
 class StderrLog:

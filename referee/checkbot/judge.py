@@ -18,6 +18,7 @@ from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Line, LineTooLong, Overflow
 from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport, backlog_note
+from referee.bots.stderr_log import last_lines
 from referee.checkbot.report import (
     HINT_CRASH,
     HINT_DEBUG,
@@ -37,7 +38,6 @@ __all__ = ["Judged", "Problem", "Run", "clip"]
 
 _LAST_LINES: Final = 8  # lines exchanged shown with a failure
 _CLIP: Final = 160  # characters of one shown line
-_STDERR_LINES: Final = 6
 _REFEREE_TYPES: Final = frozenset(
     {
         "game_start",
@@ -109,7 +109,7 @@ class Run:
         return [_shown(direction, line) for direction, line in self.seat.recent]
 
     def stderr_tail(self) -> list[str]:
-        return self.seat.stderr_tail().decode("utf-8", "replace").splitlines()[-_STDERR_LINES:]
+        return last_lines(self.seat.stderr_tail())
 
     def ask(self, request: m.Request, *, line: bytes | None = None, startup: bool = False) -> Judged:
         """Send the queued events and ``request`` (as ``line`` when given) and judge what comes back."""
