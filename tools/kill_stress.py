@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import json
 import os
 import random
@@ -42,6 +41,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from referee.bots.reaper import become_subreaper
 
 BOTS = ["a=sample:random", "b=sample:random", "c=sample:heuristic", "d=sample:heuristic"]
 SETS = 4
@@ -75,12 +76,6 @@ class Tally:
     alive_at_kill: dict[int, int] = field(default_factory=dict)
     slowest_gone_s: float = 0.0  # the longest a killed run's processes took to be gone (none left)
     final_runs: int = 0  # each mode's last folder, run once more to its end after the kills
-
-
-def become_subreaper() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(36, 1, 0, 0, 0) != 0:
-        raise SystemExit("cannot become a child subreaper")
 
 
 def descendants() -> set[int]:
@@ -223,9 +218,10 @@ def main() -> int:
     modes = args.modes.split(",")
     if not modes or not set(modes) <= set(MODES):
         parser.error(f"--modes takes some of {', '.join(MODES)}, comma-separated; not {args.modes!r}")
-    become_subreaper()
+    if not become_subreaper():  # the referee's own: every descendant a kill orphans becomes ours
+        raise SystemExit("cannot become a child subreaper (Linux 3.4+ only)")
     rng = random.Random(args.seed)
-    kierki = shutil.which("kierki") or "kierki"
+    kierki = shutil.which("kierki") or str(Path(sys.executable).parent / "kierki")  # a venv not activated
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
     load = start_load(args.load)
