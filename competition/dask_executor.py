@@ -87,6 +87,12 @@ class DaskExecutor:
         self._retries = retries
         self._lock = threading.Lock()
         self._tasks: dict[Any, _GameFuture] = {}  # the Dask futures in flight: a released one would be forgotten
+        # Held while the client is used from Dask's callback thread (a result fetched, a game resubmitted), and by
+        # ``close`` to mark the client closed: a callback that runs after the close must not touch the client, whose
+        # ``Future.result`` then waits forever on its stopped loop, and with it the one callback thread every client
+        # of the process shares (every later game's callback queues behind it).
+        self._client_lock = threading.RLock()  # (re-entrant: a future settled under it may lead to close)
+        self._closed = False
         self.jobs = max(1, sum(client.nthreads().values()))
 
     @classmethod
@@ -159,6 +165,12 @@ class DaskExecutor:
         return future
 
     def _attempt(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
+        with self._client_lock:
+            if self._closed:
+                raise InfrastructureError(f"set {task.set_id}: the executor is closed")
+            self._submit(future, task, spec, refused)
+
+    def _submit(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
         workers = None
         if refused:
             workers = [w for w in self._client.scheduler_info(n_workers=-1)["workers"] if w not in refused]
@@ -188,7 +200,12 @@ class DaskExecutor:
         if future.cancelled():
             return
         try:
-            worker, outcome = done.result()
+            with self._client_lock:
+                if self._closed:
+                    raise InfrastructureError(
+                        f"set {task.set_id}: the executor was closed before the game's result came"
+                    )
+                worker, outcome = done.result()
         except FutureCancelledError:
             self._settle(future, exception=InfrastructureError(f"set {task.set_id}: the game was cancelled"))
             return
@@ -196,7 +213,7 @@ class DaskExecutor:
             message = f"set {task.set_id}, game {task.index + 1}: its workers died while playing it ({error})"
             self._settle(future, exception=InfrastructureError(message))
             return
-        except Exception as error:  # the referee itself failed, ``retries`` times: a bug, not a bot
+        except Exception as error:  # the referee itself failed, ``retries`` times (a bug, not a bot), or closed
             self._settle(future, exception=error)
             return
         if outcome.refused is not None:
@@ -232,6 +249,8 @@ class DaskExecutor:
             task.cancel()
 
     def close(self) -> None:
+        with self._client_lock:  # after a result being fetched now; no callback uses the client from here on
+            self._closed = True
         with contextlib.suppress(Exception):
             self._client.close()
         if self._cluster is not None:

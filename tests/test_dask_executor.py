@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +30,7 @@ distributed = pytest.importorskip("distributed")
 Client = Any  # distributed.Client, which mypy cannot name through importorskip
 
 from competition import remote  # noqa: E402
-from competition.executors import ExecutorError, ExecutorSpec  # noqa: E402
+from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError  # noqa: E402
 from competition.plan import Entrant  # noqa: E402
 from competition.results import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
@@ -62,7 +63,7 @@ def _alive(pid: int) -> bool:
 def cluster() -> Iterator[tuple[ExecutorSpec, Client]]:
     """Two worker processes under nannies; yields an executor spec for its scheduler and a client to inspect it."""
     local = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR
     )
     client = distributed.Client(local)
     pids: set[int] = set()
@@ -485,6 +486,32 @@ def _wait_for_session_to_exit(session: int) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"processes of the stopped run are still alive: {members}")
+
+
+def test_a_result_that_comes_after_the_executor_closed_does_not_hang_the_callback_thread(
+    cluster: tuple[ExecutorSpec, object],
+) -> None:
+    """A game's callback that runs once the executor's client is closed (a tournament stopped by another game's
+    error while this one finished) must not fetch the result: on a closed client ``Future.result`` fails ("IOLoop is
+    closed"), and on one closing it waited forever, and with it Dask's one callback thread, so that every later game
+    of the process hung (seen in a full run). It settles the game with the executor's error instead."""
+    from types import SimpleNamespace
+
+    from competition.dask_executor import DaskExecutor, _GameFuture
+
+    spec, _ = cluster
+    executor = DaskExecutor.open(spec, 1)
+    done = executor._client.submit(os.getpid, pure=False)
+    distributed.wait([done])
+    game = _GameFuture(executor)
+    executor.close()
+    task = SimpleNamespace(set_id=7, index=0)
+    callback = threading.Thread(target=executor._done, args=(done, game, task, None, {}), daemon=True)
+    callback.start()
+    callback.join(60)  # a bound on a hang, not a measurement: the call returns at once
+    assert not callback.is_alive(), "the callback waits on the closed client"
+    with pytest.raises(InfrastructureError, match="set 7: the executor was closed"):
+        game.result(0)
 
 
 def test_a_local_cluster_starts_when_the_dask_dashboard_port_is_taken(tmp_path: Path) -> None:
