@@ -1,4 +1,4 @@
-"""Where a tournament's (or the ladder's) games are played: an executor takes `GameTask`s and returns futures.
+"""Where a tournament's (or the ladder's) games are played: an executor takes `GameSpec`s and returns futures.
 
 - ``local`` (the default): `competition.runner.Runner`, a pool of pinned worker processes on this machine.
 - ``dask``: the workers of a running Dask scheduler (``--scheduler tcp://HOST:8786``), on any number of machines.
@@ -18,7 +18,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from competition.runner import GameOutcome, GameTask, Runner
+from competition.game import GameOutcome, GameSpec
+from competition.runner import Runner
+from referee.bots.isolation import Isolation
 
 __all__ = ["EXECUTORS", "ExecutorError", "ExecutorKind", "ExecutorSpec", "GameExecutor", "InfrastructureError"]
 
@@ -39,7 +41,7 @@ class GameExecutor(Protocol):
 
     jobs: int  # games worth keeping in flight at once
 
-    def submit(self, task: GameTask) -> Future[GameOutcome]: ...
+    def submit(self, spec: GameSpec) -> Future[GameOutcome]: ...
 
     def close(self) -> None:
         """Wait for the submitted games, then release the workers."""
@@ -130,11 +132,11 @@ class ExecutorSpec:
             raise ExecutorError(f"{where}: {problem}")
         return cls(kind, scheduler, workers, retries)
 
-    def open(self, jobs: int, *, pin: bool = True, sandbox: str = "none") -> GameExecutor:
+    def open(self, jobs: int, *, pin: bool = True, isolation: Isolation | None = None) -> GameExecutor:
         """Start (or connect to) the executor. ``jobs`` and ``pin`` are the local pool's; a Dask executor keeps
-        as many games in flight as its workers have threads (pinning is the workers' own business there). With
-        ``sandbox`` "bwrap", a Dask executor first checks that bubblewrap works on each of its workers (the local
-        pool's games run here, where the caller and each match check it)."""
+        as many games in flight as its workers have threads (pinning is the workers' own business there). A Dask
+        executor first checks that each of its workers can apply ``isolation`` (bubblewrap works there, when it
+        is asked for); the local pool's games run here, where the caller and each match check it."""
         if self.kind == "local":
             return Runner(jobs, pin=pin)
         try:
@@ -143,4 +145,4 @@ class ExecutorSpec:
             raise ExecutorError(
                 f"--executor {self.kind} needs Dask distributed ({error}): pip install 'kierki[dask]'"
             ) from None
-        return DaskExecutor.open(self, jobs, sandbox=sandbox)
+        return DaskExecutor.open(self, jobs, isolation=isolation)

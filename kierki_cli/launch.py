@@ -12,6 +12,7 @@ Every other command line goes to the click group.
 from __future__ import annotations
 
 import contextlib
+import enum
 import gc
 import os
 import sys
@@ -22,12 +23,24 @@ __all__ = [
     "DESCRIPTION",
     "MAX_WIDTH",
     "OPTIONS",
+    "ExitStatus",
     "gc_paused",
     "help_width",
     "main",
     "render_help",
     "short_help",
 ]
+
+
+class ExitStatus(enum.IntEnum):
+    """Every kierki command's exit status (README, "Exit status"); named here, the module even ``--help`` loads
+    (``enum`` is loaded by Python's own start already)."""
+
+    OK = 0  # it did its work (a match ran, whatever the bots did)
+    FAILED = 1  # it could not do its work (a bot that cannot start, a bad deal file, a check-bot failure)
+    USAGE = 2  # a mistake on the command line (click's convention)
+    INTERRUPTED = 130  # Ctrl-C, SIGTERM or SIGHUP (the shell's 128 + SIGINT), after what was finished is kept
+
 
 # name -> (module, attribute, the short help `kierki --help` shows)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -126,7 +139,7 @@ def _print(text: str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         if not isinstance(error, BrokenPipeError):
             sys.stderr.write(f"Error: cannot write to stdout: {error.strerror or error}\n")
-            sys.exit(1)
+            sys.exit(ExitStatus.FAILED)
 
 
 @contextlib.contextmanager

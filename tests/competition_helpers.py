@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from competition.model import GameRecord, SetRecord
+from referee.faults import FaultCode
 
 
 def places_of(totals: Sequence[int], higher_is_better: bool) -> tuple[int, ...]:
@@ -26,7 +27,7 @@ def make_set(
     higher_is_better: bool = True,
     game: str = "kierki",
     seed: str | None = None,
-    faults: Mapping[tuple[int, str], dict[str, int]] | None = None,
+    faults: Mapping[tuple[int, str], dict[FaultCode, int]] | None = None,
     start_failed: Sequence[tuple[int, str]] = (),
     forfeited: Sequence[tuple[int, str]] = (),
 ) -> SetRecord:

@@ -34,6 +34,7 @@ from click.testing import CliRunner
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
+from referee.bots.isolation import Isolation
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import (
     NO_LIMITS,
@@ -217,9 +218,7 @@ def play(
         seed=str(seed),
         time=TimeControl(move_ms=move_ms, startup_ms=10_000),
         transcript=True,
-        limits=Limits() if limits is None else limits,
-        sandbox=sandbox,
-        bot_env=bot_env,
+        isolation=Isolation(limits=Limits() if limits is None else limits, sandbox=sandbox, bot_env=bot_env),
     )
     match = Match(config)
     try:
@@ -760,7 +759,7 @@ def test_bwrap_missing_is_a_clear_setup_error(tmp_path: Path, monkeypatch: pytes
         ruleset=Ruleset.create("hearts", None, HEARTS_30),
         bots=default_bots(4),
         out_dir=tmp_path / "out",
-        sandbox="bwrap",
+        isolation=Isolation(sandbox="bwrap"),
     )
     with pytest.raises(MatchSetupError, match="needs bubblewrap"):
         Match(config).run()
@@ -832,7 +831,7 @@ def test_a_machine_that_forbids_bwrap_is_a_clear_setup_error(tmp_path: Path, mon
         ruleset=Ruleset.create("hearts", None, HEARTS_30),
         bots=default_bots(4),
         out_dir=tmp_path / "out",
-        sandbox="bwrap",
+        isolation=Isolation(sandbox="bwrap"),
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match=r"cannot create its sandbox .*No permissions.*--sandbox none"):
@@ -889,8 +888,7 @@ def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(org
         seed=str(5),
         deals_source=str(organiser / source),
         time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
-        sandbox="bwrap",
-        bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+        isolation=Isolation(sandbox="bwrap", bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),)),
     )
     match = Match(config)
     try:
@@ -954,7 +952,7 @@ def test_without_a_sandbox_the_same_bot_reads_them_all(organiser: Path) -> None:
         out_dir=out,
         seed=str(5),
         time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
-        bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+        isolation=Isolation(bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),)),
     )
     Match(config).run()
     report = json.loads((out / "seat0" / "read.json").read_text())
