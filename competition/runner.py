@@ -18,12 +18,12 @@ import signal
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import forkserver, resource_tracker
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from competition.game import GameOutcome, GameSpec, play_here
 from competition.stopping import stop_signals_held
+from referee.bots.procfs import process_stat
 from referee.cpu import usable_cpus
 
 # --- the worker processes ---------------------------------------------------------------------------------
@@ -46,11 +46,8 @@ def _stop_game(signum: int, frame: FrameType | None) -> None:
 def _start_time(pid: int) -> int | None:
     """When a process started (clock ticks since boot, the 22nd field of ``/proc/PID/stat``); None if it cannot be
     read. With its pid, it names one process: a pid alone may be another process's once the first has ended."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    return int(stat[stat.rfind(b")") + 2 :].split()[19])
+    fields = process_stat(pid)
+    return None if fields is None else int(fields[19])
 
 
 def _watch_coordinator(pid: int, started: int | None) -> None:

@@ -37,6 +37,7 @@ from competition.results import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
 from kierki_cli.main import cli  # noqa: E402
 from referee.bots.isolation import Isolation  # noqa: E402
+from referee.bots.procfs import process_stat  # noqa: E402
 from referee.match import BotSpec  # noqa: E402
 from referee.match_config import MatchSpec, decode_spec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
@@ -51,15 +52,31 @@ def _config(*entrants: Entrant, seed: str = "11") -> TournamentConfig:
     return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed)
 
 
+def _dask_ladder(tmp_path: Path, spec: ExecutorSpec, isolation: Isolation, plan_ahead: int, **bots: Any) -> Path:
+    """A Hearts-to-10 ladder in ``tmp_path/ladder`` that plays on the cluster, its bots not validated."""
+    from competition.ladder.config import BotSettings, LadderConfig, RunSettings
+    from competition.ladder.ladder import init_ladder
+
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=isolation,
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=plan_ahead),
+        bots=BotSettings(**{"validation": False, **bots}),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    return folder
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    try:  # a zombie is gone for our purpose (nobody has reaped it yet)
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
+    fields = process_stat(pid)  # a zombie is gone for our purpose (nobody has reaped it yet)
+    return fields is not None and fields[0] != b"Z"
 
 
 @pytest.fixture(scope="module")
@@ -138,24 +155,15 @@ def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
 ) -> None:
     """Issue 13 for the ladder: the killed worker's game is retried, the set is recorded and rated once, and nobody
     is charged a failure (the kill was the machine's, as far as the ladder can tell)."""
-    from competition.ladder.config import BotSettings, LadderConfig, RunSettings
-    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.ladder import add_bot
     from competition.ladder.run import run_ladder
     from competition.ladder.store import Store
     from competition.ratings import rate
 
     spec, client = cluster
     marker = tmp_path / "killed"
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=Isolation(sandbox="none", bot_env=(("KILL_MARKER", str(marker)),)),
-        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=2),
-        bots=BotSettings(validation=False),
-    )
-    folder = tmp_path / "ladder"
-    init_ladder(folder, config)
+    isolation = Isolation(sandbox="none", bot_env=(("KILL_MARKER", str(marker)),))
+    folder = _dask_ladder(tmp_path, spec, isolation, plan_ahead=2)
     add_bot(folder, "k", [sys.executable, str(BOTS / "kill_worker.py")], cwd=tmp_path)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
     add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
@@ -176,22 +184,12 @@ def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
 def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_charged(
     tmp_path: Path, cluster: tuple[ExecutorSpec, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from competition.ladder.config import BotSettings, LadderConfig, RunSettings
-    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.ladder import add_bot
     from competition.ladder.run import run_ladder
     from competition.ladder.store import Store
 
     spec, _ = cluster
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=Isolation(sandbox="none"),
-        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
-        bots=BotSettings(validation=False, deactivate_after=1),
-    )
-    folder = tmp_path / "ladder"
-    init_ladder(folder, config)
+    folder = _dask_ladder(tmp_path, spec, Isolation(sandbox="none"), plan_ahead=1, deactivate_after=1)
     (tmp_path / "bot").mkdir()  # a folder of its own: a bot's folder may not hold the ladder's
     shutil.copy(HEURISTIC, tmp_path / "bot" / "mine.py")
     add_bot(folder, "mine", [sys.executable, "mine.py"], cwd=tmp_path / "bot")
@@ -285,24 +283,14 @@ def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
     tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from competition import dask_executor
-    from competition.ladder.config import BotSettings, LadderConfig, RunSettings
-    from competition.ladder.ladder import LadderError, add_bot, init_ladder
+    from competition.ladder.ladder import LadderError, add_bot
     from competition.ladder.run import run_ladder
     from competition.ladder.store import Store
 
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[0]
     monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken))
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=Isolation(sandbox="bwrap"),
-        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
-        bots=BotSettings(validation=False),
-    )
-    folder = tmp_path / "ladder"
-    init_ladder(folder, config)
+    folder = _dask_ladder(tmp_path, spec, Isolation(sandbox="bwrap"), plan_ahead=1)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
     add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
     with pytest.raises(LadderError, match=f"^worker {broken} cannot run the bots under bubblewrap: "):

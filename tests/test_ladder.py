@@ -119,6 +119,12 @@ def _wait_gone(pids: list[int]) -> None:
             os.close(fd)
 
 
+def _ladder_run(folder: Path, sets: int, **popen: Any) -> subprocess.Popen[str]:
+    """``kierki ladder run FOLDER --sets N`` in a process of its own, its stdout (and by default stderr) piped."""
+    settings: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **popen}
+    return subprocess.Popen([sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", str(sets)], **settings)
+
+
 def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
     assert process.stdout is not None
     # Not ``yield from``: closing this generator (a ``break`` in the caller) would close the pipe with it.
@@ -130,14 +136,7 @@ def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
 def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: Path, kill_when: str) -> None:
     folder = _ladder(tmp_path)
     tag, env = family_env()  # the run, its forkserver and its workers (sessions of their own), found after the kill
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
+    process = _ladder_run(folder, 5, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
     killed_set = None
     for line in _lines(process):
         words = line.split()
@@ -168,12 +167,7 @@ def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: P
 
 def test_a_second_run_while_one_holds_the_lock_exits_at_once(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _ladder_run(folder, 2)
     for line in _lines(process):
         if line.startswith("set 1 claimed"):
             break
@@ -616,12 +610,7 @@ def test_a_bot_crashing_mid_game_counts_as_a_failed_set(tmp_path: Path) -> None:
 
 def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _ladder_run(folder, 5)
     for line in _lines(process):
         if line.startswith("set 2 claimed"):
             process.send_signal(signal.SIGTERM)
@@ -642,12 +631,7 @@ def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) ->
 def test_a_run_whose_output_is_closed_plays_on(tmp_path: Path) -> None:
     """`kierki ladder run DIR | head -1`, or a log reader that died: printing is for people, the sets come first."""
     folder = _ladder(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _ladder_run(folder, 3)
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith("set 1 claimed")
     process.stdout.close()  # the next line printed meets a broken pipe
