@@ -1,11 +1,11 @@
 """The Dask executor: each game is one Dask task, ``run_remote`` on a `RemoteGame` (a `GameSpec` and its checks).
 
-Imported only by `ExecutorSpec.open` (``distributed`` is the optional extra ``kierki[dask]``). The scheduler runs
-a task again when its worker dies (a nanny restarts the worker) and, ``retries`` times, when it raises; a worker
-that refuses a game (its copy of a bot differs from ours, or its kierki does) returns a refusal instead, and the
-game is submitted again restricted to the workers that have not refused it, until none is left
-(`InfrastructureError`). Whatever happens on the workers, a game's future resolves once: the results file and the
-ladder's database hear of it once.
+Imported only by `competition.open_executor.open_executor` (``distributed`` is the optional extra
+``kierki[dask]``). The scheduler runs a task again when its worker dies (a nanny restarts the worker) and,
+``retries`` times, when it raises; a worker that refuses a game (its copy of a bot differs from ours, or its kierki
+does) returns a refusal instead, and the game is submitted again restricted to the workers that have not refused
+it, until none is left (`InfrastructureError`). Whatever happens on the workers, a game's future resolves once: the
+results file and the ladder's database hear of it once.
 """
 
 from __future__ import annotations

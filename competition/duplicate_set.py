@@ -26,7 +26,7 @@ import msgspec
 from competition.executors import GameExecutor
 from competition.game import GameOutcome, GameSpec
 from competition.model import SetRecord
-from competition.plan import Rotations, set_rotations
+from competition.plan import set_rotations
 from referee.match_config import BotSpec, MatchSpec
 
 __all__ = ["GameFailed", "SetInPlay", "SetOutcome", "SetRequest", "play_set"]
@@ -59,13 +59,16 @@ class SetRequest:
     root: Path  # the run's folder: a tournament's OUT, a ladder's DIR
     set_dir: str  # the set's folder relative to ``root``, e.g. "sets/0001"
     higher_is_better: bool
-    rotations: Rotations = "cyclic"
+    # Per game, the table position at each seat (a tournament's plan states them: `competition.plan.PlannedSet`);
+    # None: the table's cyclic rotations, orderings that seat the same bots alike played once (the ladder's).
+    rotations: tuple[tuple[int, ...], ...] | None = None
     dropped: Mapping[str, str] = field(default_factory=dict)
 
     def games(self) -> tuple[GameSpec, ...]:
-        """The set's games, one per rotation (orderings that seat the same bots alike are played once)."""
+        """The set's games, one per rotation."""
+        rotations = set_rotations(self.table, "cyclic") if self.rotations is None else self.rotations
         games = []
-        for index, rotation in enumerate(set_rotations(self.table, self.rotations)):
+        for index, rotation in enumerate(rotations):
             names = tuple(self.table[i] for i in rotation)
             absent = tuple(
                 (seat, f"dropped: {self.dropped[name]}") for seat, name in enumerate(names) if name in self.dropped

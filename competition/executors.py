@@ -1,4 +1,5 @@
 """Where a tournament's (or the ladder's) games are played: an executor takes `GameSpec`s and returns futures.
+`ExecutorSpec` says which, as a user states it; `competition.open_executor.open_executor` opens it.
 
 - ``local`` (the default): `competition.runner.Runner`, a pool of pinned worker processes on this machine.
 - ``dask``: the workers of a running Dask scheduler (``--scheduler tcp://HOST:8786``), on any number of machines.
@@ -19,8 +20,6 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from competition.game import GameOutcome, GameSpec
-from competition.runner import Runner
-from referee.bots.isolation import Isolation
 
 __all__ = ["EXECUTORS", "ExecutorError", "ExecutorKind", "ExecutorSpec", "GameExecutor", "InfrastructureError"]
 
@@ -37,7 +36,7 @@ class InfrastructureError(RuntimeError):
 
 
 class GameExecutor(Protocol):
-    """What `competition.tournament` and the ladder need of an executor (`Runner` is one)."""
+    """What `competition.duplicate_set` needs of an executor (`competition.runner.Runner` is one)."""
 
     jobs: int  # games worth keeping in flight at once
 
@@ -131,18 +130,3 @@ class ExecutorSpec:
         if problem is not None:
             raise ExecutorError(f"{where}: {problem}")
         return cls(kind, scheduler, workers, retries)
-
-    def open(self, jobs: int, *, pin: bool = True, isolation: Isolation | None = None) -> GameExecutor:
-        """Start (or connect to) the executor. ``jobs`` and ``pin`` are the local pool's; a Dask executor keeps
-        as many games in flight as its workers have threads (pinning is the workers' own business there). A Dask
-        executor first checks that each of its workers can apply ``isolation`` (bubblewrap works there, when it
-        is asked for); the local pool's games run here, where the caller and each match check it."""
-        if self.kind == "local":
-            return Runner(jobs, pin=pin)
-        try:
-            from competition.dask_executor import DaskExecutor
-        except ImportError as error:
-            raise ExecutorError(
-                f"--executor {self.kind} needs Dask distributed ({error}): pip install 'kierki[dask]'"
-            ) from None
-        return DaskExecutor.open(self, jobs, isolation=isolation)

@@ -27,6 +27,7 @@ from competition.duplicate_set import GameFailed, SetInPlay, SetOutcome, SetRequ
 from competition.executors import ExecutorSpec, InfrastructureError
 from competition.game import GameOutcome, game_stem
 from competition.model import SetRecord
+from competition.open_executor import open_executor
 from competition.plan import Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
 from competition.results import ResultsFile
 from competition.stopping import stop_signals_held
@@ -250,7 +251,8 @@ class Tournament:
         abandoned: list[SetInPlay] = []  # sets cut short by an early stop: their running games still finish
         pending = (planned for planned in self.plan.iter_sets() if planned.set_id not in finished)
         try:
-            with results, self.executor.open(self.jobs, pin=self.pin, isolation=self.config.isolation) as runner:
+            executor = open_executor(self.executor, self.jobs, pin=self.pin, isolation=self.config.isolation)
+            with results, executor as runner:
                 exhausted = False
                 while True:
                     # Whole sets, while fewer than two games per worker wait: each worker always has the next.
@@ -318,7 +320,7 @@ class Tournament:
             root=self.out_dir,
             set_dir=f"sets/{planned.set_id:04d}",
             higher_is_better=config.higher_is_better,
-            rotations=config.rotations,
+            rotations=planned.rotations,
             dropped=dict(self.dropped),
         )
 

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from kierki_cli.launch import ExitStatus
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options, rules_options, time_options
 from referee import checkbot
 from referee.bots.isolation import Isolation

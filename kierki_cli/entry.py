@@ -4,8 +4,8 @@ The installed script is `kierki_cli.launch.main`, which prints ``kierki --help``
 importing click (a copy of click's rendering of this group's help, checked against click's own output by
 ``tests/test_cli.py`` at several widths), and hands every other command line to ``cli`` here, which click renders
 and parses. The group's help imports click and this module alone: the short help of each command is written in
-`kierki_cli.launch.COMMANDS` (``tests/test_cli.py`` checks it against the commands themselves), so listing them
-costs no import of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the
+`kierki_cli.command_table.COMMANDS` (``tests/test_cli.py`` checks it against the commands themselves), so listing
+them costs no import of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the
 modules it names; a command that a module registers on ``cli`` itself (``@cli.command()``) is found as well, and
 listed once its module is imported.
 """
@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 import click
 
-from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, ExitStatus, gc_paused
+from kierki_cli.command_table import COMMANDS, DESCRIPTION, MAX_WIDTH, ExitStatus, gc_paused
 
 __all__ = ["COMMANDS", "ExitStatus", "cli", "install_stop_handlers"]
 

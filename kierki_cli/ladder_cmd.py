@@ -24,7 +24,7 @@ from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_st
 from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
-from kierki_cli.launch import ExitStatus
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl

@@ -14,9 +14,9 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.common import fresh_out_dir, make_out_dir, new_seed, parse_pairs, warn_short_seed
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
-from kierki_cli.launch import ExitStatus
 from kierki_cli.shared_options import (
     GAMES,
     RuleOptions,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from kierki_cli.launch import ExitStatus
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_story import story, trick_story
 from kierki_cli.styled import Style, to_text

@@ -28,7 +28,7 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
 )
-from kierki_cli.launch import ExitStatus
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError, check_bwrap

@@ -32,6 +32,7 @@ Client = Any  # distributed.Client, which mypy cannot name through importorskip
 from competition import remote  # noqa: E402
 from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError  # noqa: E402
 from competition.game import GameSpec  # noqa: E402
+from competition.open_executor import open_executor  # noqa: E402
 from competition.plan import Entrant  # noqa: E402
 from competition.results import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
@@ -275,7 +276,7 @@ def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
     assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
     # Where the probe passes on every worker, the executor opens.
     monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on("no such worker"))
-    with ExecutorSpec("dask", spec.scheduler).open(1, isolation=Isolation(sandbox="bwrap")) as executor:
+    with open_executor(ExecutorSpec("dask", spec.scheduler), 1, isolation=Isolation(sandbox="bwrap")) as executor:
         assert executor.jobs == 2
 
 
@@ -379,7 +380,7 @@ def test_an_address_where_no_dask_scheduler_answers_is_a_one_line_error() -> Non
     clients = sum(isinstance(o, distributed.Client) for o in gc.get_objects())
     try:
         with pytest.raises(ExecutorError) as raised:
-            ExecutorSpec("dask", f"tcp://127.0.0.1:{port}").open(1)
+            open_executor(ExecutorSpec("dask", f"tcp://127.0.0.1:{port}"), 1)
     finally:
         server.close()
     # The half-built Client is gone already: left for a later collection, its __del__ could run inside another

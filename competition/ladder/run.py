@@ -35,6 +35,7 @@ from competition.ladder.ladder import LadderError, bot_spec, changed_programs, g
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.store import Store, StoreError
+from competition.open_executor import open_executor
 from referee.bots.sandbox import SandboxError
 
 __all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "run_ladder"]
@@ -145,9 +146,8 @@ class _Run:
     def _open_executor(self) -> GameExecutor:
         """The executor ladder.toml's [run] names (local worker processes by default, or Dask)."""
         try:
-            return self.config.run.executor_spec().open(
-                self.jobs, pin=self.config.run.pin, isolation=self.match.isolation
-            )
+            spec = self.config.run.executor_spec()
+            return open_executor(spec, self.jobs, pin=self.config.run.pin, isolation=self.match.isolation)
         except ExecutorError as error:
             raise LadderError(str(error)) from None
 
