@@ -2,7 +2,8 @@
 
 ``run_tournament`` plans the sets (`competition.plan`), plays each through `competition.duplicate_set.play_set`
 on an executor (by default a pool of pinned workers, `competition.runner`) and appends each finished set's
-`SetRecord` to ``OUT/results.jsonl`` (`competition.results`). The configuration is stored in ``OUT/tournament.json``;
+`SetRecord` to ``OUT/results.jsonl`` (`competition.results_file`). The configuration is stored in
+``OUT/tournament.json``;
 ``resume=True`` continues from the results file with the same configuration, skipping finished sets.
 A bot that cannot start never stops the tournament; after ``drop_after`` consecutive start failures it is dropped
 (its later seats are played by the fallback without starting it) and the reason is kept in the result.
@@ -29,7 +30,7 @@ from competition.game import GameOutcome, game_stem
 from competition.model import SetRecord
 from competition.open_executor import open_executor
 from competition.plan import Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
-from competition.results import ResultsFile
+from competition.results_file import ResultsFile
 from competition.stopping import stop_signals_held
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl

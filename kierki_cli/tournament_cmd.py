@@ -18,7 +18,7 @@ from competition import report, stats
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.model import SetRecord
 from competition.plan import FORMATS, Entrant, PlanError, owners, parse_bot_argument, parse_bots_file
-from competition.results import ResultsError
+from competition.results_file import ResultsError
 from competition.sprt import SPRT, SprtError, paired_difference
 from competition.tournament import (
     StopRule,

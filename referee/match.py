@@ -28,9 +28,9 @@ from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, play_out
 from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
 from referee.match_config import BotSpec as BotSpec
+from referee.match_config import GameEndedCallback as GameEndedCallback
 from referee.match_config import MatchConfig as MatchConfig
 from referee.match_config import MatchSetupError as MatchSetupError
-from referee.match_config import Progress as Progress
 from referee.match_config import default_bots as default_bots
 from referee.match_config import make_out_dir
 from referee.match_config import parse_bot_commands as parse_bot_commands
@@ -52,7 +52,7 @@ class Match:
     def __init__(
         self,
         config: MatchConfig,
-        progress: Progress | None = None,
+        progress: GameEndedCallback | None = None,
         transport_factory: TransportFactory | None = None,
     ) -> None:
         """``transport_factory`` replaces starting real processes (protocol-level tests use a scripted fake).
@@ -453,5 +453,5 @@ class Match:
         )
 
 
-def run_match(config: MatchConfig, progress: Progress | None = None) -> MatchResult:
+def run_match(config: MatchConfig, progress: GameEndedCallback | None = None) -> MatchResult:
     return Match(config, progress).run()

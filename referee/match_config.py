@@ -195,7 +195,7 @@ _SHARED_FIELDS = tuple(
 )
 
 
-Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended
+GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended
 
 
 SAMPLE_BOTS = ("heuristic", "random")

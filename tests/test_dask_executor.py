@@ -34,7 +34,7 @@ from competition.executors import ExecutorError, ExecutorSpec, InfrastructureErr
 from competition.game import GameSpec  # noqa: E402
 from competition.open_executor import open_executor  # noqa: E402
 from competition.plan import Entrant  # noqa: E402
-from competition.results import read_results  # noqa: E402
+from competition.results_file import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
 from kierki_cli.main import cli  # noqa: E402
 from referee.bots.isolation import Isolation  # noqa: E402
