@@ -724,60 +724,7 @@ def test_a_ladder_config_with_a_bad_executor_is_refused_at_once(tmp_path: Path) 
         _config(executor="cloud").check()
 
 
-# --- one meaning per option: the isolation and time options of match, tournament, sprt, check-bot, ladder init ---
-
-_SHARED_OPTIONS = (
-    "--limit-memory",
-    "--limit-cpu",
-    "--limit-processes",
-    "--limit-file",
-    "--limit-disk",
-    "--sandbox",
-    "--bot-ro",
-    "--bot-env",
-    "--time-per-move",
-    "--startup-time",
-    "--time-bank",
-    "--increment",
-)
-
-
-def _command(*path: str) -> object:
-    import click
-
-    command: click.Command = cli
-    context = click.Context(cli)
-    for name in path:
-        assert isinstance(command, click.Group)
-        found = command.get_command(context, name)
-        assert found is not None, name
-        command = found
-    return command
-
-
-def test_every_command_declares_the_isolation_and_time_options_alike() -> None:
-    """One table of option definitions: the same type, default, metavar and help for every command that takes
-    them (the ladder chooses only the sandbox's default and its words). Before, ``ladder init`` declared its own
-    copies, and its ``--limit-cpu 0`` meant the referee's default where ``match``'s meant no limit."""
-    import click
-
-    def described(command: object) -> dict[str, tuple[object, ...]]:
-        assert isinstance(command, click.Command)
-        options: dict[str, tuple[object, ...]] = {}
-        for param in command.params:
-            if isinstance(param, click.Option) and param.opts[0] in _SHARED_OPTIONS:
-                default = None if param.opts[0] == "--sandbox" else param.default
-                words = None if param.opts[0] == "--sandbox" else param.help
-                options[param.opts[0]] = (param.type.to_info_dict(), default, param.metavar, param.multiple, words)
-        return options
-
-    commands = [("match",), ("tournament",), ("sprt",), ("check-bot",), ("ladder", "init")]
-    seen = {path: described(_command(*path)) for path in commands}
-    reference = seen[("match",)]
-    assert sorted(reference) == sorted(_SHARED_OPTIONS)
-    for path, options in seen.items():
-        wanted = reference if path != ("check-bot",) else {k: v for k, v in reference.items() if k in options}
-        assert options == wanted, path
+# --- one meaning per option (tests/test_shared_options.py declares them alike for every command) ------------------
 
 
 def test_limit_cpu_0_is_no_limit_for_the_ladder_as_for_a_match(tmp_path: Path) -> None:

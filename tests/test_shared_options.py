@@ -53,7 +53,7 @@ def test_a_time_control_checks_itself_and_a_bots_own_one_is_refused_by_name() ->
         config.bot_spec(Entrant("slow", "sample:random", time=BotTime(move_ms=0)))
 
 
-def _option(path: tuple[str, ...], name: str) -> click.Option:
+def _command(*path: str) -> click.Command:
     command: click.Command = cli
     context = click.Context(cli)
     for word in path:
@@ -61,8 +61,51 @@ def _option(path: tuple[str, ...], name: str) -> click.Option:
         found = command.get_command(context, word)
         assert found is not None, word
         command = found
-    (option,) = (p for p in command.params if isinstance(p, click.Option) and name in p.opts)
+    return command
+
+
+def _option(path: tuple[str, ...], name: str) -> click.Option:
+    (option,) = (p for p in _command(*path).params if isinstance(p, click.Option) and name in p.opts)
     return option
+
+
+_SHARED_OPTIONS = (
+    "--limit-memory",
+    "--limit-cpu",
+    "--limit-processes",
+    "--limit-file",
+    "--limit-disk",
+    "--sandbox",
+    "--bot-ro",
+    "--bot-env",
+    "--time-per-move",
+    "--startup-time",
+    "--time-bank",
+    "--increment",
+)
+
+
+def test_every_command_declares_the_isolation_and_time_options_alike() -> None:
+    """One table of option definitions: the same type, default, metavar and help for every command that takes
+    them (the ladder chooses only the sandbox's default and its words). Before, ``ladder init`` declared its own
+    copies, and its ``--limit-cpu 0`` meant the referee's default where ``match``'s meant no limit."""
+
+    def described(command: click.Command) -> dict[str, tuple[object, ...]]:
+        options: dict[str, tuple[object, ...]] = {}
+        for param in command.params:
+            if isinstance(param, click.Option) and param.opts[0] in _SHARED_OPTIONS:
+                default = None if param.opts[0] == "--sandbox" else param.default
+                words = None if param.opts[0] == "--sandbox" else param.help
+                options[param.opts[0]] = (param.type.to_info_dict(), default, param.metavar, param.multiple, words)
+        return options
+
+    commands = [("match",), ("tournament",), ("sprt",), ("check-bot",), ("ladder", "init")]
+    seen = {path: described(_command(*path)) for path in commands}
+    reference = seen[("match",)]
+    assert sorted(reference) == sorted(_SHARED_OPTIONS)
+    for path, options in seen.items():
+        wanted = reference if path != ("check-bot",) else {k: v for k, v in reference.items() if k in options}
+        assert options == wanted, path
 
 
 @pytest.mark.parametrize("name", ["--game", "--players", "--option"])
