@@ -28,6 +28,7 @@ __all__ = ["ENV_NAME", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "Isolation"]
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, as a shell takes it
 LIMIT_SETTINGS: Final = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")  # the fields of `Limits`
 LIMIT_MINIMUMS: Final = dict.fromkeys(LIMIT_SETTINGS, 0)  # the least each may be: 0 turns a limit off
+_ALWAYS_STORED: Final = ("limits", "sandbox", "bot_env", "bot_ro")  # a tournament.json has always held these
 
 
 class Isolation(msgspec.Struct, frozen=True):
@@ -63,8 +64,12 @@ class Isolation(msgspec.Struct, frozen=True):
 
     def to_json(self) -> dict[str, object]:
         """As JSON (a tournament's stored configuration): ``{"limits": {...}, "sandbox": ..., "bot_env": [[NAME,
-        VALUE], ...], "bot_ro": [PATH, ...]}``, every field by its name."""
-        return msgspec.json.decode(msgspec.json.encode(self, enc_hook=str))  # type: ignore[no-any-return]
+        VALUE], ...], "bot_ro": [PATH, ...]}``, each field by its name. A field added after these four is written
+        only when it is not its default, so that a tournament stored before it still resumes (its configuration
+        must compare equal)."""
+        data: dict[str, object] = msgspec.json.decode(msgspec.json.encode(self, enc_hook=str))
+        default: dict[str, object] = msgspec.json.decode(msgspec.json.encode(Isolation(), enc_hook=str))
+        return {name: value for name, value in data.items() if name in _ALWAYS_STORED or value != default[name]}
 
     def unapplied(self) -> tuple[str, ...]:
         """The settings given that take effect only inside the sandbox, while the sandbox is "none" (``disk_mb``:
