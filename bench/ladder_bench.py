@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import sample_bots
-from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+from competition.ladder.config import BotSettings, LadderConfig, RunSettings
 from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.run import run_ladder
+from referee.bots.isolation import Isolation
 
 Result = dict[str, Any]
 

@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
 from referee.bots import process as bot_process  # noqa: E402
 from referee.bots.seat import TimeControl  # noqa: E402
 from referee.match import BotSpec, Match, MatchConfig, default_bots  # noqa: E402
+from referee.match_config import MatchSpec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "hostile"
@@ -80,13 +81,10 @@ def child(scenario: str, traced: bool) -> dict[str, Any]:
         tracemalloc.start()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as out:
-        config = MatchConfig(
-            ruleset=Ruleset.create("kierki"),
-            bots=bots(scenario),
-            out_dir=Path(out),
-            seed="7",
-            time=TimeControl(move_ms=2000, startup_ms=10_000),
+        spec = MatchSpec.of(
+            Ruleset.create("kierki"), bots=bots(scenario), seed="7", time=TimeControl(move_ms=2000, startup_ms=10_000)
         )
+        config = MatchConfig.from_spec(spec, Path(out))
         result = Match(config).run()
         stderr_logged = sum(p.stat().st_size for p in Path(out).glob("seat*.stderr.log"))
     seconds = time.perf_counter() - started

@@ -22,6 +22,7 @@ from typing import Any
 
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig
+from referee.match_config import MatchSpec
 from referee.rules import Ruleset
 
 HERE = Path(__file__).parent
@@ -74,14 +75,14 @@ def play_match(bot: Path, out_dir: Path, seed: int, transcript: bool = False) ->
 
     The seconds include starting and stopping the bots; ``match.game_seconds`` has the game loop alone.
     """
-    config = MatchConfig(
-        ruleset=Ruleset.create("kierki"),
+    spec = MatchSpec.of(
+        Ruleset.create("kierki"),
         bots=tuple(BotSpec((str(bot),)) for _ in range(4)),
-        out_dir=out_dir,
         seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),
         transcript=transcript,
     )
+    config = MatchConfig.from_spec(spec, out_dir)
     match = Match(config)
     start = time.perf_counter()
     match.run()
@@ -470,13 +471,13 @@ PASS_MS = 20
 
 def _hearts_game(bot_argv: tuple[str, ...], out: Path, seed: int) -> tuple[float, int]:
     """One Hearts game with four copies of ``bot_argv``: (game seconds, deals that passed)."""
-    config = MatchConfig(
-        ruleset=Ruleset.create("hearts"),
+    spec = MatchSpec.of(
+        Ruleset.create("hearts"),
         bots=tuple(BotSpec(bot_argv) for _ in range(4)),
-        out_dir=out,
         seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),
     )
+    config = MatchConfig.from_spec(spec, out)
     match = Match(config)
     match.run()
     records = [json.loads(line) for line in Path(match.replays[0]).read_text().splitlines()]

@@ -36,6 +36,7 @@ from competition import stats
 from competition.model import SetRecord
 from competition.plan import Entrant
 from competition.tournament import StopRule, TournamentConfig, run_tournament
+from referee.bots.procfs import process_stat
 from referee.match import sample_bot_command
 from referee.rules import Ruleset
 
@@ -101,8 +102,9 @@ def _descendants_cpu_s() -> float:
             with open(f"/proc/self/task/{task}/children") as listing:
                 children.update(listing.read().split())
         for child in children:
-            with open(f"/proc/{child}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
+            fields = process_stat(int(child))
+            if fields is None:
+                raise OSError(f"/proc/{child}/stat: gone")
             total += sum(int(field) for field in fields[11:15])  # utime stime cutime cstime, in clock ticks
     except OSError:
         return 0.0

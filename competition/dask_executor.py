@@ -1,11 +1,11 @@
-"""The Dask executor: each game is one Dask task, ``run_game_spec`` on a plain-data `GameSpec`.
+"""The Dask executor: each game is one Dask task, ``run_remote`` on a `RemoteGame` (a `GameSpec` and its checks).
 
-Imported only by `ExecutorSpec.open` (``distributed`` is the optional extra ``kierki[dask]``). The scheduler runs
-a task again when its worker dies (a nanny restarts the worker) and, ``retries`` times, when it raises; a worker
-that refuses a game (its copy of a bot differs from ours, or its kierki does) returns a refusal instead, and the
-game is submitted again restricted to the workers that have not refused it, until none is left
-(`InfrastructureError`). Whatever happens on the workers, a game's future resolves once: the results file and the
-ladder's database hear of it once.
+Imported only by `competition.open_executor.open_executor` (``distributed`` is the optional extra
+``kierki[dask]``). The scheduler runs a task again when its worker dies (a nanny restarts the worker) and,
+``retries`` times, when it raises; a worker that refuses a game (its copy of a bot differs from ours, or its kierki
+does) returns a refusal instead, and the game is submitted again restricted to the workers that have not refused
+it, until none is left (`InfrastructureError`). Whatever happens on the workers, a game's future resolves once: the
+results file and the ladder's database hear of it once.
 """
 
 from __future__ import annotations
@@ -23,23 +23,24 @@ import distributed
 from distributed.client import FutureCancelledError
 
 from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError
+from competition.game import GameOutcome, GameSpec
 from competition.remote import (
-    GameSpec,
+    RemoteGame,
     RemoteOutcome,
     deliver,
-    game_spec,
-    probe_sandbox,
-    run_game_spec,
+    probe_isolation,
+    remote_game,
+    run_remote,
     sandbox_refusal,
 )
-from competition.runner import GameOutcome, GameTask
+from referee.bots.isolation import Isolation
 
 CONNECT_TIMEOUT_S = 30
 
 
-def run_on_worker(spec: GameSpec) -> tuple[str, RemoteOutcome]:
+def run_on_worker(game: RemoteGame) -> tuple[str, RemoteOutcome]:
     """The task: this worker's address (to leave it out of the next attempt if it refuses) and the outcome."""
-    return distributed.get_worker().address, run_game_spec(spec)
+    return distributed.get_worker().address, run_remote(game)
 
 
 def _local_cluster(workers: int) -> distributed.LocalCluster:
@@ -96,8 +97,8 @@ class DaskExecutor:
         self.jobs = max(1, sum(client.nthreads().values()))
 
     @classmethod
-    def open(cls, spec: ExecutorSpec, jobs: int, *, sandbox: str = "none") -> DaskExecutor:
-        """Connect (or start the local cluster); with ``sandbox`` "bwrap", refuse unless each worker can use it."""
+    def open(cls, spec: ExecutorSpec, jobs: int, *, isolation: Isolation | None = None) -> DaskExecutor:
+        """Connect (or start the local cluster); refuse unless each worker can apply ``isolation``."""
         cluster = None
         client = None
         failure = None
@@ -131,20 +132,20 @@ class DaskExecutor:
             raise ExecutorError(failure)
         assert client is not None
         executor = cls(client, cluster, spec.retries)
-        if sandbox == "bwrap":
+        if isolation is not None and isolation.sandbox == "bwrap":  # (what a worker must check of "none": nothing)
             try:
-                executor._check_sandbox()
+                executor._check_isolation(isolation)
             except BaseException:
                 executor.close()
                 raise
         return executor
 
-    def _check_sandbox(self) -> None:
+    def _check_isolation(self, isolation: Isolation) -> None:
         """The coordinator's check of bubblewrap says nothing of the workers: run the same probe on each of them
         before any game goes there, and refuse in one line naming the first worker where it fails. (A worker that
-        joins later is checked by its first bwrap game, which it refuses: ``run_game_spec``.)"""
+        joins later is checked by its first bwrap game, which it refuses: ``run_remote``.)"""
         try:
-            answers = self._client.run(probe_sandbox)
+            answers = self._client.run(probe_isolation, isolation)
         except Exception as error:
             raise ExecutorError(f"cannot ask the Dask workers whether bubblewrap works there: {error}") from None
         for worker, problem in sorted(answers.items()):
@@ -154,36 +155,36 @@ class DaskExecutor:
                     "cluster"
                 )
 
-    def submit(self, task: GameTask) -> Future[GameOutcome]:
+    def submit(self, spec: GameSpec) -> Future[GameOutcome]:
         future = _GameFuture(self)
         try:
-            spec = game_spec(task)
+            game = remote_game(spec)
         except OSError as error:  # a bot's program file that this machine cannot read
-            future.set_exception(InfrastructureError(f"set {task.set_id}: cannot hash a bot's program: {error}"))
+            future.set_exception(InfrastructureError(f"set {spec.set_id}: cannot hash a bot's program: {error}"))
             return future
-        self._attempt(future, task, spec, {})
+        self._attempt(future, spec, game, {})
         return future
 
-    def _attempt(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
+    def _attempt(self, future: _GameFuture, spec: GameSpec, game: RemoteGame, refused: dict[str, str]) -> None:
         with self._client_lock:
             if self._closed:
-                raise InfrastructureError(f"set {task.set_id}: the executor is closed")
-            self._submit(future, task, spec, refused)
+                raise InfrastructureError(f"set {spec.set_id}: the executor is closed")
+            self._submit(future, spec, game, refused)
 
-    def _submit(self, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
+    def _submit(self, future: _GameFuture, spec: GameSpec, game: RemoteGame, refused: dict[str, str]) -> None:
         workers = None
         if refused:
             workers = [w for w in self._client.scheduler_info(n_workers=-1)["workers"] if w not in refused]
             if not workers:
                 reasons = "; ".join(sorted(set(refused.values())))
                 future.set_exception(
-                    InfrastructureError(f"set {task.set_id}, game {task.index + 1}: every worker refused it: {reasons}")
+                    InfrastructureError(f"set {spec.set_id}, game {spec.index + 1}: every worker refused it: {reasons}")
                 )
                 return
         dask_future = self._client.submit(
             run_on_worker,
-            spec,
-            key=f"kierki-game-{task.set_id}-{task.index + 1}-{uuid.uuid4().hex}",
+            game,
+            key=f"kierki-game-{spec.set_id}-{spec.index + 1}-{uuid.uuid4().hex}",
             pure=False,
             retries=self._retries,
             workers=workers,
@@ -192,9 +193,9 @@ class DaskExecutor:
         with self._lock:
             self._tasks[dask_future] = future
         future.task = dask_future
-        dask_future.add_done_callback(lambda done: self._done(done, future, task, spec, refused))
+        dask_future.add_done_callback(lambda done: self._done(done, future, spec, game, refused))
 
-    def _done(self, done: Any, future: _GameFuture, task: GameTask, spec: GameSpec, refused: dict[str, str]) -> None:
+    def _done(self, done: Any, future: _GameFuture, spec: GameSpec, game: RemoteGame, refused: dict[str, str]) -> None:
         """In Dask's callback thread: deliver the game's logs and settle its future, or try another worker."""
         self._release(done, cancel=False)
         if future.cancelled():
@@ -203,14 +204,14 @@ class DaskExecutor:
             with self._client_lock:
                 if self._closed:
                     raise InfrastructureError(
-                        f"set {task.set_id}: the executor was closed before the game's result came"
+                        f"set {spec.set_id}: the executor was closed before the game's result came"
                     )
                 worker, outcome = done.result()
         except FutureCancelledError:
-            self._settle(future, exception=InfrastructureError(f"set {task.set_id}: the game was cancelled"))
+            self._settle(future, exception=InfrastructureError(f"set {spec.set_id}: the game was cancelled"))
             return
         except distributed.scheduler.KilledWorker as error:
-            message = f"set {task.set_id}, game {task.index + 1}: its workers died while playing it ({error})"
+            message = f"set {spec.set_id}, game {spec.index + 1}: its workers died while playing it ({error})"
             self._settle(future, exception=InfrastructureError(message))
             return
         except Exception as error:  # the referee itself failed, ``retries`` times (a bug, not a bot), or closed
@@ -218,15 +219,15 @@ class DaskExecutor:
             return
         if outcome.refused is not None:
             try:
-                self._attempt(future, task, spec, {**refused, worker: outcome.refused})
+                self._attempt(future, spec, game, {**refused, worker: outcome.refused})
             except Exception as error:  # the client is closing: nobody will hear of this game otherwise
-                self._settle(future, exception=InfrastructureError(f"set {task.set_id}: cannot resubmit: {error}"))
+                self._settle(future, exception=InfrastructureError(f"set {spec.set_id}: cannot resubmit: {error}"))
             return
         with future.delivering:
             if future.cancelled():
                 return
             try:
-                result = deliver(task, outcome)
+                result = deliver(spec, outcome)
             except Exception as error:  # our disk, not the game
                 self._settle(future, exception=error)
                 return

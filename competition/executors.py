@@ -1,4 +1,5 @@
-"""Where a tournament's (or the ladder's) games are played: an executor takes `GameTask`s and returns futures.
+"""Where a tournament's (or the ladder's) games are played: an executor takes `GameSpec`s and returns futures.
+`ExecutorSpec` says which, as a user states it; `competition.open_executor.open_executor` opens it.
 
 - ``local`` (the default): `competition.runner.Runner`, a pool of pinned worker processes on this machine.
 - ``dask``: the workers of a running Dask scheduler (``--scheduler tcp://HOST:8786``), on any number of machines.
@@ -18,7 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from competition.runner import GameOutcome, GameTask, Runner
+from competition.game import GameOutcome, GameSpec
 
 __all__ = ["EXECUTORS", "ExecutorError", "ExecutorKind", "ExecutorSpec", "GameExecutor", "InfrastructureError"]
 
@@ -35,11 +36,11 @@ class InfrastructureError(RuntimeError):
 
 
 class GameExecutor(Protocol):
-    """What `competition.tournament` and the ladder need of an executor (`Runner` is one)."""
+    """What `competition.duplicate_set` needs of an executor (`competition.runner.Runner` is one)."""
 
     jobs: int  # games worth keeping in flight at once
 
-    def submit(self, task: GameTask) -> Future[GameOutcome]: ...
+    def submit(self, spec: GameSpec) -> Future[GameOutcome]: ...
 
     def close(self) -> None:
         """Wait for the submitted games, then release the workers."""
@@ -129,18 +130,3 @@ class ExecutorSpec:
         if problem is not None:
             raise ExecutorError(f"{where}: {problem}")
         return cls(kind, scheduler, workers, retries)
-
-    def open(self, jobs: int, *, pin: bool = True, sandbox: str = "none") -> GameExecutor:
-        """Start (or connect to) the executor. ``jobs`` and ``pin`` are the local pool's; a Dask executor keeps
-        as many games in flight as its workers have threads (pinning is the workers' own business there). With
-        ``sandbox`` "bwrap", a Dask executor first checks that bubblewrap works on each of its workers (the local
-        pool's games run here, where the caller and each match check it)."""
-        if self.kind == "local":
-            return Runner(jobs, pin=pin)
-        try:
-            from competition.dask_executor import DaskExecutor
-        except ImportError as error:
-            raise ExecutorError(
-                f"--executor {self.kind} needs Dask distributed ({error}): pip install 'kierki[dask]'"
-            ) from None
-        return DaskExecutor.open(self, jobs, sandbox=sandbox)

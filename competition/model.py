@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import msgspec
 
+from referee.faults import FaultCode
+
 __all__ = ["GameRecord", "SetRecord", "decode_set", "encode_set"]
 
 
@@ -19,7 +21,7 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     seats: tuple[str, ...]  # bot name at each seat
     totals: tuple[int, ...]  # per seat: the game's final total
     places: tuple[int, ...]  # per seat: 1 is best, equal totals share a place
-    faults: tuple[dict[str, int], ...] = ()  # per seat: fault code -> count
+    faults: tuple[dict[FaultCode, int], ...] = ()  # per seat: fault code -> count
     start_failed: tuple[bool, ...] = ()  # per seat: the bot could not start or failed its handshake
     forfeited: tuple[bool, ...] = ()  # per seat: the seat was forfeited during the game
     replay: str | None = None  # the replay log, relative to the tournament's folder

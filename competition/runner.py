@@ -1,10 +1,11 @@
-"""Playing a tournament's games: one `referee.match.Match` per game, in a pool of worker processes.
+"""The local executor: a pool of worker processes on this machine, each playing one game at a time.
 
-Every game starts its bots afresh (a Match of one game), so no bot can remember a set's cards from an earlier
-rotation. Workers get plain data (`GameTask`) and send plain data back (`GameOutcome`); only the coordinator
-writes the results file. Each worker is pinned to one CPU before it starts any bot, and bots inherit the pinning,
-so a game's referee and its bots hand the turn to each other on one core (a hand-off across cores costs several
-times more: BENCHMARKS.md, ``pinning``).
+Every game starts its bots afresh (`competition.game.play_game`: a Match of one game), so no bot can remember a
+set's cards from an earlier rotation. Workers get plain data (`GameSpec`) and send plain data back (`GameOutcome`),
+having moved the game's logs into the set's folder themselves (`play_here`: the same machine); only the
+coordinator writes the results file. Each worker is pinned to one CPU before it starts any bot, and bots inherit
+the pinning, so a game's referee and its bots hand the turn to each other on one core (a hand-off across cores
+costs several times more: BENCHMARKS.md, ``pinning``).
 """
 
 from __future__ import annotations
@@ -13,94 +14,17 @@ import contextlib
 import multiprocessing
 import os
 import select
-import shutil
 import signal
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
 from multiprocessing import forkserver, resource_tracker
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from competition.model import GameRecord
+from competition.game import GameOutcome, GameSpec, play_here
 from competition.stopping import stop_signals_held
+from referee.bots.procfs import process_stat
 from referee.cpu import usable_cpus
-from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game of a set, ready to run: where its files go, and who sits where."""
-
-    set_id: int
-    index: int  # 0-based rotation within the set
-    config: MatchConfig  # games=1, the set's seed, out_dir the game's scratch folder
-    names: tuple[str, ...]  # bot name per seat
-    set_dir: Path  # the set's folder while it is being played; replays are moved here
-    final_dir: str  # the set's folder once finished, relative to the tournament's folder
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    set_id: int
-    index: int
-    record: GameRecord | None
-    start_failures: tuple[str | None, ...] = ()  # per seat: why its bot could not start (None: it started)
-    error: str | None = None  # the game could not run at all (a configuration error): the tournament stops
-
-
-def play_game(task: GameTask) -> GameOutcome:
-    """Play one game and move its replay and stderr logs into the set's folder."""
-    config = task.config
-    game_dir = config.out_dir
-    try:
-        result = Match(config).run()
-    except MatchSetupError as error:
-        return GameOutcome(task.set_id, task.index, None, error=str(error))
-    stem = game_stem(task.index)
-    task.set_dir.mkdir(parents=True, exist_ok=True)
-    os.replace(result.replays[0], task.set_dir / f"{stem}.replay.jsonl")
-    for seat in range(len(task.names)):
-        log = game_dir / f"seat{seat}.stderr.log"
-        if log.exists() and log.stat().st_size:  # most bots write nothing there
-            os.replace(log, task.set_dir / f"{stem}.seat{seat}.stderr.log")
-    shutil.rmtree(game_dir, ignore_errors=True)  # the bots' private scratch folders
-    record, failures = game_record(task.index, task.names, task.final_dir, config.absent, result)
-    return GameOutcome(task.set_id, task.index, record, failures)
-
-
-def game_stem(index: int) -> str:
-    """The file names of a game's logs in its set's folder: ``{stem}.replay.jsonl``, ``{stem}.seat{N}.stderr.log``."""
-    return f"game{index + 1}"
-
-
-def game_record(
-    index: int,
-    names: tuple[str, ...],
-    final_dir: str,
-    absent: tuple[tuple[int, str], ...],
-    result: MatchResult,
-) -> tuple[GameRecord, tuple[str | None, ...]]:
-    """A one-game match's record, and per seat why its bot could not start (None: it started, or was absent).
-
-    Every executor builds its records here, so a game played on another machine records what a local one does."""
-    record = GameRecord(
-        index=index,
-        seats=names,
-        totals=tuple(s.totals[0] for s in result.seats),
-        places=tuple(s.places[0] for s in result.seats),
-        faults=tuple(dict(s.faults) for s in result.seats),
-        start_failed=tuple(s.start_failure is not None for s in result.seats),
-        forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
-        replay=f"{final_dir}/{game_stem(index)}.replay.jsonl",
-    )
-    skipped = dict(absent)
-    failures = tuple(
-        s.start_failure if s.start_failure is not None and s.seat not in skipped else None for s in result.seats
-    )
-    return record, failures
-
 
 # --- the worker processes ---------------------------------------------------------------------------------
 
@@ -122,11 +46,8 @@ def _stop_game(signum: int, frame: FrameType | None) -> None:
 def _start_time(pid: int) -> int | None:
     """When a process started (clock ticks since boot, the 22nd field of ``/proc/PID/stat``); None if it cannot be
     read. With its pid, it names one process: a pid alone may be another process's once the first has ended."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    return int(stat[stat.rfind(b")") + 2 :].split()[19])
+    fields = process_stat(pid)
+    return None if fields is None else int(fields[19])
 
 
 def _watch_coordinator(pid: int, started: int | None) -> None:
@@ -179,11 +100,11 @@ def _worker_start(cpus: Any, coordinator: int, coordinator_started: int | None) 
         os.sched_setaffinity(0, {cpu})
 
 
-def _run_in_worker(task: GameTask) -> GameOutcome:
+def _run_in_worker(spec: GameSpec) -> GameOutcome:
     global _running
     _running = True
     try:
-        return play_game(task)
+        return play_here(spec)
     finally:
         _running = False
         if _stopping:
@@ -228,13 +149,13 @@ class Runner:
             initargs=(cpus, os.getpid(), _start_time(os.getpid())),
         )
 
-    def submit(self, task: GameTask) -> Future[GameOutcome]:
+    def submit(self, spec: GameSpec) -> Future[GameOutcome]:
         # Submitting may start a worker: the forkserver forks it, and Process.start then waits for its pid before the
         # pool records it. A stop raised in that wait left a worker the pool did not know: `stop` could not end it,
         # the coordinator exited and removed the pool's semaphores, and the worker, still unpickling them, printed a
         # FileNotFoundError traceback.
         with stop_signals_held():
-            return self._executor.submit(_run_in_worker, task)
+            return self._executor.submit(_run_in_worker, spec)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

@@ -19,6 +19,7 @@ from statistics import NormalDist
 
 from competition.model import SetRecord
 from competition.ratings import Rating, RatingParams, rate
+from referee.faults import FaultCode
 
 __all__ = [
     "BotStats",
@@ -108,7 +109,7 @@ class BotStats:
     score: Interval  # mean score per game over sets (one observation per set), in the game's raw points
     mean_place: float
     first_places: int  # games the bot finished first in (alone or tied)
-    faults: dict[str, int] = field(default_factory=dict)  # fault code -> count, summed over games and seats
+    faults: dict[FaultCode, int] = field(default_factory=dict)  # fault code -> count, summed over games and seats
     start_failures: int = 0  # seats the bot could not start or failed its handshake in
     forfeits: int = 0  # seats forfeited during a game
 
@@ -193,7 +194,7 @@ class _Tally:
     games: int = 0
     place_sum: float = 0.0
     first_places: int = 0
-    faults: Counter[str] = field(default_factory=Counter)
+    faults: Counter[FaultCode] = field(default_factory=Counter)
     start_failures: int = 0
     forfeits: int = 0
 

@@ -1,8 +1,9 @@
 """A tournament, as a library: configuration in, duplicate sets played in parallel, records out.
 
-``run_tournament`` plans the sets (`competition.plan`), hands their games to a pool of pinned workers
-(`competition.runner`), assembles each finished set into a `SetRecord`, moves its folder into place and appends
-it to ``OUT/results.jsonl`` (`competition.results`). The configuration is stored in ``OUT/tournament.json``;
+``run_tournament`` plans the sets (`competition.plan`), plays each through `competition.duplicate_set.play_set`
+on an executor (by default a pool of pinned workers, `competition.runner`) and appends each finished set's
+`SetRecord` to ``OUT/results.jsonl`` (`competition.results_file`). The configuration is stored in
+``OUT/tournament.json``;
 ``resume=True`` continues from the results file with the same configuration, skipping finished sets.
 A bot that cannot start never stops the tournament; after ``drop_after`` consecutive start failures it is dropped
 (its later seats are played by the fallback without starting it) and the reason is kept in the result.
@@ -15,26 +16,29 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from competition import stats
+from competition.duplicate_set import GameFailed, SetInPlay, SetOutcome, SetRequest, play_set
 from competition.executors import ExecutorSpec, InfrastructureError
-from competition.model import GameRecord, SetRecord
-from competition.plan import Entrant, Format, Plan, PlannedSet, Rotations, round_up
-from competition.results import ResultsFile
-from competition.runner import GameOutcome, GameTask, game_stem
+from competition.game import GameOutcome, game_stem
+from competition.model import SetRecord
+from competition.open_executor import open_executor
+from competition.plan import Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
+from competition.results_file import ResultsFile
 from competition.stopping import stop_signals_held
-from referee.bots.sandbox import Limits, SandboxKind
-from referee.bots.seat import TimeControl
+from referee.bots.isolation import Isolation
+from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
-from referee.match import BotSpec, MatchConfig
-from referee.match_config import MatchSetupError, make_out_dir
+from referee.match_config import BotSpec, MatchSetupError, MatchSpec, make_out_dir
+from referee.match_result import GameStatus
 from referee.rules import Ruleset
+from referee.setting_error import SettingError
 
 CONFIG_VERSION = 1
 
@@ -56,10 +60,7 @@ class TournamentConfig:
     rotations: Rotations = "cyclic"
     time: TimeControl = field(default_factory=TimeControl)
     max_strikes: int = 3
-    limits: Limits = field(default_factory=Limits)
-    sandbox: SandboxKind = "none"
-    bot_env: tuple[tuple[str, str], ...] = ()
-    bot_ro: tuple[Path, ...] = ()
+    isolation: Isolation = field(default_factory=Isolation)
     drop_after: int = 3
 
     @property
@@ -85,22 +86,27 @@ class TournamentConfig:
             "bots": [e.to_json() for e in self.entrants],
             "time": vars(self.time),
             "max_strikes": self.max_strikes,
-            "limits": vars(self.limits),
-            "sandbox": self.sandbox,
-            "bot_env": [list(pair) for pair in self.bot_env],
-            "bot_ro": [str(path) for path in self.bot_ro],
+            **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro"
             "drop_after": self.drop_after,
         }
 
+    @property
+    def match(self) -> MatchSpec:
+        """How every game is played (`competition.duplicate_set.SetRequest` fills in its bots and seed)."""
+        return MatchSpec.of(
+            self.ruleset, time=self.time, faults=FaultPolicy(max_strikes=self.max_strikes), isolation=self.isolation
+        )
+
     def bot_spec(self, entrant: Entrant) -> BotSpec:
+        """How to start the entrant (a `MatchSetupError` for a command that cannot be read, a `PlanError` for a
+        time control of its own that cannot work)."""
         spec = BotSpec.parse(entrant.command)
         own = {k: v for k, v in vars(entrant.time).items() if v is not None}
-        return BotSpec(
-            spec.argv,
-            Path(entrant.cwd) if entrant.cwd else spec.cwd,
-            entrant.env,
-            TimeControl(**{**vars(self.time), **own}) if own else None,
-        )
+        try:
+            time = TimeControl(**{**vars(self.time), **own}) if own else None
+        except SettingError as error:
+            raise PlanError(f"bot {entrant.name}: time.{error}") from None
+        return BotSpec(spec.argv, Path(entrant.cwd) if entrant.cwd else spec.cwd, entrant.env, time)
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,7 @@ class StopRule:
 
 
 @dataclass
-class Progress:
+class TournamentProgress:
     """What the progress line shows, after each finished set."""
 
     sets_done: int
@@ -135,7 +141,7 @@ class TournamentResult:
     out_dir: Path
     records: list[SetRecord]
     dropped: dict[str, str]  # bot -> why it was dropped
-    status: str  # complete, interrupted
+    status: GameStatus  # COMPLETE, or INTERRUPTED (Ctrl-C, SIGTERM, SIGHUP)
     elapsed_s: float = 0.0
     games_played: int = 0  # in this run (not counting resumed sets)
 
@@ -193,12 +199,6 @@ def _clean_unfinished(out_dir: Path, finished: set[int]) -> None:
 # --- playing ------------------------------------------------------------------------------------------------
 
 
-class _SetInProgress:
-    def __init__(self, planned: PlannedSet) -> None:
-        self.planned = planned
-        self.games: dict[int, GameRecord] = {}
-
-
 class Tournament:
     def __init__(
         self,
@@ -209,7 +209,7 @@ class Tournament:
         jobs: int = 1,
         pin: bool = True,
         resume: bool = False,
-        progress: Callable[[Progress], None] | None = None,
+        progress: Callable[[TournamentProgress], None] | None = None,
         stop_when: Callable[[list[SetRecord]], bool] | None = None,
         executor: ExecutorSpec | None = None,
         ready: Callable[[], None] | None = None,
@@ -229,7 +229,9 @@ class Tournament:
         self.executor = executor or ExecutorSpec()
         self.ready = ready
         self.plan = config.plan
+        self.match = config.match
         self.specs = {e.name: config.bot_spec(e) for e in config.entrants}
+        self.games = 0  # played in this run
         self.dropped: dict[str, str] = {}
         self._failures: dict[str, int] = {}
         self.records: list[SetRecord] = []
@@ -245,112 +247,99 @@ class Tournament:
             self.ready()
         started = time.monotonic()
         target = self.stop.target(self.plan)
-        games = 0
-        status = "complete"
-        in_flight: dict[Future[GameOutcome], int] = {}
-        sets: dict[int, _SetInProgress] = {}
-        pending = self._tasks(finished, target, sets)
+        status = GameStatus.COMPLETE
+        playing: dict[int, SetInPlay] = {}
+        abandoned: list[SetInPlay] = []  # sets cut short by an early stop: their running games still finish
+        pending = (planned for planned in self.plan.iter_sets() if planned.set_id not in finished)
         try:
-            with results, self.executor.open(self.jobs, pin=self.pin, sandbox=self.config.sandbox) as runner:
+            executor = open_executor(self.executor, self.jobs, pin=self.pin, isolation=self.config.isolation)
+            with results, executor as runner:
                 exhausted = False
                 while True:
-                    while not exhausted and len(in_flight) < 2 * runner.jobs:
-                        task = next(pending, None)
-                        if task is None:
+                    # Whole sets, while fewer than two games per worker wait: each worker always has the next.
+                    while not exhausted and sum(s.pending for s in playing.values()) < 2 * runner.jobs:
+                        planned = next(pending, None)
+                        if planned is None or planned.set_id > target:
                             exhausted = True
                         else:
-                            in_flight[runner.submit(task)] = task.set_id
-                    if not in_flight:
+                            playing[planned.set_id] = play_set(self._request(planned), runner)
+                    waiting = [f for s in playing.values() for f in s.futures if not f.done()]
+                    if not waiting and not playing:
                         break
-                    done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        set_id = in_flight.pop(future)
-                        try:
-                            outcome = future.result()
-                        except BrokenProcessPool:
-                            raise TournamentError(
-                                "a worker process died (killed from outside?); the finished sets are kept: "
-                                "continue with --resume"
-                            ) from None
-                        except InfrastructureError as error:
-                            raise TournamentError(
-                                f"{error}; the finished sets are kept: fix the workers, then continue with --resume"
-                            ) from None
-                        except Exception as error:  # a bug or the disk, not a bot: stop with what it was
-                            raise TournamentError(
-                                f"set {set_id}: a game failed: {type(error).__name__}: {error}"
-                            ) from error
-                        if outcome.error is not None:
-                            raise TournamentError(outcome.error)
-                        games += 1
-                        self._note_start_failures(outcome)
-                        current = sets[outcome.set_id]
-                        assert outcome.record is not None
-                        current.games[outcome.index] = outcome.record
-                        if len(current.games) == len(current.planned.rotations):
-                            del sets[outcome.set_id]
-                            results.append(self._finish_set(current))
-                            if self.progress:
-                                self.progress(
-                                    Progress(
-                                        len(self.records),
-                                        target,
-                                        games,
-                                        time.monotonic() - started,
-                                        self.records,
-                                        dict(self.dropped),
-                                    )
+                    if waiting:
+                        wait(waiting, return_when=FIRST_COMPLETED)
+                    for set_id in sorted(playing):
+                        if set_id not in playing:
+                            continue  # abandoned meanwhile (an early stop)
+                        outcome = self._outcome(playing[set_id])
+                        if outcome is None:
+                            continue
+                        del playing[set_id]
+                        self.games += len(outcome.games)
+                        for game in outcome.games:
+                            self._note_start_failures(game)
+                        self.records.append(outcome.record)
+                        results.append(outcome.record)
+                        if self.progress:
+                            games_done = self.games + sum(s.games_done for s in playing.values())
+                            self.progress(
+                                TournamentProgress(
+                                    len(self.records),
+                                    target,
+                                    games_done,
+                                    time.monotonic() - started,
+                                    self.records,
+                                    dict(self.dropped),
                                 )
-                            if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
-                                exhausted = True
-                                for queued in [f for f in in_flight if f.cancel()]:
-                                    del in_flight[queued]  # games already running finish; their sets may not
+                            )
+                        if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
+                            exhausted = True
+                            for unfinished in playing.values():  # games already running finish; their sets may not
+                                unfinished.cancel()
+                            abandoned += [s for s in playing.values() if any(f.cancelled() for f in s.futures)]
+                            playing = {i: s for i, s in playing.items() if s not in abandoned}
         except KeyboardInterrupt:
-            status = "interrupted"
-        if status == "complete":
+            status = GameStatus.INTERRUPTED
+        self.games += sum(s.games_done for s in [*playing.values(), *abandoned])
+        if status is GameStatus.COMPLETE:
             with stop_signals_held():
                 _clean_unfinished(self.out_dir, {r.set_id for r in self.records})  # sets left when it stopped early
                 with contextlib.suppress(OSError):
                     (self.out_dir / "work").rmdir()
         return TournamentResult(
-            self.config, self.out_dir, self.records, dict(self.dropped), status, time.monotonic() - started, games
+            self.config, self.out_dir, self.records, dict(self.dropped), status, time.monotonic() - started, self.games
         )
 
-    def _tasks(self, finished: set[int], target: int, sets: dict[int, _SetInProgress]) -> Iterator[GameTask]:
-        for planned in self.plan.iter_sets():
-            if planned.set_id > target:
-                return
-            if planned.set_id in finished:
-                continue
-            sets[planned.set_id] = _SetInProgress(planned)
-            for index in range(len(planned.rotations)):
-                yield self._task(planned, index)
-
-    def _task(self, planned: PlannedSet, index: int) -> GameTask:
+    def _request(self, planned: PlannedSet) -> SetRequest:
         config = self.config
-        names = planned.seats(index)
-        label = f"{planned.set_id:04d}"
-        absent = tuple(
-            (seat, f"dropped: {self.dropped[name]}") for seat, name in enumerate(names) if name in self.dropped
-        )
-        match_config = MatchConfig(
-            ruleset=config.ruleset,
-            bots=tuple(self.specs[name] for name in names),
-            out_dir=self.out_dir / "work" / f"{label}-game{index + 1}",
+        return SetRequest(
+            set_id=planned.set_id,
             seed=planned.seed,
-            games=1,
-            time=config.time,
-            faults=FaultPolicy(max_strikes=config.max_strikes),
-            limits=config.limits,
-            sandbox=config.sandbox,
-            bot_env=config.bot_env,
-            bot_ro=config.bot_ro,
-            forfeit_unstartable=True,
-            absent=absent,
+            table=planned.table,
+            bots=self.specs,
+            match=self.match,
+            root=self.out_dir,
+            set_dir=f"sets/{planned.set_id:04d}",
+            higher_is_better=config.higher_is_better,
+            rotations=planned.rotations,
+            dropped=dict(self.dropped),
         )
-        return GameTask(
-            planned.set_id, index, match_config, names, self.out_dir / "sets" / f"{label}.partial", f"sets/{label}"
-        )
+
+    def _outcome(self, set_in_play: SetInPlay) -> SetOutcome | None:
+        """The set's outcome once it is finished; a game the referee failed stops the tournament."""
+        try:
+            return set_in_play.outcome()
+        except GameFailed as failed:
+            cause = failed.cause
+            if isinstance(cause, BrokenProcessPool):
+                raise TournamentError(
+                    "a worker process died (killed from outside?); the finished sets are kept: continue with --resume"
+                ) from None
+            if isinstance(cause, InfrastructureError):
+                raise TournamentError(
+                    f"{cause}; the finished sets are kept: fix the workers, then continue with --resume"
+                ) from None
+            raise TournamentError(str(failed)) from cause  # a bug or the disk, not a bot: stop with what it was
 
     def _replay_start_failures(self) -> None:
         """On resume, count the start failures in a row the finished sets hold (their reasons are in the sets'
@@ -361,7 +350,9 @@ class Tournament:
                     "a start failure before the resume" if failed else None
                     for failed in game.start_failed or (False,) * len(game.seats)
                 )
-                self._note_start_failures(GameOutcome(record.set_id, game.index, game, failures))
+                self._note_start_failures(
+                    GameOutcome(set_id=record.set_id, index=game.index, record=game, start_failures=failures)
+                )
 
     def _note_start_failures(self, outcome: GameOutcome) -> None:
         assert outcome.record is not None
@@ -391,23 +382,6 @@ class Tournament:
             return ""
         return f" ({sets / label / name})"
 
-    def _finish_set(self, current: _SetInProgress) -> SetRecord:
-        planned = current.planned
-        label = f"{planned.set_id:04d}"
-        partial = self.out_dir / "sets" / f"{label}.partial"
-        os.replace(partial, self.out_dir / "sets" / label)
-        record = SetRecord(
-            set_id=planned.set_id,
-            seed=planned.seed,
-            game=self.config.ruleset.game.value,
-            players=self.config.ruleset.players,
-            higher_is_better=self.config.higher_is_better,
-            bots=planned.table,
-            games=tuple(current.games[i] for i in range(len(planned.rotations))),
-        )
-        self.records.append(record)
-        return record
-
     def _precise_enough(self) -> bool:
         width = self.stop.until_ci
         if width is None:
@@ -426,7 +400,7 @@ def run_tournament(
     jobs: int = 1,
     pin: bool = True,
     resume: bool = False,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[TournamentProgress], None] | None = None,
     stop_when: Callable[[list[SetRecord]], bool] | None = None,
     executor: ExecutorSpec | None = None,
     ready: Callable[[], None] | None = None,

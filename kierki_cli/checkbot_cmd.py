@@ -11,11 +11,12 @@ import sys
 
 import click
 
-from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
-from kierki_cli.isolation import Isolation, isolation_options
+from kierki_cli.command_table import ExitStatus
+from kierki_cli.shared_options import RuleOptions, isolation_options, rules_options, time_options
 from referee import checkbot
+from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, scenario
 from referee.match_config import BotSpec, MatchSetupError
 from referee.rules import RulesError
@@ -69,22 +70,8 @@ def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
     context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]},
 )
 @click.argument("command", nargs=-1, required=True, metavar="-- COMMAND...")
-@click.option(
-    "--game",
-    type=click.Choice(ALL_GAMES),
-    default=None,
-    help="Check only this game [default: all four].",
-)
-@click.option("--players", type=int, default=None, help="Players, as in `kierki match` (needs --game).")
-@click.option(
-    "--option",
-    "option_pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A rule option, as in `kierki match` (needs --game); repeat for several. `kierki options` lists them.",
-)
-@time_per_move_option
-@startup_time_option
+@rules_options(default=None, every_game="all four")
+@time_options("move_ms", "startup_ms")
 @click.option(
     "--exit-time",
     type=click.IntRange(1),
@@ -95,11 +82,8 @@ def bot_argv(words: tuple[str, ...]) -> tuple[str, ...]:
 @isolation_options
 def check_bot(
     command: tuple[str, ...],
-    game: str | None,
-    players: int | None,
-    option_pairs: tuple[str, ...],
-    time_per_move: int,
-    startup_time: int,
+    rules: RuleOptions,
+    time: TimeControl,
     exit_time: int,
     isolation: Isolation,
 ) -> None:
@@ -121,32 +105,27 @@ def check_bot(
     argv = bot_argv(command)
     if not argv:
         raise click.UsageError("give the bot's command after --, e.g. kierki check-bot -- python3 my_bot.py")
-    games = (game,) if game else ALL_GAMES
-    rule_options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
-    if (players is not None or rule_options) and game is None:
-        raise click.UsageError("--players and --option set one game's rules: add --game, e.g. --game cancellation")
-    if game is not None:
+    games = (rules.game,) if rules.game else ALL_GAMES
+    rule_options = dict(rules.options)
+    if rules.game is not None:
         try:
-            scenario(game, players, rule_options)
+            scenario(rules.game, rules.players, rule_options)
         except RulesError as error:
             raise click.UsageError(str(error)) from None
     options = CheckOptions(
         argv=argv,
         games=games,
-        time=TimeControl(move_ms=time_per_move, startup_ms=startup_time),
+        time=time,
         exit_ms=exit_time,
-        players=players,
+        players=rules.players,
         rule_options=rule_options,
-        limits=isolation.limits,
-        sandbox=isolation.sandbox,
-        bot_env=isolation.bot_env,
-        bot_ro=isolation.bot_ro,
+        isolation=isolation,
     )
     click.echo(f"checking {shlex.join(argv)}")
-    table = f", {players} players" if players is not None else ""
-    rules = "".join(f", {key}={value}" for key, value in rule_options.items())
+    table = f", {rules.players} players" if rules.players is not None else ""
+    shown = "".join(f", {key}={value}" for key, value in rule_options.items())
     click.echo(
-        f"games: {', '.join(games)}{table}{rules}; {time_per_move} ms per move. One game each, the bot in one "
+        f"games: {', '.join(games)}{table}{shown}; {time.move_ms} ms per move. One game each, the bot in one "
         "seat, asked on every turn as in a match."
     )
 
@@ -163,4 +142,4 @@ def check_bot(
         click.echo(f"OK: {summary}. The bot is ready for `kierki match`.")
         return
     click.echo(f"NOT OK: {summary}.")
-    sys.exit(1)
+    sys.exit(ExitStatus.FAILED)

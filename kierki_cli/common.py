@@ -1,4 +1,5 @@
-"""Options shared by several commands, defined once so their defaults and help never drift apart."""
+"""What several commands share besides their options (those are `kierki_cli.shared_options`): the one parser of
+``KEY=VALUE`` pairs, the seed a run gets, its default output folder."""
 
 from __future__ import annotations
 
@@ -8,23 +9,7 @@ from pathlib import Path
 
 import click
 
-from referee.bots.seat import TimeControl
 from referee.text import printable
-
-time_per_move_option = click.option(
-    "--time-per-move",
-    type=click.IntRange(1),
-    default=TimeControl.move_ms,
-    show_default=True,
-    help="Deadline per decision (ms).",
-)
-startup_time_option = click.option(
-    "--startup-time",
-    type=click.IntRange(1),
-    default=TimeControl.startup_ms,
-    show_default=True,
-    help="Deadline for the answer to hello (ms).",
-)
 
 
 def parse_pairs(
@@ -61,22 +46,6 @@ def parse_pairs(
             continue
         raise click.BadParameter(f"{pair!r}: write {metavar}, e.g. {example}{problem}", param_hint=option_name)
     return parsed
-
-
-time_bank_option = click.option(
-    "--time-bank",
-    type=click.IntRange(0),
-    default=TimeControl.bank_ms,
-    show_default=True,
-    help="Extra time a bot may spend over all decisions (ms).",
-)
-increment_option = click.option(
-    "--increment",
-    type=click.IntRange(0),
-    default=TimeControl.increment_ms,
-    show_default=True,
-    help="Added to the bank after each decision (ms).",
-)
 
 
 SHORT_SEED = 16  # characters; the default seed has 32 (128 bits in hex)

@@ -4,8 +4,8 @@ The installed script is `kierki_cli.launch.main`, which prints ``kierki --help``
 importing click (a copy of click's rendering of this group's help, checked against click's own output by
 ``tests/test_cli.py`` at several widths), and hands every other command line to ``cli`` here, which click renders
 and parses. The group's help imports click and this module alone: the short help of each command is written in
-`kierki_cli.launch.COMMANDS` (``tests/test_cli.py`` checks it against the commands themselves), so listing them
-costs no import of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the
+`kierki_cli.command_table.COMMANDS` (``tests/test_cli.py`` checks it against the commands themselves), so listing
+them costs no import of the referee, msgspec or the replay viewer. The commands live in `kierki_cli.main` and the
 modules it names; a command that a module registers on ``cli`` itself (``@cli.command()``) is found as well, and
 listed once its module is imported.
 """
@@ -16,20 +16,15 @@ import importlib
 import json
 import signal
 import sys
-from typing import Any, Final, NoReturn
+from typing import Any, NoReturn
 
 import click
 
-from kierki_cli.launch import COMMANDS, DESCRIPTION, MAX_WIDTH, gc_paused
+from kierki_cli.command_table import COMMANDS, DESCRIPTION, MAX_WIDTH, ExitStatus, gc_paused
 
-__all__ = ["COMMANDS", "FAILED_EXIT", "INTERRUPTED_EXIT", "USAGE_EXIT", "cli", "install_stop_handlers"]
+__all__ = ["COMMANDS", "ExitStatus", "cli", "install_stop_handlers"]
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": MAX_WIDTH}
-
-
-USAGE_EXIT: Final = 2  # a mistake on the command line (click's convention)
-FAILED_EXIT: Final = 1  # the command could not do its work (a bot that cannot start, a bad deal file)
-INTERRUPTED_EXIT: Final = 130  # Ctrl-C, SIGTERM or SIGHUP (the shell's 128 + SIGINT)
 
 
 class OneLineErrors(click.Group):
@@ -46,12 +41,12 @@ class OneLineErrors(click.Group):
             code = super().main(*args, **kwargs)
         except click.UsageError as error:
             where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
-            _fail(error.format_message() + where, USAGE_EXIT, argv)
+            _fail(error.format_message() + where, ExitStatus.USAGE, argv)
         except click.ClickException as error:
             _fail(error.format_message(), error.exit_code, argv)
         except click.Abort:
-            _fail("interrupted", INTERRUPTED_EXIT, argv)
-        sys.exit(code if isinstance(code, int) else 0)
+            _fail("interrupted", ExitStatus.INTERRUPTED, argv)
+        sys.exit(code if isinstance(code, int) else ExitStatus.OK)
 
 
 def _fail(message: str, code: int, argv: list[str]) -> NoReturn:

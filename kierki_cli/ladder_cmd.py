@@ -19,23 +19,15 @@ from typing import Any
 import click
 import filelock
 
-from competition.ladder.config import (
-    LOCK_NAME,
-    ConfigError,
-    Isolation,
-    LadderConfig,
-    parse_duration,
-)
+from competition.ladder.config import LOCK_NAME, ConfigError, LadderConfig, ladder_isolation, parse_duration
 from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot
 from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
-from kierki_cli.common import increment_option, parse_pairs, startup_time_option, time_bank_option, time_per_move_option
-from kierki_cli.isolation import Isolation as CliIsolation
-from kierki_cli.isolation import isolation_options_for
-from referee.bots.seat import TimeControl
-from referee.rules import Ruleset
-from referee.rules.ruleset import Game
+from kierki_cli.command_table import ExitStatus
+from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
+from referee.bots.isolation import Isolation
+from referee.bots.time_control import TimeControl
 from referee.text import printable
 
 # OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk).
@@ -83,46 +75,22 @@ def ladder() -> None:
 
 @ladder.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--game", type=click.Choice([g.value for g in Game]), required=True, help="Which game.")
-@click.option("--players", type=int, default=None, help="Players per table (default: the game's).")
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A rule option; repeat for several.")
-@time_per_move_option
-@startup_time_option
-@time_bank_option
-@increment_option
+@rules_options(default=None, required=True)
+@time_options()
 @isolation_options_for(
     sandbox_default="bwrap",
     sandbox_help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or "
     "none. --bot-ro paths may never hold the ladder's folder.",
 )
-def init(
-    folder: Path,
-    game: str,
-    players: int | None,
-    option_pairs: tuple[str, ...],
-    time_per_move: int,
-    startup_time: int,
-    time_bank: int,
-    increment: int,
-    isolation: CliIsolation,
-) -> None:
+def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolation) -> None:
     """Create a ladder in FOLDER: ladder.toml (every setting, editable), ladder.sqlite and secret.key."""
-    options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
-    try:
-        ruleset = Ruleset.create(game, players, options)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--game/--players/--option") from None
+    ruleset = rules.ruleset()
     config = LadderConfig(
-        game=game,
+        game=ruleset.game.value,
         players=ruleset.players,
-        options=options,
-        time=TimeControl(time_per_move, startup_time, time_bank, increment),
-        isolation=Isolation.of(
-            isolation.limits,
-            isolation.sandbox,
-            bot_ro=[str(path.resolve()) for path in isolation.bot_ro],
-            bot_env=dict(isolation.bot_env),
-        ),
+        options=dict(rules.options),
+        time=time,
+        isolation=ladder_isolation(isolation),
     )
     try:
         init_ladder(folder, config)
@@ -179,7 +147,7 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
         click.echo(
             f"run interrupted{why}: every recorded set is kept; the set in play is played again next run", err=True
         )
-        sys.exit(130)
+        sys.exit(ExitStatus.INTERRUPTED)
     if report.status == "locked":
         output(f"another run holds {folder / LOCK_NAME}: nothing to do")
         return

@@ -8,27 +8,25 @@ from __future__ import annotations
 
 import json
 import sys
-import time
+import time as clock
 from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
-from kierki_cli.common import (
-    fresh_out_dir,
-    increment_option,
-    make_out_dir,
-    new_seed,
-    parse_pairs,
-    startup_time_option,
-    time_bank_option,
-    time_per_move_option,
-    warn_short_seed,
-)
-from kierki_cli.entry import INTERRUPTED_EXIT
+from kierki_cli.command_table import ExitStatus
+from kierki_cli.common import fresh_out_dir, make_out_dir, new_seed, parse_pairs, warn_short_seed
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
-from kierki_cli.isolation import Isolation, isolation_options
-from referee.bots.seat import TimeControl
+from kierki_cli.shared_options import (
+    GAMES,
+    RuleOptions,
+    isolation_options,
+    max_strikes_option,
+    rules_options,
+    time_options,
+)
+from referee.bots.isolation import Isolation
+from referee.bots.time_control import TimeControl
 from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import (
@@ -39,12 +37,11 @@ from referee.match import (
     default_bots,
     parse_bot_commands,
 )
+from referee.match_config import MatchSpec
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import PLAYER_COUNTS, Game, option_specs
 from referee.text import printable
-
-GAMES = [g.value for g in Game]
 
 
 def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
@@ -66,8 +63,7 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 
 @cli.command()
 @click.argument("bot_commands", nargs=-1, metavar="[BOT_COMMAND ...]")
-@click.option("--game", type=click.Choice(GAMES), default="kierki", show_default=True, help="Which game.")
-@click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6).")
+@rules_options()
 @click.option(
     "--seed",
     default=None,
@@ -94,24 +90,8 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
     help="Resume a replay log's game: its game, options, seed and deals (see README, 'Replays').",
 )
 @click.option("--at", type=click.IntRange(0), default=None, help="With --from: replay its first N decisions [0].")
-@click.option(
-    "--option",
-    "option_pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A rule option; repeat for several. `kierki options` lists them all.",
-)
-@time_per_move_option
-@startup_time_option
-@time_bank_option
-@increment_option
-@click.option(
-    "--max-strikes",
-    type=click.IntRange(1),
-    default=3,
-    show_default=True,
-    help="Faults before a seat is forfeited.",
-)
+@time_options()
+@max_strikes_option
 @click.option(
     "--on-fault",
     "on_fault",
@@ -140,19 +120,14 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result object on stdout (for scripts).")
 def match(
     bot_commands: tuple[str, ...],
-    game: str,
-    players: int | None,
+    rules: RuleOptions,
     seed: str | None,
     games: int,
     rotate: bool,
     deals_path: Path | None,
     from_path: Path | None,
     at: int | None,
-    option_pairs: tuple[str, ...],
-    time_per_move: int,
-    startup_time: int,
-    time_bank: int,
-    increment: int,
+    time: TimeControl,
     max_strikes: int,
     on_fault: tuple[str, ...],
     out_dir: Path | None,
@@ -171,15 +146,11 @@ def match(
     not run (with a one-line reason); 130 after Ctrl-C, with the standings of the finished games. The result is also
     written into the --out folder (result.json, result.txt).
     """
-    options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
-    if from_path is not None and (players is not None or options):
+    if from_path is not None and rules.narrowed:
         raise click.UsageError(
             "--from takes the players and rule options from the replay: leave out --players and --option"
         )
-    try:
-        ruleset = Ruleset.create(game, players, options)
-    except RulesError as error:
-        raise click.UsageError(str(error)) from None
+    ruleset = rules.ruleset()
     deals: tuple[DealSpec, ...] = ()
     if deals_path is not None:
         from referee.dealfile import check_deal_file, parse_deal_file  # only for --deals
@@ -199,9 +170,9 @@ def match(
 
         resume = resume_from(from_path, at or 0)
         game_given = click.get_current_context().get_parameter_source("game") is not ParameterSource.DEFAULT
-        if game_given and resume.ruleset.game.value != game:
+        if game_given and resume.ruleset.game.value != rules.game:
             raise click.UsageError(
-                f"--from {from_path} is a {resume.ruleset.game.value} game, not {game}: leave out --game"
+                f"--from {from_path} is a {resume.ruleset.game.value} game, not {rules.game}: leave out --game"
             )
         ruleset, seed, deals = resume.ruleset, resume.seed, resume.deals
         first_game = resume.game_number
@@ -211,7 +182,7 @@ def match(
         bots = parse_bot_commands(bot_commands) if bot_commands else default_bots(ruleset.players)
     except MatchSetupError as error:
         raise click.UsageError(str(error)) from None
-    _check_bot_count(ruleset, len(bots), players)
+    _check_bot_count(ruleset, len(bots), rules.players)
     faults = parse_fault_policy(max_strikes, on_fault)
     cpu = parse_cpu(cpu_choice)
     if seed is None:
@@ -219,26 +190,23 @@ def match(
     elif from_path is None and not as_json:
         warn_short_seed(seed)
     if out_dir is None:
-        out_dir = fresh_out_dir(Path("kierki-out") / time.strftime("%Y%m%d-%H%M%S"))
-    config = MatchConfig(
-        ruleset=ruleset,
+        out_dir = fresh_out_dir(Path("kierki-out") / clock.strftime("%Y%m%d-%H%M%S"))
+    spec = MatchSpec.of(
+        ruleset,
         bots=bots,
-        out_dir=out_dir,
         seed=seed,
         first_game=first_game,
         games=games,
         rotate=rotate,
         deals=deals,
         deals_source=str(deals_path or from_path) if deals_path or from_path else None,
-        prefix=resume.prefix if resume else (),
-        time=TimeControl(time_per_move, startup_time, time_bank, increment),
+        time=time,
         faults=faults,
         transcript=transcript,
-        limits=isolation.limits,
-        sandbox=isolation.sandbox,
-        bot_env=isolation.bot_env,
-        bot_ro=isolation.bot_ro,
+        isolation=isolation,
     )
+    if resume is not None:
+        spec = spec.with_prefix(resume.prefix)
     err = sys.stderr
     on_terminal = err.isatty()
 
@@ -252,7 +220,7 @@ def match(
             err.flush()
 
     try:
-        runner = Match(config, progress)
+        runner = Match(MatchConfig.from_spec(spec, out_dir), progress)
     except MatchSetupError as error:
         raise click.UsageError(printable(str(error))) from None
     make_out_dir(out_dir)
@@ -272,7 +240,7 @@ def match(
         click.echo(
             f"interrupted: the standings above are those of the {partial.games_played} finished game(s)", err=True
         )
-        sys.exit(INTERRUPTED_EXIT)
+        sys.exit(ExitStatus.INTERRUPTED)
     _report(result, as_json, out_dir)
 
 

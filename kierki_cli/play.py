@@ -13,12 +13,13 @@ from pathlib import Path
 
 import click
 
-from kierki_cli.common import new_seed, parse_pairs
+from kierki_cli.common import new_seed
 from kierki_cli.human_seat import HumanSeat, read_line_within
+from kierki_cli.shared_options import RuleOptions, rules_options
 from kierki_cli.styled import Style
 from referee.bots.seat import TimeControl, Transport
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots, parse_bot_commands
-from referee.rules import RulesError, Ruleset
+from referee.match_config import MatchSpec
 from referee.text import printable
 
 __all__ = ["HumanSeat", "play", "read_line_within"]
@@ -26,17 +27,9 @@ __all__ = ["HumanSeat", "play", "read_line_within"]
 
 @click.command()
 @click.argument("bot_commands", nargs=-1, metavar="[BOT_COMMAND ...]")
-@click.option(
-    "--game",
-    type=click.Choice(["kierki", "kierki3", "hearts", "cancellation"]),
-    default="hearts",
-    show_default=True,
-    help="Which game.",
-)
-@click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6).")
+@rules_options(default="hearts")
 @click.option("--seat", type=click.IntRange(0), default=0, show_default=True, help="Your seat.")
 @click.option("--seed", default=None, help="Seed for the deals, any text [default: 128 random bits, printed].")
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A rule option; repeatable.")
 @click.option(
     "--time-per-move",
     type=click.IntRange(1),
@@ -61,11 +54,9 @@ __all__ = ["HumanSeat", "play", "read_line_within"]
 @click.option("--symbols/--letters", default=None, help="Cards as 10♥ or as TH [default: symbols on a terminal].")
 def play(
     bot_commands: tuple[str, ...],
-    game: str,
-    players: int | None,
+    rules: RuleOptions,
     seat: int,
     seed: str | None,
-    option_pairs: tuple[str, ...],
     time_per_move: int,
     bot_time_per_move: int,
     name: str,
@@ -79,11 +70,7 @@ def play(
     (QS, 10H, th) or its number. Passes, the trump and the moon are asked in plain words. The game is recorded
     like any other: `kierki replay FILE` shows it afterwards.
     """
-    try:
-        options = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
-        ruleset = Ruleset.create(game, players, options)
-    except RulesError as error:
-        raise click.UsageError(str(error)) from None
+    ruleset = rules.ruleset()
     count = ruleset.players
     if seat >= count:
         raise click.UsageError(f"--seat: this game has seats 0 to {count - 1}")
@@ -101,13 +88,8 @@ def play(
         seed = new_seed()
     if out_dir is None:
         out_dir = Path("kierki-out") / time.strftime("play-%Y%m%d-%H%M%S")
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(bots),
-        out_dir=out_dir,
-        seed=seed,
-        time=TimeControl(move_ms=bot_time_per_move),
-    )
+    spec = MatchSpec.of(ruleset, bots=tuple(bots), seed=seed, time=TimeControl(move_ms=bot_time_per_move))
+    config = MatchConfig.from_spec(spec, out_dir)
     style = Style.for_stream(sys.stdout)
     if symbols is not None:
         style = Style(symbols=symbols, colour=style.colour)
@@ -116,7 +98,7 @@ def play(
         click.echo(text)
 
     human = HumanSeat(read_line_within(sys.stdin), write, style, time_per_move / 1000, printable(name))
-    limits = config.limits.resource_limits(config.games)
+    limits = config.isolation.resource_limits(config.games)
     match: Match
 
     def transport(at: int, spec: BotSpec) -> Transport:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import click
 
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_story import story, trick_story
 from kierki_cli.styled import Style, to_text
+from referee.match_result import GameStatus
 from referee.replay import schema
 from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
@@ -144,7 +146,7 @@ def _only_unfinished(timeline: Timeline) -> bool:
         end is not None
         and problem is not None
         and problem.line == timeline.replay.line_count
-        and end.status != "complete"
+        and end.status != GameStatus.COMPLETE
     )
 
 
@@ -154,7 +156,7 @@ def _verify(file: Path) -> None:
         verified = verify(replay)
     except ReplayError as error:
         click.echo(f"FAIL: {file}: {error}")
-        sys.exit(1)
+        sys.exit(ExitStatus.FAILED)
     click.echo(f"OK: {verified.decisions} decisions, {verified.records} records verified")
 
 

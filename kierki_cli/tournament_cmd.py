@@ -12,24 +12,27 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
+import msgspec
 
 from competition import report, stats
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.model import SetRecord
 from competition.plan import FORMATS, Entrant, PlanError, owners, parse_bot_argument, parse_bots_file
-from competition.results import ResultsError
+from competition.results_file import ResultsError
 from competition.sprt import SPRT, SprtError, paired_difference
 from competition.tournament import (
-    Progress,
     StopRule,
     TournamentConfig,
     TournamentError,
+    TournamentProgress,
     TournamentResult,
     run_tournament,
 )
-from kierki_cli.isolation import Isolation
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
+from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError, check_bwrap
+from referee.match_result import GameStatus
 from referee.text import printable
 
 # --- presentation ---------------------------------------------------------------------------------------------
@@ -48,7 +51,7 @@ def format_standings(result: TournamentResult) -> str:
         lines = [report.format_table(stats.standings(result.records), name).rstrip("\n")]
     for bot, reason in sorted(result.dropped.items()):
         lines.append(f"dropped {printable(bot)}: {printable(reason)}")
-    if result.status != "complete":
+    if result.status is not GameStatus.COMPLETE:
         lines.append(f"stopped early: continue with --resume --out {printable(str(result.out_dir))}")
     lines.append(f"results: {printable(str(result.out_dir))}")
     return "\n".join(lines)
@@ -83,7 +86,7 @@ class ProgressLine:
         self.capped = capped
         self.tty = stream.isatty()
 
-    def __call__(self, progress: Progress) -> None:
+    def __call__(self, progress: TournamentProgress) -> None:
         if self.quiet:
             return
         left = progress.sets_target - progress.sets_done
@@ -117,7 +120,7 @@ def _run(
     cpu_pinning: bool,
     resume: bool,
     executor: ExecutorSpec,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[TournamentProgress], None] | None = None,
     stop_when: Callable[[list[SetRecord]], bool] | None = None,
     header: str | None = None,
 ) -> TournamentResult:
@@ -154,7 +157,7 @@ def sandbox_for_owners(entrants: list[Entrant], isolation: Isolation) -> Isolati
             f"the bots have {len(named)} owners ({', '.join(sorted(named))}), so they run under --sandbox bwrap "
             f"by default, and it cannot be used here: {error}; to run them unsandboxed anyway, give --sandbox none"
         ) from None
-    return Isolation(isolation.limits, "bwrap", isolation.bot_env, isolation.bot_ro)
+    return msgspec.structs.replace(isolation, sandbox="bwrap")
 
 
 # --- kierki tournament ----------------------------------------------------------------------------------------
@@ -258,8 +261,8 @@ def tournament(
         click.echo(json.dumps(result_json(result)))
     else:
         click.echo(format_standings(result))
-    if result.status != "complete":
-        sys.exit(130)
+    if result.status is not GameStatus.COMPLETE:
+        sys.exit(ExitStatus.INTERRUPTED)
 
 
 # --- kierki sprt ----------------------------------------------------------------------------------------------
@@ -326,7 +329,7 @@ def sprt(
     fed = 0
     dropped: dict[str, str] = {}
 
-    def note_dropped(progress: Progress) -> None:
+    def note_dropped(progress: TournamentProgress) -> None:
         dropped.update(progress.dropped)
 
     def stop_when(records: list[SetRecord]) -> bool:
@@ -387,5 +390,5 @@ def sprt(
             click.echo(f"dropped {printable(bot)}: {printable(reason)}")
         undecided = "" if decision else f": no decision after {test.n} pair(s)"
         click.echo(f"{test.describe()}{undecided}; results in {printable(str(out_dir))}")
-    if result.status != "complete" and decision is None and test.n < max_pairs:
-        sys.exit(130)
+    if result.status is not GameStatus.COMPLETE and decision is None and test.n < max_pairs:
+        sys.exit(ExitStatus.INTERRUPTED)

@@ -15,39 +15,19 @@ import click
 from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
 from competition.plan import ROTATIONS, Entrant, PlanError, check_entrants
 from competition.tournament import TournamentConfig
-from kierki_cli.common import (
-    fresh_out_dir,
-    increment_option,
-    new_seed,
-    parse_pairs,
-    startup_time_option,
-    time_bank_option,
-    time_per_move_option,
-    warn_short_seed,
-)
-from kierki_cli.isolation import Isolation, isolation_options
-from referee.bots.seat import TimeControl
+from kierki_cli.common import fresh_out_dir, new_seed, warn_short_seed
+from kierki_cli.shared_options import RuleOptions, isolation_options, max_strikes_option, rules_options, time_options
+from referee.bots.isolation import Isolation
+from referee.bots.time_control import TimeControl
 from referee.match import MatchSetupError
-from referee.rules import RulesError, Ruleset
-from referee.rules.ruleset import Game
 
-__all__ = ["GAMES", "common_options", "executor_spec", "out_dir_and_seed", "tournament_config"]
-
-GAMES = [g.value for g in Game]
+__all__ = ["common_options", "executor_spec", "out_dir_and_seed", "tournament_config"]
 
 
 def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options ``tournament`` and ``sprt`` share: the game, time, isolation, output and parallelism."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("--game", type=click.Choice(GAMES), default="kierki", show_default=True, help="Which game."),
-        click.option("--players", type=int, default=None, help="Players (cancellation: 6-11; default 6)."),
-        click.option(
-            "--option",
-            "option_pairs",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="A rule option; repeat for several. `kierki options` lists them all.",
-        ),
+        rules_options(),
         click.option(
             "--rotations",
             type=click.Choice(ROTATIONS),
@@ -103,17 +83,8 @@ def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=None,
             help="--executor dask-local: worker processes [default: --jobs].",
         ),
-        time_per_move_option,
-        startup_time_option,
-        time_bank_option,
-        increment_option,
-        click.option(
-            "--max-strikes",
-            type=click.IntRange(1),
-            default=3,
-            show_default=True,
-            help="Faults before a seat is forfeited (for the rest of that game).",
-        ),
+        time_options(),
+        max_strikes_option,
         click.option(
             "--drop-after",
             type=click.IntRange(1),
@@ -133,24 +104,16 @@ def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def tournament_config(
     entrants: list[Entrant],
     *,
-    game: str,
-    players: int | None,
-    option_pairs: tuple[str, ...],
+    rules: RuleOptions,
     seed: str,
     rotations: str,
-    time_per_move: int,
-    startup_time: int,
-    time_bank: int,
-    increment: int,
+    time: TimeControl,
     max_strikes: int,
     drop_after: int,
     isolation: Isolation,
     **kinds: Any,
 ) -> TournamentConfig:
-    try:
-        ruleset = Ruleset.create(game, players, dict(parse_pairs(option_pairs, "--option", "target=50", strip=True)))
-    except RulesError as error:
-        raise click.UsageError(str(error)) from None
+    ruleset = rules.ruleset()
     try:
         check_entrants(entrants)
         config = TournamentConfig(
@@ -158,12 +121,9 @@ def tournament_config(
             ruleset=ruleset,
             seed=seed,
             rotations=rotations,  # type: ignore[arg-type]
-            time=TimeControl(time_per_move, startup_time, time_bank, increment),
+            time=time,
             max_strikes=max_strikes,
-            limits=isolation.limits,
-            sandbox=isolation.sandbox,
-            bot_env=isolation.bot_env,
-            bot_ro=isolation.bot_ro,
+            isolation=isolation,
             drop_after=drop_after,
             **kinds,
         )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import msgspec
@@ -41,21 +40,22 @@ class Fault(msgspec.Struct, frozen=True):
     message: str
 
 
-@dataclass(frozen=True)
-class FaultPolicy:
+class FaultPolicy(msgspec.Struct, frozen=True):
     """``max_strikes`` faults forfeit a seat; a fault whose consequence is FORFEIT does so at once.
 
-    A crash always forfeits: a bot that is gone cannot be asked again.
+    A crash always forfeits: a bot that is gone cannot be asked again. ``consequences`` may name only the codes
+    that differ from `DEFAULT_CONSEQUENCES`; the policy holds every code (plain data: a match's configuration is
+    shipped to other processes and machines as it is).
     """
 
     max_strikes: int = 3
-    consequences: Mapping[FaultCode, Consequence] = field(default_factory=lambda: DEFAULT_CONSEQUENCES)
+    consequences: dict[FaultCode, Consequence] = msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.max_strikes < 1:
             raise ValueError("max_strikes must be at least 1")
         merged = {**DEFAULT_CONSEQUENCES, **self.consequences, FaultCode.CRASH: Consequence.FORFEIT}
-        object.__setattr__(self, "consequences", MappingProxyType(merged))
+        msgspec.structs.force_setattr(self, "consequences", merged)
 
     def forfeits(self, code: FaultCode | str, strikes: int) -> bool:
         """Whether a fault of ``code`` that brings the seat to ``strikes`` strikes forfeits it."""
@@ -63,7 +63,3 @@ class FaultPolicy:
 
     def to_json(self) -> dict[str, str]:
         return {code.value: consequence.value for code, consequence in self.consequences.items()}
-
-    def __reduce__(self) -> tuple[type[FaultPolicy], tuple[int, dict[FaultCode, Consequence]]]:
-        """Pickled as its plain parts (a mapping proxy cannot be): a tournament ships match configs to workers."""
-        return (FaultPolicy, (self.max_strikes, dict(self.consequences)))

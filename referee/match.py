@@ -21,20 +21,21 @@ from referee import wire
 from referee.bots import reaper
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
-from referee.bots.sandbox import SandboxError, check_bwrap, prepare
+from referee.bots.sandbox import SandboxError
 from referee.bots.seat import BotSeat, Transport, converse_all
 from referee.bots.stderr_log import last_lines
 from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, play_out
 from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
 from referee.match_config import BotSpec as BotSpec
+from referee.match_config import GameEndedCallback as GameEndedCallback
 from referee.match_config import MatchConfig as MatchConfig
 from referee.match_config import MatchSetupError as MatchSetupError
-from referee.match_config import Progress as Progress
 from referee.match_config import default_bots as default_bots
 from referee.match_config import make_out_dir
 from referee.match_config import parse_bot_commands as parse_bot_commands
 from referee.match_config import sample_bot_command as sample_bot_command
+from referee.match_result import GameStatus as GameStatus
 from referee.match_result import MatchResult as MatchResult
 from referee.match_result import SeatResult as SeatResult
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
@@ -51,17 +52,11 @@ class Match:
     def __init__(
         self,
         config: MatchConfig,
-        progress: Progress | None = None,
+        progress: GameEndedCallback | None = None,
         transport_factory: TransportFactory | None = None,
     ) -> None:
-        """``transport_factory`` replaces starting real processes (protocol-level tests use a scripted fake)."""
-        if len(config.bots) != config.ruleset.players:
-            raise MatchSetupError(
-                f"{config.ruleset.game.value} with {config.ruleset.players} players needs "
-                f"{config.ruleset.players} bot commands, got {len(config.bots)}"
-            )
-        if config.deals_per_game is not None and config.deals_per_game < 1:
-            raise MatchSetupError(f"deals_per_game is {config.deals_per_game}: give at least 1 (None: whole games)")
+        """``transport_factory`` replaces starting real processes (protocol-level tests use a scripted fake).
+        ``config`` checked itself as it was made (``MatchConfig.__post_init__``)."""
         self.config = config
         self.progress = progress
         self.transport_factory = transport_factory
@@ -80,7 +75,7 @@ class Match:
     def run(self) -> MatchResult:
         config = self.config
         make_out_dir(config.out_dir)
-        status = "complete"
+        status = GameStatus.COMPLETE
         reaper.become_subreaper()  # descendants that leave a bot's session come back to us when the bot dies
         children_before = reaper.child_pids()
         try:
@@ -91,27 +86,26 @@ class Match:
                 self._play_game(game_number)
                 self.game_seconds.append(time.perf_counter() - started)
         except KeyboardInterrupt:
-            status = "interrupted"
+            status = GameStatus.INTERRUPTED
             raise
         except ReplayWriteError as error:  # a full disk: stop cleanly, earlier games' logs are already in place
-            status = "error"
+            status = GameStatus.ERROR
             raise MatchSetupError(str(error)) from None
         except BaseException:
-            status = "error"  # a failed handshake, a broken log: the other seats hear "aborted", not "match_over"
+            status = GameStatus.ERROR  # a failed handshake, a broken log: the other seats hear "aborted"
             raise
         finally:
-            self._close_all("match_over" if status == "complete" and not self._stopped else "aborted")
+            self._close_all("match_over" if status is GameStatus.COMPLETE and not self._stopped else "aborted")
             reaper.reap_orphans(children_before)
-        return self._result("stopped" if self._stopped and status == "complete" else status)
+        return self._result(GameStatus.STOPPED if self._stopped and status is GameStatus.COMPLETE else status)
 
     def _start_bots(self) -> None:
         config = self.config
         limits = None
         if self.transport_factory is None:
             try:
-                if config.sandbox == "bwrap":
-                    check_bwrap()
-                limits = config.limits.resource_limits(config.games)
+                config.isolation.check_here()
+                limits = config.isolation.resource_limits(config.games)
             except SandboxError as error:
                 raise MatchSetupError(str(error)) from None
         absent = dict(config.absent)
@@ -137,16 +131,13 @@ class Match:
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
         config = self.config
         try:
-            bot = prepare(
+            bot = config.isolation.prepare(
                 spec.argv,
                 user_cwd=spec.cwd,
                 private_dir=config.out_dir / f"seat{seat}",
                 out_dir=config.out_dir,
-                sandbox=config.sandbox,
-                extra_env=config.bot_env + spec.env,
-                read_only=config.bot_ro,
+                own_env=spec.env,
                 hidden=(Path(config.deals_source),) if config.deals_source else (),
-                disk_mb=config.limits.disk_mb,
             )
             return BotProcess.start(
                 bot.argv,
@@ -267,15 +258,17 @@ class Match:
                 state, decide, lambda events: self._dispatch(events, messages, writer), config.deals_per_game
             )
         except BaseException as error:
-            status = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
+            status = GameStatus.INTERRUPTED if isinstance(error, KeyboardInterrupt) else GameStatus.ERROR
             writer.finish(status, f"{type(error).__name__}: {error}")
             raise
         if over:
-            writer.finish("complete")
+            writer.finish(GameStatus.COMPLETE)
             final_places = state.final_places
         else:
             self._stopped = True
-            writer.finish("stopped", f"the referee stopped the game after deal {config.deals_per_game}, as asked")
+            writer.finish(
+                GameStatus.STOPPED, f"the referee stopped the game after deal {config.deals_per_game}, as asked"
+            )
             final_places = state.places_by_totals()
         self.replays.append(str(writer.path))
         for seat in self.seats:
@@ -431,11 +424,11 @@ class Match:
         for file in self._transcript_files.values():
             file.close()
 
-    def result_so_far(self, status: str = "interrupted") -> MatchResult:
+    def result_so_far(self, status: GameStatus = GameStatus.INTERRUPTED) -> MatchResult:
         """The result of the games finished so far (after Ctrl-C: what the standings were when it came)."""
         return self._result(status)
 
-    def _result(self, status: str) -> MatchResult:
+    def _result(self, status: GameStatus) -> MatchResult:
         for seat, result in zip(self.players, self.results, strict=True):
             stats = seat.stats
             result.strikes = seat.strikes
@@ -460,5 +453,5 @@ class Match:
         )
 
 
-def run_match(config: MatchConfig, progress: Progress | None = None) -> MatchResult:
+def run_match(config: MatchConfig, progress: GameEndedCallback | None = None) -> MatchResult:
     return Match(config, progress).run()

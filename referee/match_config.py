@@ -3,17 +3,21 @@ match's configuration, and the errors that stop a match before or while it runs 
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
+from typing import Any, Final, TypeVar
 
 import msgspec
 
-from referee.bots.sandbox import Limits, SandboxKind
-from referee.bots.seat import TimeControl
+from protocol import messages as m
+from referee import wire
+from referee.bots.isolation import Isolation
+from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
-from referee.rules import Action, DealSpec, GameEnded, Ruleset
+from referee.rules import Action, DealSpec, GameEnded, RulesError, Ruleset
 
 
 class MatchSetupError(RuntimeError):
@@ -60,7 +64,10 @@ class BotSpec(msgspec.Struct, frozen=True):
 
 
 class MatchConfig(msgspec.Struct, frozen=True):
-    """Everything a match is asked to play: ruleset, bots, seed, deals, clocks, fault policy, isolation."""
+    """Everything a match is asked to play, resolved: ruleset, bots, seed, deals, clocks, fault policy, isolation.
+
+    Built from a plain `MatchSpec` by `MatchConfig.from_spec` (the one place the commands, tournaments, the
+    ladder and the workers make one); it checks itself as it is made."""
 
     ruleset: Ruleset
     bots: tuple[BotSpec, ...]
@@ -72,11 +79,7 @@ class MatchConfig(msgspec.Struct, frozen=True):
     deals_source: str | None = None
     time: TimeControl = msgspec.field(default_factory=TimeControl)
     faults: FaultPolicy = msgspec.field(default_factory=FaultPolicy)
-    # Per-bot isolation (referee/bots/sandbox.py, SECURITY.md): limits, "none" or "bwrap", extra environment variables.
-    limits: Limits = msgspec.field(default_factory=Limits)
-    sandbox: SandboxKind = "none"
-    bot_env: tuple[tuple[str, str], ...] = ()
-    bot_ro: tuple[Path, ...] = ()  # extra folders a sandboxed bot may read (--bot-ro)
+    isolation: Isolation = msgspec.field(default_factory=Isolation)  # every bot's (referee/bots/isolation.py)
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
     # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
@@ -94,8 +97,105 @@ class MatchConfig(msgspec.Struct, frozen=True):
     # bots hear bye "aborted" after that deal_end, and places are those of the totals so far.
     deals_per_game: int | None = None
 
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.ruleset.players:
+            raise MatchSetupError(
+                f"{self.ruleset.game.value} with {self.ruleset.players} players needs "
+                f"{self.ruleset.players} bot commands, got {len(self.bots)}"
+            )
+        if self.deals_per_game is not None and self.deals_per_game < 1:
+            raise MatchSetupError(f"deals_per_game is {self.deals_per_game}: give at least 1 (None: whole games)")
+        if self.games < 1:
+            raise MatchSetupError(f"games is {self.games}: give at least 1")
 
-Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended
+    @classmethod
+    def from_spec(cls, spec: MatchSpec, out_dir: Path) -> MatchConfig:
+        """The match ``spec`` states, played in ``out_dir``: the one factory of a match's configuration. Raises
+        `MatchSetupError` saying what cannot be played (an unknown rule option, a prefix that is no decision)."""
+        try:
+            ruleset = Ruleset.create(spec.game, spec.players, spec.options)
+            prefix = tuple((seat, wire.to_action(answer)) for seat, answer in spec.prefix)
+        except (RulesError, wire.AnswerError) as error:
+            raise MatchSetupError(str(error)) from None
+        fields = {name: getattr(spec, name) for name in _SHARED_FIELDS}
+        return cls(ruleset=ruleset, out_dir=out_dir, prefix=prefix, **fields)
+
+
+SpecT = TypeVar("SpecT", bound=msgspec.Struct)
+
+# A decision as the bot's answer says it (its id unused): a prefix in plain data.
+Answer = m.PassAnswer | m.TrumpAnswer | m.PlayAnswer | m.MoonAnswer
+OptionValue = bool | int | str | tuple[int, ...]  # a rule option's value, as ``Ruleset.options`` gives it
+
+
+class MatchSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A match as plain data (``encode_spec`` and ``decode_spec`` carry it as bytes): a `MatchConfig` without its
+    output folder, with the ruleset as its game, players and options, and the prefix's decisions as answers. This
+    is what a tournament ships to a worker, on this machine or another (``competition.game.GameSpec``);
+    `MatchConfig.from_spec` resolves it. The fields mean what `MatchConfig`'s of the same name mean."""
+
+    game: str
+    players: int
+    options: dict[str, OptionValue] = msgspec.field(default_factory=dict)
+    bots: tuple[BotSpec, ...] = ()
+    seed: str = "1"
+    first_game: int = 1
+    games: int = 1
+    deals: tuple[DealSpec, ...] = ()
+    deals_source: str | None = None
+    time: TimeControl = msgspec.field(default_factory=TimeControl)
+    faults: FaultPolicy = msgspec.field(default_factory=FaultPolicy)
+    isolation: Isolation = msgspec.field(default_factory=Isolation)
+    transcript: bool = False
+    stderr_cap_bytes: int = 1_000_000
+    prefix: tuple[tuple[int, Answer], ...] = ()
+    forfeit_unstartable: bool = False
+    absent: tuple[tuple[int, str], ...] = ()
+    rotate: bool = False
+    deals_per_game: int | None = None
+
+    @classmethod
+    def of(cls, ruleset: Ruleset, **fields: Any) -> MatchSpec:
+        """The spec of a match of ``ruleset`` (its game, players and options), with the other ``fields`` given."""
+        return cls(game=ruleset.game.value, players=ruleset.players, options=ruleset.options(), **fields)
+
+    def with_prefix(self, prefix: Sequence[tuple[int, Action]]) -> MatchSpec:
+        """This spec resuming after ``prefix``'s decisions (seat, action), as ``kierki match --from`` gives them."""
+        answers = tuple((seat, wire.to_answer(action, 0)) for seat, action in prefix)
+        return msgspec.structs.replace(self, prefix=answers)
+
+
+def _encode_path(value: object) -> str:
+    if isinstance(value, PurePath):
+        return os.fspath(value)
+    raise NotImplementedError(f"{type(value).__name__} is not plain data")
+
+
+def _decode_path(kind: type, value: object) -> object:
+    if kind is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError(f"cannot decode {kind.__name__}")
+
+
+_spec_encoder: Final = msgspec.msgpack.Encoder(enc_hook=_encode_path)
+
+
+def encode_spec(spec: msgspec.Struct) -> bytes:
+    """A spec (a `MatchSpec`, a ``competition.game.GameSpec``) as bytes: msgpack, paths as text."""
+    return _spec_encoder.encode(spec)
+
+
+def decode_spec(data: bytes, kind: type[SpecT]) -> SpecT:
+    """``encode_spec``'s bytes back as a ``kind``, checked field by field (a `msgspec.ValidationError` if not)."""
+    return msgspec.msgpack.decode(data, type=kind, dec_hook=_decode_path)
+
+
+_SHARED_FIELDS = tuple(
+    name for name in MatchSpec.__struct_fields__ if name not in ("game", "players", "options", "prefix")
+)
+
+
+GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended
 
 
 SAMPLE_BOTS = ("heuristic", "random")

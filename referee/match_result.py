@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import msgspec
 
-__all__ = ["MatchResult", "SeatResult"]
+from referee.faults import FaultCode
+
+__all__ = ["GameStatus", "MatchResult", "SeatResult"]
+
+
+class GameStatus(enum.StrEnum):
+    """How a game, a match or a run of them ended (the replay log's ``end`` record, ``result.json``'s ``status``,
+    a tournament's result): the values are what those files hold."""
+
+    COMPLETE = "complete"  # played to its end
+    STOPPED = "stopped"  # stopped as asked after some deals (a ladder's validation game): the totals so far
+    INTERRUPTED = "interrupted"  # Ctrl-C, SIGTERM or SIGHUP: what was finished is kept
+    ERROR = "error"  # the referee could not go on (a full disk, a failed handshake)
 
 
 class SeatResult(msgspec.Struct):
@@ -19,7 +32,7 @@ class SeatResult(msgspec.Struct):
     totals: list[int] = msgspec.field(default_factory=list)  # per game
     places: list[int] = msgspec.field(default_factory=list)  # per game
     strikes: int = 0
-    faults: dict[str, int] = msgspec.field(default_factory=dict)
+    faults: dict[FaultCode, int] = msgspec.field(default_factory=dict)
     forfeited_in_game: int | None = None
     forfeit_reason: str | None = None  # the fault that forfeited the seat: its code, strikes and message
     decisions: int = 0
@@ -49,7 +62,7 @@ class MatchResult(msgspec.Struct):
     seats: list[SeatResult]
     replays: list[str]
     out_dir: str
-    status: str = "complete"
+    status: GameStatus = GameStatus.COMPLETE
     rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
 
     def to_json(self) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from competition.model import GameRecord, SetRecord
+from referee.bots.procfs import process_stat
+from referee.faults import FaultCode
 
 
 def places_of(totals: Sequence[int], higher_is_better: bool) -> tuple[int, ...]:
@@ -26,7 +28,7 @@ def make_set(
     higher_is_better: bool = True,
     game: str = "kierki",
     seed: str | None = None,
-    faults: Mapping[tuple[int, str], dict[str, int]] | None = None,
+    faults: Mapping[tuple[int, str], dict[FaultCode, int]] | None = None,
     start_failed: Sequence[tuple[int, str]] = (),
     forfeited: Sequence[tuple[int, str]] = (),
 ) -> SetRecord:
@@ -84,10 +86,10 @@ def family(tag: str) -> list[int]:
         try:
             if marker not in (entry / "environ").read_bytes().split(b"\0"):
                 continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
+        except OSError:
             continue
-        if state != "Z":
+        fields = process_stat(int(entry.name))
+        if fields is not None and fields[0] != b"Z":
             members.append(int(entry.name))
     return members
 

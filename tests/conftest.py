@@ -49,6 +49,14 @@ def pytest_report_header() -> str:
 
 
 @pytest.fixture(scope="session")
+def viewer_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A log of each game for the replay viewers' tests (html_helpers.viewer_logs), written once per session."""
+    from html_helpers import viewer_logs as logs  # here: it imports the referee, after the compiled build is put first
+
+    return logs(tmp_path_factory.mktemp("viewer_logs"))
+
+
+@pytest.fixture(scope="session")
 def c_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """sample_bots/c built once per session (skips where cc or cJSON is missing)."""
     return build_c_bot(tmp_path_factory.mktemp("c_bot"))

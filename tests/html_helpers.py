@@ -19,6 +19,21 @@ HOSTILE_NAME = '</script><script>alert("x")</script><b>bold</b> & \x1b[2J \u202e
 _EMBEDDED = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def viewer_logs(folder: Path) -> dict[str, Path]:
+    """One log of each game for the viewers' tests, by name: the three goldens, and a Kierki for three and an
+    eleven-player Cancellation (with a fault) written into ``folder``."""
+    return {
+        "kierki": GOLDEN / "kierki-seed3.replay.jsonl",
+        "hearts": GOLDEN / "hearts-target30-seed5.replay.jsonl",
+        "cancellation6": GOLDEN / "cancellation6-target30-seed7.replay.jsonl",
+        "kierki3": write_game(folder / "k3.replay.jsonl", "kierki3", None, 2),
+        "cancellation11": write_game(folder / "c11.replay.jsonl", "cancellation", 11, 3, fault_seat=4),
+    }
+
+
 def write_game(
     path: Path,
     game: str,

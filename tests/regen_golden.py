@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 
 from referee.bots.seat import TimeControl  # noqa: E402
 from referee.match import Match, MatchConfig, default_bots  # noqa: E402
+from referee.match_config import MatchSpec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 
@@ -56,15 +57,14 @@ def normalise(record: dict[str, Any]) -> dict[str, Any]:
 
 def play(golden: Golden, work: Path) -> Path:
     ruleset = Ruleset.create(golden.game, golden.players, golden.options)
-    config = MatchConfig(
-        ruleset=ruleset,
+    spec = MatchSpec.of(
+        ruleset,
         bots=default_bots(ruleset.players),
-        out_dir=work,
         seed=str(golden.seed),
         # Generous deadlines: a golden must never depend on how busy the machine is.
         time=TimeControl(move_ms=30_000, startup_ms=30_000),
     )
-    result = Match(config).run()
+    result = Match(MatchConfig.from_spec(spec, work)).run()
     return Path(result.replays[0])
 
 

@@ -7,8 +7,9 @@ import math
 import pytest
 from competition_helpers import make_set
 
-from competition.model import GameRecord, SetRecord
+from competition.model import GameRecord, SetRecord, decode_set, encode_set
 from competition.stats import StatsError, duplicate_efficiency, mean_interval, standings, t_quantile, units_needed
+from referee.faults import FaultCode
 
 # Student's t, 97.5% quantile, 2 degrees of freedom (tables: 4.303). With 2 degrees of freedom the quantile has a
 # closed form, t = (2p − 1) · √(2 / (4p(1 − p))), so the expected values below do not come from scipy.
@@ -150,13 +151,21 @@ def test_faults_and_start_failures_are_summed() -> None:
     record = make_set(
         0,
         {"A": [1, 2], "B": [2, 1]},
-        faults={(0, "A"): {"timeout": 2}, (1, "A"): {"timeout": 1, "illegal_play": 1}, (1, "B"): {"bad_json": 3}},
+        faults={
+            (0, "A"): {FaultCode.TIMEOUT: 2},
+            (1, "A"): {FaultCode.TIMEOUT: 1, FaultCode.ILLEGAL: 1},
+            (1, "B"): {FaultCode.MALFORMED: 3},
+        },
         start_failed=[(1, "B")],
         forfeited=[(0, "A"), (1, "A")],
     )
-    result = standings([record, make_set(1, {"A": [1, 2], "B": [2, 1]}, faults={(0, "A"): {"timeout": 4}})])
-    assert result.bot("A").faults == {"illegal_play": 1, "timeout": 7}
-    assert result.bot("B").faults == {"bad_json": 3}
+    later = make_set(1, {"A": [1, 2], "B": [2, 1]}, faults={(0, "A"): {FaultCode.TIMEOUT: 4}})
+    # Read back from the results file's form, as the codes are written: the code of each count stays a FaultCode.
+    result = standings([record, decode_set(encode_set(later))])
+    assert result.bot("A").faults == {FaultCode.ILLEGAL: 1, FaultCode.TIMEOUT: 7}
+    assert all(type(code) is FaultCode for code in result.bot("A").faults)
+    assert result.bot("B").faults == {FaultCode.MALFORMED: 3}
+    assert b'"faults":[{"timeout":4},{}]' in encode_set(later)  # the file's form is the codes' names, as before
     assert (result.bot("A").start_failures, result.bot("B").start_failures) == (0, 1)
     assert (result.bot("A").forfeits, result.bot("B").forfeits) == (2, 0)
 

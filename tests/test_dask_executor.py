@@ -31,11 +31,16 @@ Client = Any  # distributed.Client, which mypy cannot name through importorskip
 
 from competition import remote  # noqa: E402
 from competition.executors import ExecutorError, ExecutorSpec, InfrastructureError  # noqa: E402
+from competition.game import GameSpec  # noqa: E402
+from competition.open_executor import open_executor  # noqa: E402
 from competition.plan import Entrant  # noqa: E402
-from competition.results import read_results  # noqa: E402
+from competition.results_file import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
 from kierki_cli.main import cli  # noqa: E402
-from referee.match import BotSpec, MatchConfig  # noqa: E402
+from referee.bots.isolation import Isolation  # noqa: E402
+from referee.bots.procfs import process_stat  # noqa: E402
+from referee.match import BotSpec  # noqa: E402
+from referee.match_config import MatchSpec, decode_spec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 BOTS = Path(__file__).parent / "bots"
@@ -48,15 +53,31 @@ def _config(*entrants: Entrant, seed: str = "11") -> TournamentConfig:
     return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed)
 
 
+def _dask_ladder(tmp_path: Path, spec: ExecutorSpec, isolation: Isolation, plan_ahead: int, **bots: Any) -> Path:
+    """A Hearts-to-10 ladder in ``tmp_path/ladder`` that plays on the cluster, its bots not validated."""
+    from competition.ladder.config import BotSettings, LadderConfig, RunSettings
+    from competition.ladder.ladder import init_ladder
+
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=isolation,
+        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=plan_ahead),
+        bots=BotSettings(**{"validation": False, **bots}),
+    )
+    folder = tmp_path / "ladder"
+    init_ladder(folder, config)
+    return folder
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    try:  # a zombie is gone for our purpose (nobody has reaped it yet)
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
+    fields = process_stat(pid)  # a zombie is gone for our purpose (nobody has reaped it yet)
+    return fields is not None and fields[0] != b"Z"
 
 
 @pytest.fixture(scope="module")
@@ -135,24 +156,15 @@ def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
 ) -> None:
     """Issue 13 for the ladder: the killed worker's game is retried, the set is recorded and rated once, and nobody
     is charged a failure (the kill was the machine's, as far as the ladder can tell)."""
-    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
-    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.ladder import add_bot
     from competition.ladder.run import run_ladder
     from competition.ladder.store import Store
     from competition.ratings import rate
 
     spec, client = cluster
     marker = tmp_path / "killed"
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=Isolation(sandbox="none", bot_env={"KILL_MARKER": str(marker)}),
-        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=2),
-        bots=BotSettings(validation=False),
-    )
-    folder = tmp_path / "ladder"
-    init_ladder(folder, config)
+    isolation = Isolation(sandbox="none", bot_env=(("KILL_MARKER", str(marker)),))
+    folder = _dask_ladder(tmp_path, spec, isolation, plan_ahead=2)
     add_bot(folder, "k", [sys.executable, str(BOTS / "kill_worker.py")], cwd=tmp_path)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
     add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
@@ -173,22 +185,12 @@ def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
 def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_charged(
     tmp_path: Path, cluster: tuple[ExecutorSpec, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
-    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.ladder import add_bot
     from competition.ladder.run import run_ladder
     from competition.ladder.store import Store
 
     spec, _ = cluster
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=Isolation(sandbox="none"),
-        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
-        bots=BotSettings(validation=False, deactivate_after=1),
-    )
-    folder = tmp_path / "ladder"
-    init_ladder(folder, config)
+    folder = _dask_ladder(tmp_path, spec, Isolation(sandbox="none"), plan_ahead=1, deactivate_after=1)
     (tmp_path / "bot").mkdir()  # a folder of its own: a bot's folder may not hold the ladder's
     shutil.copy(HEURISTIC, tmp_path / "bot" / "mine.py")
     add_bot(folder, "mine", [sys.executable, "mine.py"], cwd=tmp_path / "bot")
@@ -241,10 +243,10 @@ def test_a_bot_missing_on_the_workers_is_refused_with_the_reason(
 
 
 def _probe_failing_on(broken: str) -> Any:
-    """A stand-in for ``remote.probe_sandbox``, shipped to the workers by value (it is nested): bubblewrap "fails"
+    """A stand-in for ``remote.probe_isolation``, shipped to the workers by value (it is nested): bubblewrap "fails"
     on the worker at address ``broken`` only (Dask passes ``dask_worker`` to a function that takes it)."""
 
-    def probe(dask_worker: Any) -> str | None:
+    def probe(isolation: Isolation, dask_worker: Any) -> str | None:
         if dask_worker.address == broken:
             return "--sandbox bwrap: bubblewrap cannot create its sandbox on this machine (fake:\nno namespaces)"
         return None
@@ -262,10 +264,10 @@ def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
 
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[-1]
-    monkeypatch.setattr(dask_executor, "probe_sandbox", _probe_failing_on(broken))
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken))
     submitted: list[object] = []
-    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, task: submitted.append(task))
-    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", sandbox="bwrap")
+    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, spec: submitted.append(spec))
+    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=Isolation(sandbox="bwrap"))
     with pytest.raises(ExecutorError) as raised:
         run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
     message = str(raised.value)
@@ -273,8 +275,8 @@ def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
     assert "(fake: no namespaces)" in message and "\n" not in message
     assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
     # Where the probe passes on every worker, the executor opens.
-    monkeypatch.setattr(dask_executor, "probe_sandbox", _probe_failing_on("no such worker"))
-    with ExecutorSpec("dask", spec.scheduler).open(1, sandbox="bwrap") as executor:
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on("no such worker"))
+    with open_executor(ExecutorSpec("dask", spec.scheduler), 1, isolation=Isolation(sandbox="bwrap")) as executor:
         assert executor.jobs == 2
 
 
@@ -282,24 +284,14 @@ def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
     tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from competition import dask_executor
-    from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
-    from competition.ladder.ladder import LadderError, add_bot, init_ladder
+    from competition.ladder.ladder import LadderError, add_bot
     from competition.ladder.run import run_ladder
     from competition.ladder.store import Store
 
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[0]
-    monkeypatch.setattr(dask_executor, "probe_sandbox", _probe_failing_on(broken))
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=Isolation(sandbox="bwrap"),
-        run=RunSettings(executor="dask", scheduler=str(spec.scheduler), plan_ahead=1),
-        bots=BotSettings(validation=False),
-    )
-    folder = tmp_path / "ladder"
-    init_ladder(folder, config)
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken))
+    folder = _dask_ladder(tmp_path, spec, Isolation(sandbox="bwrap"), plan_ahead=1)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
     add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
     with pytest.raises(LadderError, match=f"^worker {broken} cannot run the bots under bubblewrap: "):
@@ -311,18 +303,20 @@ def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
 def test_a_worker_whose_bubblewrap_fails_refuses_a_bwrap_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that joined after the executor's check refuses bwrap games (they go to the other workers) instead
     of failing each one as the referee's error; games without the sandbox it plays."""
-    from competition.runner import GameTask
 
-    monkeypatch.setattr(remote, "_sandbox_problem", lambda: "--sandbox bwrap: bubblewrap cannot (fake)")
+    def problem(isolation: Isolation) -> str | None:
+        return "--sandbox bwrap: bubblewrap cannot (fake)" if isolation.sandbox == "bwrap" else None
+
+    monkeypatch.setattr(remote, "_isolation_problem", problem)
     for sandbox in ("bwrap", "none"):
         bots = tuple(BotSpec.parse(command) for command in ["sample:heuristic", "sample:random"] * 2)
-        config = MatchConfig(SHORT, bots, tmp_path / "w", seed="3", sandbox=sandbox)
-        spec = remote.game_spec(GameTask(1, 0, config, ("a", "b", "c", "d"), tmp_path / "set", "sets/0001"))
-        outcome = remote.run_game_spec(spec)
+        match = MatchSpec.of(SHORT, bots=bots, seed="3", isolation=Isolation(sandbox=sandbox))
+        spec = GameSpec(set_id=1, index=0, names=("a", "b", "c", "d"), match=match, root=tmp_path, set_dir="sets/1")
+        outcome = remote.run_remote(remote.remote_game(spec))
         if sandbox == "bwrap":
             assert outcome.refused is not None and "cannot run the bots under bubblewrap" in outcome.refused
         else:
-            assert outcome.refused is None and outcome.record is not None
+            assert outcome.refused is None and outcome.outcome is not None and outcome.outcome.record is not None
 
 
 # --- without a cluster: the spec, the hashes, the options ----------------------------------------------------
@@ -342,20 +336,17 @@ def test_program_files_name_the_script_or_the_program(tmp_path: Path) -> None:
 
 def test_check_files_accepts_the_same_bytes_and_names_what_differs(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("print('hi')\n")
-    from competition.runner import GameTask
-
-    config = MatchConfig(SHORT, (BotSpec(("python3", "bot.py"), tmp_path),) * 4, tmp_path / "w", seed="3")
-    task = GameTask(1, 0, config, ("a", "b", "c", "d"), tmp_path / "set", "sets/0001")
-    spec = remote.game_spec(task)
-    assert spec.bots[0].files == (remote.FileHash("bot.py", hashlib.sha256(b"print('hi')\n").hexdigest()),)
-    assert remote.check_files(spec) is None
+    match = MatchSpec.of(SHORT, bots=(BotSpec(("python3", "bot.py"), tmp_path),) * 4, seed="3")
+    spec = GameSpec(set_id=1, index=0, names=("a", "b", "c", "d"), match=match, root=tmp_path, set_dir="sets/0001")
+    game = remote.remote_game(spec)
+    assert game.bots[0].files == (remote.FileHash("bot.py", hashlib.sha256(b"print('hi')\n").hexdigest()),)
+    assert remote.check_files(spec, game.bots) is None
     (tmp_path / "bot.py").write_text("print('bye')\n")
-    assert "bot a:" in (remote.check_files(spec) or "") and "differs" in (remote.check_files(spec) or "")
+    differs = remote.check_files(spec, game.bots) or ""
+    assert "bot a:" in differs and "differs" in differs
     (tmp_path / "bot.py").unlink()
-    assert "is missing on worker" in (remote.check_files(spec) or "")
-    rebuilt = remote.match_config(spec, tmp_path / "w")
-    assert rebuilt.ruleset == SHORT and rebuilt.bots == config.bots and rebuilt.seed == "3"
-    assert rebuilt.faults == config.faults and rebuilt.limits == config.limits and rebuilt.time == config.time
+    assert "is missing on worker" in (remote.check_files(spec, game.bots) or "")
+    assert decode_spec(game.spec, GameSpec) == spec  # the worker gets the coordinator's spec as it is
 
 
 def test_executor_options_are_checked() -> None:
@@ -389,7 +380,7 @@ def test_an_address_where_no_dask_scheduler_answers_is_a_one_line_error() -> Non
     clients = sum(isinstance(o, distributed.Client) for o in gc.get_objects())
     try:
         with pytest.raises(ExecutorError) as raised:
-            ExecutorSpec("dask", f"tcp://127.0.0.1:{port}").open(1)
+            open_executor(ExecutorSpec("dask", f"tcp://127.0.0.1:{port}"), 1)
     finally:
         server.close()
     # The half-built Client is gone already: left for a later collection, its __del__ could run inside another

@@ -34,7 +34,9 @@ from click.testing import CliRunner
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
+from referee.bots.isolation import Isolation
 from referee.bots.process import BotProcess
+from referee.bots.procfs import process_stat, session_members
 from referee.bots.sandbox import (
     NO_LIMITS,
     Limits,
@@ -82,24 +84,6 @@ needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=str(bwrap_p
 # --- processes -------------------------------------------------------------------------------------------------
 
 
-def _stat_fields(pid: str) -> list[bytes] | None:
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    return raw[raw.rfind(b")") + 2 :].split()
-
-
-def session_members(sid: int) -> list[int]:
-    """Live (non-zombie) pids whose session id is ``sid``."""
-    found = []
-    for name in os.listdir("/proc"):
-        fields = _stat_fields(name) if name.isdigit() else None
-        if fields and fields[0] not in (b"Z", b"X") and int(fields[3]) == sid:
-            found.append(int(name))
-    return found
-
-
 def processes_with(marker: str) -> list[int]:
     """Live pids whose command line contains ``marker`` (finds a process that left its session)."""
     found = []
@@ -110,7 +94,7 @@ def processes_with(marker: str) -> list[int]:
             cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
         except OSError:
             continue
-        fields = _stat_fields(name)
+        fields = process_stat(int(name))
         if marker.encode() in cmdline and fields and fields[0] not in (b"Z", b"X"):
             found.append(int(name))
     return found
@@ -217,9 +201,7 @@ def play(
         seed=str(seed),
         time=TimeControl(move_ms=move_ms, startup_ms=10_000),
         transcript=True,
-        limits=Limits() if limits is None else limits,
-        sandbox=sandbox,
-        bot_env=bot_env,
+        isolation=Isolation(limits=Limits() if limits is None else limits, sandbox=sandbox, bot_env=bot_env),
     )
     match = Match(config)
     try:
@@ -760,7 +742,7 @@ def test_bwrap_missing_is_a_clear_setup_error(tmp_path: Path, monkeypatch: pytes
         ruleset=Ruleset.create("hearts", None, HEARTS_30),
         bots=default_bots(4),
         out_dir=tmp_path / "out",
-        sandbox="bwrap",
+        isolation=Isolation(sandbox="bwrap"),
     )
     with pytest.raises(MatchSetupError, match="needs bubblewrap"):
         Match(config).run()
@@ -832,7 +814,7 @@ def test_a_machine_that_forbids_bwrap_is_a_clear_setup_error(tmp_path: Path, mon
         ruleset=Ruleset.create("hearts", None, HEARTS_30),
         bots=default_bots(4),
         out_dir=tmp_path / "out",
-        sandbox="bwrap",
+        isolation=Isolation(sandbox="bwrap"),
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match=r"cannot create its sandbox .*No permissions.*--sandbox none"):
@@ -870,6 +852,23 @@ def parse_deal_file_from_golden(golden: Path) -> bytes:
 
 
 @needs_bwrap
+def _reading(
+    organiser: Path, targets: list[Path], out: Path, sandbox: SandboxKind, deals_source: str | None = None
+) -> MatchConfig:
+    """A Hearts match whose seat 0 tries to read each of ``targets`` (the organiser's read_files.py bot)."""
+    bots = list(default_bots(4))
+    bots[0] = BotSpec((sys.executable, str(organiser / "read_files.py"), "1"))
+    return MatchConfig(
+        ruleset=Ruleset.create("hearts", None, HEARTS_30),
+        bots=tuple(bots),
+        out_dir=out,
+        seed="5",
+        deals_source=deals_source,
+        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+        isolation=Isolation(sandbox=sandbox, bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),)),
+    )
+
+
 @pytest.mark.parametrize("source", ["deals.json", "resume-from.replay.jsonl"])
 def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(organiser: Path, source: str) -> None:
     """The bot's own folder is visible to it, but the match data the organiser keeps there is masked."""
@@ -878,20 +877,8 @@ def test_in_bubblewrap_a_bot_reads_no_deal_file_no_replay_and_no_earlier_log(org
         organiser / "kierki-out",
         organiser / "kierki-out" / "earlier" / "game001.replay.jsonl",
     ]
-    ruleset = Ruleset.create("hearts", None, HEARTS_30)
-    bots = list(default_bots(4))
-    bots[0] = BotSpec((sys.executable, str(organiser / "read_files.py"), "1"))
     out = organiser / "kierki-out" / "now"
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(bots),
-        out_dir=out,
-        seed=str(5),
-        deals_source=str(organiser / source),
-        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
-        sandbox="bwrap",
-        bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
-    )
+    config = _reading(organiser, targets, out, "bwrap", deals_source=str(organiser / source))
     match = Match(config)
     try:
         match.run()
@@ -944,18 +931,8 @@ def test_bot_ro_shows_a_folder_read_only_that_the_sandbox_hides_otherwise(tmp_pa
 def test_without_a_sandbox_the_same_bot_reads_them_all(organiser: Path) -> None:
     """What the test above guards against: the files do hold every hand, and --sandbox none shows them."""
     targets = [organiser / "deals.json", organiser / "kierki-out" / "earlier" / "game001.replay.jsonl"]
-    ruleset = Ruleset.create("hearts", None, HEARTS_30)
-    bots = list(default_bots(4))
-    bots[0] = BotSpec((sys.executable, str(organiser / "read_files.py"), "1"))
     out = organiser / "kierki-out" / "now"
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(bots),
-        out_dir=out,
-        seed=str(5),
-        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
-        bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
-    )
+    config = _reading(organiser, targets, out, "none")
     Match(config).run()
     report = json.loads((out / "seat0" / "read.json").read_text())
     assert '"deals"' in report[str(targets[0])]["value"] and '"hands"' in report[str(targets[1])]["value"]

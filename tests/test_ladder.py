@@ -16,40 +16,51 @@ import tomllib
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 import tomli_w
 from click.testing import CliRunner
 from competition_helpers import family, family_env
 
 import sample_bots
+from competition.duplicate_set import SetRequest
 from competition.executors import GameExecutor
-from competition.ladder import run as run_module
 from competition.ladder.config import (
+    LADDER_ISOLATION,
     BotSettings,
     ConfigError,
-    Isolation,
     LadderConfig,
     RunSettings,
     read_key,
     set_seed,
+    unapplied_warnings,
 )
 from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, init_ladder
-from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
+from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.run import run_ladder
 from competition.ladder.site import write_site
 from competition.ladder.store import Store
 from competition.model import SetRecord
 from competition.ratings import rate
 from kierki_cli.main import cli
+from referee.bots import isolation as isolation_module
+from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.bots.seat import TimeControl
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
+from referee.setting_error import SettingError
 
 SAMPLES = Path(sample_bots.__file__).parent
 HOSTILE = Path(__file__).parent / "hostile"
 CLI = "import sys; from kierki_cli.main import cli; sys.exit(cli())"
+
+
+def _isolation(**settings: Any) -> Isolation:
+    """A ladder's own isolation (the CPU limit explicit, as ladder.toml keeps it) with ``settings`` changed."""
+    return msgspec.structs.replace(LADDER_ISOLATION, **settings)
 
 
 def _config(**run: object) -> LadderConfig:
@@ -58,7 +69,7 @@ def _config(**run: object) -> LadderConfig:
         game="hearts",
         players=4,
         options={"target": "10"},  # a short game keeps the suite fast
-        isolation=Isolation(sandbox="none"),
+        isolation=_isolation(sandbox="none"),
         run=RunSettings(**settings),  # type: ignore[arg-type]
         bots=BotSettings(deactivate_after=2, validation=False),
     )
@@ -108,6 +119,12 @@ def _wait_gone(pids: list[int]) -> None:
             os.close(fd)
 
 
+def _ladder_run(folder: Path, sets: int, **popen: Any) -> subprocess.Popen[str]:
+    """``kierki ladder run FOLDER --sets N`` in a process of its own, its stdout (and by default stderr) piped."""
+    settings: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **popen}
+    return subprocess.Popen([sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", str(sets)], **settings)
+
+
 def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
     assert process.stdout is not None
     # Not ``yield from``: closing this generator (a ``break`` in the caller) would close the pipe with it.
@@ -119,14 +136,7 @@ def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
 def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: Path, kill_when: str) -> None:
     folder = _ladder(tmp_path)
     tag, env = family_env()  # the run, its forkserver and its workers (sessions of their own), found after the kill
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
+    process = _ladder_run(folder, 5, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
     killed_set = None
     for line in _lines(process):
         words = line.split()
@@ -157,12 +167,7 @@ def test_kill_9_mid_run_then_run_again_counts_every_set_exactly_once(tmp_path: P
 
 def test_a_second_run_while_one_holds_the_lock_exits_at_once(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _ladder_run(folder, 2)
     for line in _lines(process):
         if line.startswith("set 1 claimed"):
             break
@@ -213,7 +218,7 @@ def test_a_referee_failure_voids_the_set_and_it_is_played_again(tmp_path: Path) 
         calls.append(request.set_id)
         if len(calls) == 1:
             raise RefereeFailure("the referee tripped over its own feet")
-        return play_set(request, runner)
+        return play_ladder_set(request, runner)
 
     report = run_ladder(folder, sets=3, play=failing_once)
     assert report.sets_voided == 1 and report.sets_played == 2
@@ -242,13 +247,13 @@ def test_a_bot_whose_program_changed_is_refused_with_how_to_re_add_it(tmp_path: 
 
 
 def test_a_run_refuses_to_start_without_a_working_bwrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = dataclasses.replace(_config(), isolation=Isolation(sandbox="bwrap"))
+    config = dataclasses.replace(_config(), isolation=_isolation(sandbox="bwrap"))
     folder = _ladder(tmp_path, config=config)
 
     def no_bwrap() -> None:
         raise SandboxError("--sandbox bwrap: bubblewrap cannot create its sandbox on this machine")
 
-    monkeypatch.setattr(run_module, "check_bwrap", no_bwrap)
+    monkeypatch.setattr(isolation_module, "check_bwrap", no_bwrap)
     with pytest.raises(LadderError, match=r'isolation\.sandbox = "none"'):
         run_ladder(folder, sets=1)
     with Store.open(folder / "ladder.sqlite") as store:
@@ -452,24 +457,30 @@ def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> N
 def test_bot_ro_and_bot_env_are_checked_and_kept_in_ladder_toml(tmp_path: Path) -> None:
     """[isolation] bot_ro and bot_env: what `kierki match --bot-ro/--bot-env` give a match, for a ladder's bots."""
     (tmp_path / "data").mkdir()
-    isolation = Isolation(sandbox="bwrap", bot_ro=[str(tmp_path / "data")], bot_env={"MODEL": "small"})
+    isolation = _isolation(sandbox="bwrap", bot_ro=(tmp_path / "data",), bot_env=(("MODEL", "small"),))
     config = dataclasses.replace(_config(), isolation=isolation)
     assert LadderConfig.from_dict(tomllib.loads(config.to_toml())) == config
     with pytest.raises(ConfigError, match=r"isolation\.bot_ro.*sandbox = \"bwrap\""):
-        dataclasses.replace(config, isolation=Isolation(sandbox="none", bot_ro=["/etc"])).check()
-    with pytest.raises(ConfigError, match=r"isolation\.bot_env.*'1X'"):
-        dataclasses.replace(config, isolation=Isolation(bot_env={"1X": "y"})).check()
+        dataclasses.replace(config, isolation=_isolation(sandbox="none", bot_ro=(Path("/etc"),))).check()
+    with pytest.raises(SettingError, match=r"bot_env = '1X'"):  # the referee's own check, for every source
+        _isolation(bot_env=(("1X", "y"),))
+    data = tomllib.loads(config.to_toml())
+    data["isolation"]["bot_env"] = {"1X": "y"}
+    with pytest.raises(ConfigError, match=r"isolation\.bot_env = '1X'"):  # the same check, in ladder.toml's words
+        LadderConfig.from_dict(data)
     with pytest.raises(ConfigError, match=r"isolation\.bot_ro.*does not exist"):
-        init_ladder(tmp_path / "l1", dataclasses.replace(config, isolation=Isolation(bot_ro=["no-such-folder"])))
+        init_ladder(
+            tmp_path / "l1", dataclasses.replace(config, isolation=_isolation(bot_ro=(Path("no-such-folder"),)))
+        )
     # A bot_ro path that holds the ladder's folder would show the secret key and every log to the bots.
     with pytest.raises(ConfigError, match="shows the ladder's folder"):
-        init_ladder(tmp_path / "l2", dataclasses.replace(config, isolation=Isolation(bot_ro=[str(tmp_path)])))
+        init_ladder(tmp_path / "l2", dataclasses.replace(config, isolation=_isolation(bot_ro=(tmp_path,))))
     runner = CliRunner()
     args = ["ladder", "init", str(tmp_path / "l3"), "--game", "hearts", "--bot-ro", str(tmp_path / "data")]
     made = runner.invoke(cli, [*args, "--bot-env", "MODEL=small"])
     assert made.exit_code == 0, made.output
     isolation = LadderConfig.load(tmp_path / "l3").isolation
-    assert isolation.bot_ro == [str(tmp_path / "data")] and isolation.bot_env == {"MODEL": "small"}
+    assert isolation.bot_ro == (tmp_path / "data",) and isolation.bot_env == (("MODEL", "small"),)
 
 
 @pytest.mark.parametrize(
@@ -525,7 +536,7 @@ def test_a_ladder_bot_reads_what_bot_ro_shows_it_inside_bubblewrap(tmp_path: Pat
     )
     command = [sys.executable, str(bot), str(SAMPLES / "random_bot.py")]
     for name, bot_ro, added in (("blind", [], False), ("sighted", [str(data.parent)], True)):
-        isolation = Isolation(sandbox="bwrap", bot_ro=bot_ro, bot_env={"WEIGHTS": str(data)})
+        isolation = _isolation(sandbox="bwrap", bot_ro=tuple(map(Path, bot_ro)), bot_env=(("WEIGHTS", str(data)),))
         folder = tmp_path / name
         init_ladder(folder, dataclasses.replace(_config(), isolation=isolation, bots=BotSettings()))
         if added:
@@ -547,7 +558,7 @@ def test_a_ladder_plays_its_sets_in_bubblewrap_by_default(tmp_path: Path) -> Non
     except SandboxError as error:
         pytest.skip(f"bubblewrap is not usable here: {error}")
     assert LadderConfig(game="hearts", players=4).isolation.sandbox == "bwrap"
-    config = dataclasses.replace(_config(), isolation=Isolation(sandbox="bwrap"))
+    config = dataclasses.replace(_config(), isolation=_isolation(sandbox="bwrap"))
     folder = _ladder(tmp_path, config=config)
     report = run_ladder(folder, sets=1)
     assert report.sets_played == 1 and not report.deactivated
@@ -599,12 +610,7 @@ def test_a_bot_crashing_mid_game_counts_as_a_failed_set(tmp_path: Path) -> None:
 
 def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "5"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _ladder_run(folder, 5)
     for line in _lines(process):
         if line.startswith("set 2 claimed"):
             process.send_signal(signal.SIGTERM)
@@ -625,12 +631,7 @@ def test_sigterm_stops_a_run_cleanly_and_the_next_run_goes_on(tmp_path: Path) ->
 def test_a_run_whose_output_is_closed_plays_on(tmp_path: Path) -> None:
     """`kierki ladder run DIR | head -1`, or a log reader that died: printing is for people, the sets come first."""
     folder = _ladder(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _ladder_run(folder, 3)
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith("set 1 claimed")
     process.stdout.close()  # the next line printed meets a broken pipe
@@ -723,60 +724,7 @@ def test_a_ladder_config_with_a_bad_executor_is_refused_at_once(tmp_path: Path) 
         _config(executor="cloud").check()
 
 
-# --- one meaning per option: the isolation and time options of match, tournament, sprt, check-bot, ladder init ---
-
-_SHARED_OPTIONS = (
-    "--limit-memory",
-    "--limit-cpu",
-    "--limit-processes",
-    "--limit-file",
-    "--limit-disk",
-    "--sandbox",
-    "--bot-ro",
-    "--bot-env",
-    "--time-per-move",
-    "--startup-time",
-    "--time-bank",
-    "--increment",
-)
-
-
-def _command(*path: str) -> object:
-    import click
-
-    command: click.Command = cli
-    context = click.Context(cli)
-    for name in path:
-        assert isinstance(command, click.Group)
-        found = command.get_command(context, name)
-        assert found is not None, name
-        command = found
-    return command
-
-
-def test_every_command_declares_the_isolation_and_time_options_alike() -> None:
-    """One table of option definitions: the same type, default, metavar and help for every command that takes
-    them (the ladder chooses only the sandbox's default and its words). Before, ``ladder init`` declared its own
-    copies, and its ``--limit-cpu 0`` meant the referee's default where ``match``'s meant no limit."""
-    import click
-
-    def described(command: object) -> dict[str, tuple[object, ...]]:
-        assert isinstance(command, click.Command)
-        options: dict[str, tuple[object, ...]] = {}
-        for param in command.params:
-            if isinstance(param, click.Option) and param.opts[0] in _SHARED_OPTIONS:
-                default = None if param.opts[0] == "--sandbox" else param.default
-                words = None if param.opts[0] == "--sandbox" else param.help
-                options[param.opts[0]] = (param.type.to_info_dict(), default, param.metavar, param.multiple, words)
-        return options
-
-    commands = [("match",), ("tournament",), ("sprt",), ("check-bot",), ("ladder", "init")]
-    seen = {path: described(_command(*path)) for path in commands}
-    reference = seen[("match",)]
-    assert sorted(reference) == sorted(_SHARED_OPTIONS)
-    for path, options in seen.items():
-        wanted = reference if path != ("check-bot",) else {k: v for k, v in reference.items() if k in options}
-        assert options == wanted, path
+# --- one meaning per option (tests/test_shared_options.py declares them alike for every command) ------------------
 
 
 def test_limit_cpu_0_is_no_limit_for_the_ladder_as_for_a_match(tmp_path: Path) -> None:
@@ -790,8 +738,8 @@ def test_limit_cpu_0_is_no_limit_for_the_ladder_as_for_a_match(tmp_path: Path) -
         result = runner.invoke(cli, ["ladder", "init", str(tmp_path / name), *base, *given])
         assert result.exit_code == 0, result.output
         config = LadderConfig.load(tmp_path / name)
-        assert config.format == 2 and config.isolation.cpu_s == (seconds or 0)
-        assert config.isolation.limits().resource_limits(games=1).cpu_seconds == seconds
+        assert config.format == 2 and config.isolation.limits.cpu_s == (seconds or 0)
+        assert config.isolation.resource_limits(games=1).cpu_seconds == seconds
         assert f"cpu_s = {seconds or 0}\n" in (tmp_path / name / "ladder.toml").read_text()
     # The same refusal as a match's: the disk limit and read-only paths exist only inside the sandbox.
     refused = runner.invoke(cli, ["ladder", "init", str(tmp_path / "disk"), *base, "--limit-disk", "5"])
@@ -830,7 +778,7 @@ def test_a_hand_edited_disk_limit_without_the_sandbox_is_said_by_every_run_and_k
     added = runner.invoke(cli, ["ladder", "add", str(folder), "r2", "--", "sample:random"])
     assert added.exit_code == 0 and added.stderr == said + "\n", added.output
     data["isolation"]["sandbox"] = "bwrap"  # the first of the two mends the warning names (it passes the check)
-    assert LadderConfig.from_dict(data).isolation.unapplied("ladder.toml") == []
+    assert unapplied_warnings(LadderConfig.from_dict(data).isolation, "ladder.toml") == []
     data["isolation"].update(sandbox="none", disk_mb=0)
     path.write_text(tomli_w.dumps(data))
     assert runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"]).stderr == ""
@@ -848,17 +796,17 @@ def test_a_ladder_toml_of_format_1_keeps_its_cpu_limit(tmp_path: Path) -> None:
     old = tomli_w.dumps(data)
     path.write_text(old)
     config = LadderConfig.load(folder)
-    assert config.format == 1 and config.isolation.limits().resource_limits(games=1).cpu_seconds == 600
+    assert config.format == 1 and config.isolation.resource_limits(games=1).cpu_seconds == 600
     assert path.read_text() == old
     data["isolation"]["cpu_s"] = 9  # any other number meant what it says
     path.write_text(tomli_w.dumps(data))
-    assert LadderConfig.load(folder).isolation.limits().resource_limits(games=1).cpu_seconds == 9
+    assert LadderConfig.load(folder).isolation.resource_limits(games=1).cpu_seconds == 9
     del data["isolation"]["cpu_s"]  # left out: the default, in either format
     path.write_text(tomli_w.dumps(data))
-    assert LadderConfig.load(folder).isolation.cpu_s == 600
+    assert LadderConfig.load(folder).isolation.limits.cpu_s == 600
     for version, seconds in ((2, None), (1, 600)):
         path.write_text(tomli_w.dumps({"format": version, **data, "isolation": {**data["isolation"], "cpu_s": 0}}))
-        assert LadderConfig.load(folder).isolation.limits().resource_limits(games=1).cpu_seconds == seconds
+        assert LadderConfig.load(folder).isolation.resource_limits(games=1).cpu_seconds == seconds
     path.write_text(tomli_w.dumps({"format": 3, **data}))
     with pytest.raises(ConfigError, match=r"format = 3: this kierki reads ladder.toml formats 1 to 2"):
         LadderConfig.load(folder)

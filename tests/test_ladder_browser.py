@@ -14,11 +14,12 @@ import pytest
 from browser_helpers import headless_chromium
 
 import sample_bots
-from competition.ladder.config import BotSettings, Isolation, LadderConfig, RunSettings
+from competition.ladder.config import BotSettings, LadderConfig, RunSettings
 from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.run import run_ladder
 from competition.ladder.site import write_site
 from competition.ladder.store import Store
+from referee.bots.isolation import Isolation
 
 SAMPLES = Path(sample_bots.__file__).parent
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from referee.bots.lines import BIG_READ, StdoutLines
-from referee.bots.results import LineTooLong
+from referee.bots.pipe_results import LineTooLong
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 
 from referee.bots.process import BotProcess
+from referee.bots.procfs import session_members
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
 from referee.rules import Ruleset
@@ -22,22 +22,6 @@ MISBEHAVE = BOTS / "misbehave.py"
 
 def misbehaving(mode: str, after: int = 3) -> BotSpec:
     return BotSpec((sys.executable, str(MISBEHAVE), mode, str(after)))
-
-
-def session_members(sid: int) -> list[int]:
-    """Pids of live (non-zombie) processes whose session id is ``sid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[3]) == sid:
-            found.append(int(entry))
-    return found
 
 
 def run(

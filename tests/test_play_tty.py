@@ -4,66 +4,37 @@ a card that is not in the hand (both refused with the reason), and then verifies
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tmux_helpers import PAUSE_S, POLLS, TMUX, TmuxSession
 
 from kierki_cli.main import cli
 
-TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed: kierki play needs a real terminal")
-ROOT = Path(__file__).resolve().parent.parent
 PROMPTS = ("your card (", "cards to pass (", "trump (", "self or others: ")
 
 
-class Session:
-    def __init__(self, directory: Path, args: list[str]) -> None:
-        assert TMUX is not None
-        self.socket = directory / "tmux.sock"
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
-        self.env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color")
-        command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "play", *args]
-        shell = f"{shlex.join(command)}; echo EXITED $?; sleep 30"
-        self.tmux("new-session", "-d", "-x", "110", "-y", "50", "-s", "play", "-c", str(ROOT), shell)
+class Session(TmuxSession):
+    """``kierki play ARGS`` in a terminal of 110x50; its exit status stays on the screen once it ends."""
 
-    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        assert TMUX is not None
-        return subprocess.run(
-            [TMUX, "-u", "-f", "/dev/null", "-S", str(self.socket), *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            check=check,
-            timeout=20,
-        )
+    def __init__(self, directory: Path, args: list[str]) -> None:
+        super().__init__(directory, "play", ["play", *args], size=(110, 50), then="echo EXITED $?; sleep 30")
 
     def lines(self) -> list[str]:
-        text = self.tmux("capture-pane", "-p", "-t", "play").stdout
-        return [line for line in text.rstrip("\n").split("\n") if line.strip()]
+        return [line for line in self.screen().rstrip("\n").split("\n") if line.strip()]
 
     def next_prompt(self, before: list[str]) -> list[str]:
         """The screen once it shows a new prompt (or the game's end), after the screen ``before``."""
-        for _ in range(1200):  # polling with a short pause: about 30 s at most
+        for _ in range(3 * POLLS):  # about 30 s at most: a bot's turn may come first
             lines = self.lines()
             if lines and lines != before and any(p in lines[-1] for p in (*PROMPTS, "EXITED")):
                 return lines
-            time.sleep(0.025)
+            time.sleep(PAUSE_S)
         pytest.fail("no new prompt:\n" + "\n".join(self.lines()))
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-t", "play", "-l", text)
-        self.tmux("send-keys", "-t", "play", "Enter")
-
-    def close(self) -> None:
-        self.tmux("kill-server", check=False)
 
 
 def _last(lines: list[str], prefix: str) -> str:

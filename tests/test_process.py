@@ -5,7 +5,6 @@ Waiting is always done through the API under test with a deadline; no sleeps.
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 import subprocess
@@ -31,6 +30,7 @@ from referee.bots.process import (
     ResourceLimits,
     Timeout,
 )
+from referee.bots.procfs import process_stat, session_members
 from referee.faults import Fault
 
 BOTS = Path(__file__).parent / "bots"
@@ -70,34 +70,17 @@ def expect_line(bot: BotProcess, seconds: float = SOON) -> bytes:
     return result.data
 
 
-def live_session_members(sid: int) -> list[int]:
-    """Non-zombie processes in session ``sid`` (zombies are dead and await init's reaping)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            raw = Path(f"/proc/{name}/stat").read_bytes()
-        except OSError:
-            continue
-        fields = raw[raw.rfind(b")") + 2 :].split()
-        if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
-            found.append(int(name))
-    return found
-
-
 def proc_stat(pid: int) -> tuple[str, int, int]:
     """(state, process group, session) of ``pid``."""
-    raw = Path(f"/proc/{pid}/stat").read_bytes()
-    fields = raw[raw.rfind(b")") + 2 :].split()
+    fields = process_stat(pid)
+    if fields is None:
+        raise FileNotFoundError(f"/proc/{pid}/stat")
     return fields[0].decode(), int(fields[2]), int(fields[3])
 
 
 def is_gone(pid: int) -> bool:
-    try:
-        return proc_stat(pid)[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
+    fields = process_stat(pid)
+    return fields is None or fields[0] in (b"Z", b"X")
 
 
 # -- lines ------------------------------------------------------------------------------------
@@ -276,7 +259,7 @@ def test_terminate_kills_bot_that_ignores_sigterm(spawn: Spawn) -> None:
     bot.terminate(grace_s=0.1)
     assert bot.returncode == -9
     assert not bot.alive
-    assert live_session_members(bot.pid) == []
+    assert session_members(bot.pid) == []
     bot.terminate()  # idempotent
     assert isinstance(bot.read_line(deadline()), Closed)
     bot.send(b"ignored\n")
@@ -291,7 +274,7 @@ def test_terminate_kills_grandchild_in_another_process_group(spawn: Spawn) -> No
     bot.terminate(grace_s=0.1)
     assert bot.returncode == 0  # the bot itself exited on end of input
     assert is_gone(grandchild)
-    assert live_session_members(bot.pid) == []
+    assert session_members(bot.pid) == []
 
 
 def test_well_behaved_bot_exits_on_end_of_input(spawn: Spawn) -> None:

@@ -20,7 +20,6 @@ from referee.replay.reader import load
 from referee.replay.timeline import Timeline, build_timeline
 from referee.rules import GameState, Phase
 
-GOLDEN = Path(__file__).parent / "golden"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
@@ -28,18 +27,6 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 def browser() -> Iterator[Any]:
     with headless_chromium() as driver:
         yield driver
-
-
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("browser")
-    return {
-        "kierki": GOLDEN / "kierki-seed3.replay.jsonl",
-        "hearts": GOLDEN / "hearts-target30-seed5.replay.jsonl",
-        "cancellation6": GOLDEN / "cancellation6-target30-seed7.replay.jsonl",
-        "kierki3": write_game(base / "k3.replay.jsonl", "kierki3", None, 2),
-        "cancellation11": write_game(base / "c11.replay.jsonl", "cancellation", 11, 3, fault_seat=4),
-    }
 
 
 def _state_after(timeline: Timeline, n: int) -> GameState:
@@ -95,9 +82,9 @@ def _names(cards: Any) -> str:
 
 @pytest.mark.parametrize("kind", ["kierki", "hearts", "cancellation6", "kierki3", "cancellation11"])
 def test_the_page_shows_the_rules_cores_table_at_decision_n(
-    browser: Any, logs: dict[str, Path], tmp_path: Path, kind: str
+    browser: Any, viewer_logs: dict[str, Path], tmp_path: Path, kind: str
 ) -> None:
-    timeline = build_timeline(load(logs[kind]))
+    timeline = build_timeline(load(viewer_logs[kind]))
     page = tmp_path / f"{kind}.html"
     write_html(timeline, page)
     browser.get(page.as_uri())

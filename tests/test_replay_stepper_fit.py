@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from html_helpers import write_game
+from html_helpers import GOLDEN
 
 from kierki_cli.main import cli
 from kierki_cli.replay_stepper import Stepper
@@ -16,17 +16,7 @@ from kierki_cli.styled import Style, to_text
 from referee.replay.reader import load
 from referee.replay.timeline import Timeline, build_timeline
 
-GOLDEN = Path(__file__).parent / "golden"
 SEAT_ROW = re.compile(r"^[▶> ] +\d+d? ")
-
-
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("fit")
-    found = {p.name.split("-")[0]: p for p in GOLDEN.glob("*.replay.jsonl")}
-    found["cancellation11"] = write_game(base / "c11.replay.jsonl", "cancellation", 11, 3, fault_seat=4)
-    found["kierki3"] = write_game(base / "k3.replay.jsonl", "kierki3", None, 2)
-    return found
 
 
 def _screen(stepper: Stepper, style: Style) -> list[str]:
@@ -34,8 +24,8 @@ def _screen(stepper: Stepper, style: Style) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["kierki", "kierki3", "hearts", "cancellation6", "cancellation11"])
-def test_every_screen_fits_80_by_24(logs: dict[str, Path], name: str) -> None:
-    timeline = build_timeline(load(logs[name]))
+def test_every_screen_fits_80_by_24(viewer_logs: dict[str, Path], name: str) -> None:
+    timeline = build_timeline(load(viewer_logs[name]))
     players = timeline.ruleset.players
     for style in (Style(), Style(symbols=True)):
         for viewer in (None, players - 1):
@@ -61,8 +51,8 @@ def _find(timeline: Timeline, viewer: int | None, want: str) -> list[str]:
     pytest.fail(f"{want!r} never shown")
 
 
-def test_the_kitty_and_cancelled_cards(logs: dict[str, Path]) -> None:
-    timeline = build_timeline(load(logs["cancellation11"]))
+def test_the_kitty_and_cancelled_cards(viewer_logs: dict[str, Path]) -> None:
+    timeline = build_timeline(load(viewer_logs["cancellation11"]))
     kitty = " ".join(timeline.replay.deal_entries()[0].raw["kitty"])
     assert any(f"kitty: {kitty} (taken)" in line for line in _find(timeline, None, "(taken)"))
     seat_view = _find(timeline, 3, "kitty:")
@@ -84,8 +74,8 @@ def test_a_resumed_log_names_the_replayed_decisions(tmp_path: Path) -> None:
     assert "replayed" not in "\n".join(_screen(stepper, Style()))
 
 
-def test_symbols_or_letters(logs: dict[str, Path]) -> None:
-    path = str(logs["hearts"])
+def test_symbols_or_letters(viewer_logs: dict[str, Path]) -> None:
+    path = str(viewer_logs["hearts"])
     letters = CliRunner().invoke(cli, ["replay", path, "--deal", "1", "--letters"]).output
     symbols = CliRunner().invoke(cli, ["replay", path, "--deal", "1", "--symbols"]).output
     assert "♥" not in letters and " AH" in letters

@@ -4,21 +4,15 @@ test sends keys and reads the screen back (polling until the expected text shows
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from tmux_helpers import PAUSE_S, POLLS, TMUX, TmuxSession
 
-TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the viewer needs a real terminal to test")
 
 GOLDEN = Path(__file__).parent / "golden" / "kierki-seed3.replay.jsonl"
-ROOT = Path(__file__).resolve().parent.parent
 SUITS = dict(zip("CDHS", "♣♦♥♠", strict=True))
 
 
@@ -26,64 +20,13 @@ def symbol(card: str) -> str:
     return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
 
 
-class Terminal:
+class Terminal(TmuxSession):
+    """``kierki replay ARGS`` in a terminal of ``size`` (columns, rows)."""
+
     def __init__(
         self, directory: Path, args: list[str], env: dict[str, str] | None = None, size: tuple[int, int] = (120, 40)
     ) -> None:
-        assert TMUX is not None
-        self.socket = directory / "tmux.sock"
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
-        self.env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color", **(env or {}))
-        command = [sys.executable, "-c", "from kierki_cli.main import cli; cli()", "replay", *args]
-        self.tmux(
-            "new-session",
-            "-d",
-            "-x",
-            str(size[0]),
-            "-y",
-            str(size[1]),
-            "-s",
-            "replay",
-            "-c",
-            str(ROOT),
-            shlex.join(command),
-        )
-
-    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        assert TMUX is not None
-        return subprocess.run(
-            [TMUX, "-u", "-f", "/dev/null", "-S", str(self.socket), *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            check=check,
-            timeout=20,
-        )
-
-    def screen(self, escapes: bool = False) -> str:
-        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "replay").stdout
-
-    def wait_for(self, *texts: str, escapes: bool = False) -> str:
-        screen = ""
-        for _ in range(400):  # polling, with a short pause between looks: about 10 s at most
-            screen = self.screen(escapes)
-            if all(text in screen for text in texts):
-                return screen
-            time.sleep(0.025)
-        pytest.fail(f"{texts} never appeared on the screen:\n{screen}")
-
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", "replay", *keys)
-
-    def gone(self) -> bool:
-        for _ in range(400):
-            if self.tmux("has-session", "-t", "replay", check=False).returncode != 0:
-                return True
-            time.sleep(0.025)
-        return False
-
-    def close(self) -> None:
-        self.tmux("kill-server", check=False)
+        super().__init__(directory, "replay", ["replay", *args], size=size, env=env)
 
 
 def test_stepping_through_a_game_in_a_terminal(tmp_path: Path) -> None:
@@ -175,10 +118,10 @@ def _changed(terminal: Terminal, before: str) -> str:
     looks in a row alike, so that a capture taken halfway through a redraw (new lines above, old ones below) is
     never judged."""
     screen = last = before
-    for _ in range(400):
+    for _ in range(POLLS):
         screen = terminal.screen()
         if screen != before and "q quit" in screen and screen == last:
             return screen
         last = screen
-        time.sleep(0.025)
+        time.sleep(PAUSE_S)
     pytest.fail(f"the screen did not change:\n{screen}")

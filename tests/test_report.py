@@ -23,6 +23,7 @@ from competition.report import (
     write_report,
 )
 from competition.stats import Standings, standings
+from referee.faults import FaultCode
 
 EVIL = "<script>alert(1)</script>"
 MATH = "$\\frac{1}{0}$ bot"  # mathtext would choke on this if matplotlib were allowed to parse it
@@ -37,7 +38,7 @@ def tournament(sets: int = 3) -> Standings:
             make_set(
                 i,
                 {EVIL: [10 + i, 12, 9, 11], MATH: [8, 9, 8, 8], FORMULA: [5, 6, 7 - i, 5], WIDE: [4, 4, 4, 4]},
-                faults={(0, FORMULA): {"timeout": 2}},
+                faults={(0, FORMULA): {FaultCode.TIMEOUT: 2}},
             )
             for i in range(sets)
         ]

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from competition_helpers import family_env, family_left, tournament_after_its_first_set
 
 from competition.plan import Entrant
-from competition.results import read_results
+from competition.results_file import read_results
 from competition.runner import Runner
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament
 from kierki_cli.main import cli

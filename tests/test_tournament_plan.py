@@ -18,7 +18,7 @@ from competition.plan import (
     set_rotations,
     set_seed,
 )
-from competition.results import ResultsError, ResultsFile, read_results
+from competition.results_file import ResultsError, ResultsFile, read_results
 
 
 def _bots(count: int) -> tuple[str, ...]:

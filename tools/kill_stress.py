@@ -42,6 +42,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.bots.procfs import process_stat
 from referee.bots.reaper import become_subreaper
 
 BOTS = ["a=sample:random", "b=sample:random", "c=sample:heuristic", "d=sample:heuristic"]
@@ -110,8 +111,8 @@ def describe(pid: int) -> str:
         except OSError as error:
             return f"<{error.strerror}>"
 
-    stat = read("stat")
-    state = stat[stat.rfind(")") + 2 :].split()[:4] if ")" in stat else stat
+    fields = process_stat(pid)
+    state = [field.decode() for field in fields[:4]] if fields is not None else "<gone>"
     threads = []
     with contextlib.suppress(OSError):
         for task in Path(f"/proc/{pid}/task").iterdir():

@@ -31,13 +31,13 @@ CHILD = r"""
 import time
 marks = [("script", time.time(), time.process_time())]
 import functools, os, resource, sys
-from kierki_cli import launch
+from kierki_cli import command_table, launch
 
-launch._in_script = True  # as launch.main sets it, so the imports below are done as the script does them
-with launch.gc_paused():
+command_table.run_as_script()  # as launch.main does, so the imports below are done as the script does them
+with command_table.gc_paused():
     import kierki_cli.entry
 marks.append(("import click and the group", time.time(), time.process_time()))
-with launch.gc_paused():
+with command_table.gc_paused():
     import kierki_cli.main
 marks.append(("import the match command's modules", time.time(), time.process_time()))
 from referee.match import Match

@@ -12,19 +12,38 @@ import os
 import re
 import secrets
 import tomllib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import tomli_w
 
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
-from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, SANDBOXES, Limits, SandboxKind
-from referee.bots.seat import TimeControl
+from referee.bots.isolation import LIMIT_SETTINGS, Isolation
+from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, Limits
+from referee.bots.time_control import TimeControl
+from referee.faults import FaultPolicy
+from referee.match_config import MatchSpec
 from referee.rules import Ruleset
+from referee.setting_error import SettingError
 
-__all__ = ["CONFIG_NAME", "DATABASE_NAME", "KEY_NAME", "ConfigError", "LadderConfig", "parse_duration", "set_seed"]
+__all__ = [
+    "CONFIG_NAME",
+    "DATABASE_NAME",
+    "KEY_NAME",
+    "LADDER_ISOLATION",
+    "ConfigError",
+    "LadderConfig",
+    "check_bot_ro",
+    "isolation_in",
+    "isolation_table",
+    "ladder_isolation",
+    "parse_duration",
+    "set_seed",
+    "unapplied_warnings",
+]
 
 CONFIG_NAME = "ladder.toml"
 DATABASE_NAME = "ladder.sqlite"
@@ -48,85 +67,82 @@ def parse_duration(text: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
-_LIMIT_FIELDS = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A ladder runs strangers' bots: under bubblewrap unless told otherwise, the CPU limit explicit (one game's default).
+LADDER_ISOLATION = Isolation(limits=Limits(cpu_s=DEFAULT_CPU_S_PER_GAME), sandbox="bwrap")
 
 
-@dataclass(frozen=True)
-class Isolation:
-    """``[isolation]``: each key means what the option of the same name means for ``kierki match`` (a ladder's
-    games are one game each); 0 turns a limit off."""
+def ladder_isolation(isolation: Isolation) -> Isolation:
+    """``isolation`` (the command line's) as ladder.toml keeps it: the CPU limit explicit (left out: the referee's
+    default for one game, a ladder's games being one game each), read-only paths absolute."""
+    cpu_s = DEFAULT_CPU_S_PER_GAME if isolation.limits.cpu_s is None else isolation.limits.cpu_s
+    return msgspec.structs.replace(
+        isolation,
+        limits=replace(isolation.limits, cpu_s=cpu_s),
+        bot_ro=tuple(path.resolve() for path in isolation.bot_ro),
+    )
 
-    sandbox: SandboxKind = "bwrap"
-    memory_mb: int = Limits.memory_mb
-    cpu_s: int = DEFAULT_CPU_S_PER_GAME  # CPU seconds per bot per game; 0: no limit (format 1: 0 meant this default)
-    processes: int = Limits.processes
-    file_mb: int = Limits.file_mb
-    disk_mb: int = 0
-    bot_ro: list[str] = field(default_factory=list)  # read-only paths every bot may read (relative: to DIR)
-    bot_env: dict[str, str] = field(default_factory=dict)  # environment variables for every bot
 
-    @classmethod
-    def of(cls, limits: Limits, sandbox: SandboxKind, *, bot_ro: list[str], bot_env: dict[str, str]) -> Isolation:
-        """The settings of the command line's isolation options (``kierki_cli.isolation``), as ladder.toml writes
-        them: every limit explicit, the CPU limit left out being the referee's default for one game."""
-        return cls(
-            sandbox=sandbox,
-            memory_mb=limits.memory_mb,
-            cpu_s=DEFAULT_CPU_S_PER_GAME if limits.cpu_s is None else limits.cpu_s,
-            processes=limits.processes,
-            file_mb=limits.file_mb,
-            disk_mb=limits.disk_mb,
-            bot_ro=bot_ro,
-            bot_env=bot_env,
+def isolation_table(isolation: Isolation) -> dict[str, Any]:
+    """ladder.toml's ``[isolation]``: each key means what the option of the same name means for ``kierki match``
+    (the limits' keys at the top, ``memory_mb`` for ``--limit-memory``); 0 turns a limit off."""
+    data = msgspec.to_builtins(isolation, enc_hook=str)
+    limits = data.pop("limits")
+    if limits["cpu_s"] is None:
+        limits["cpu_s"] = DEFAULT_CPU_S_PER_GAME
+    sandbox, bot_ro, bot_env = data.pop("sandbox"), list(data.pop("bot_ro")), dict(data.pop("bot_env"))
+    return {"sandbox": sandbox, **limits, "bot_ro": bot_ro, "bot_env": bot_env, **data}
+
+
+def _isolation_from(table: object, where: str) -> Isolation:
+    """``[isolation]`` as the referee's `Isolation`, through its own check (a `ConfigError` naming the key)."""
+    defaults = isolation_table(LADDER_ISOLATION)
+    given = _table(table, "isolation", defaults, where)
+    bot_ro = given.pop("bot_ro", [])
+    if not all(isinstance(path, str) and path for path in bot_ro):
+        raise ConfigError(f"{where}: isolation.bot_ro must be a list of paths (strings)")
+    bot_env = given.pop("bot_env", {})
+    limits = {name: given.pop(name) for name in LIMIT_SETTINGS if name in given}
+    try:
+        return Isolation(
+            limits=replace(LADDER_ISOLATION.limits, **limits),
+            bot_ro=tuple(Path(path) for path in bot_ro),
+            bot_env=tuple(bot_env.items()),
+            **{"sandbox": LADDER_ISOLATION.sandbox, **given},
         )
+    except SettingError as error:
+        raise ConfigError(f"{where}: isolation.{error}") from None
 
-    def bot_ro_paths(self, folder: Path) -> tuple[Path, ...]:
-        return tuple((folder / path).resolve() for path in self.bot_ro)
 
-    def check(self, where: str) -> None:
-        if not all(isinstance(path, str) and path for path in self.bot_ro):
-            raise ConfigError(f"{where}: isolation.bot_ro must be a list of paths (strings)")
-        if self.bot_ro and self.sandbox != "bwrap":
-            raise ConfigError(f'{where}: isolation.bot_ro applies inside the sandbox: set sandbox = "bwrap"')
-        for name, value in self.bot_env.items():
-            if not ENV_NAME.fullmatch(name) or not isinstance(value, str):
-                raise ConfigError(
-                    f'{where}: isolation.bot_env: {name!r}: write NAME = "VALUE" (a name of letters, digits and _)'
-                )
+def unapplied_warnings(isolation: Isolation, where: str) -> list[str]:
+    """The settings a run accepts but cannot apply, each as one line that says what to change.
 
-    def check_paths(self, folder: Path, where: str) -> None:
-        """Each bot_ro path exists and shows none of the ladder's folder (its secret key, every bot's logs)."""
-        ladder = folder.resolve()
-        for given, path in zip(self.bot_ro, self.bot_ro_paths(folder), strict=True):
-            if not path.exists():
-                raise ConfigError(f"{where}: isolation.bot_ro: {given} does not exist")
-            if ladder.is_relative_to(path) or path.is_relative_to(ladder):
-                raise ConfigError(
-                    f"{where}: isolation.bot_ro: {given} shows the ladder's folder (its secret key and logs) to "
-                    "every bot: name a folder outside it that does not hold it"
-                )
+    ``ladder init`` refuses them, as ``kierki match`` does, but a hand-edited ladder.toml may hold them; refusing
+    it on load would stop a ladder's cron runs, so every run says so instead (``run_ladder``'s ``warn``). (Of the
+    settings only the sandbox applies, ``bot_ro`` is refused on load: `LadderConfig.check`.)"""
+    if "disk_mb" in isolation.unapplied():
+        return [
+            f"{where}: isolation.disk_mb = {isolation.limits.disk_mb} is not applied: the disk limit is a tmpfs inside "
+            f'the sandbox, and sandbox = "{isolation.sandbox}"; set sandbox = "bwrap" to apply it, or disk_mb = 0'
+        ]
+    return []
 
-    def unapplied(self, where: str) -> list[str]:
-        """The settings a run accepts but cannot apply, each as one line that says what to change.
 
-        ``ladder init`` refuses them, as ``kierki match`` does, but a hand-edited ladder.toml may hold them; refusing
-        it on load would stop a ladder's cron runs, so every run says so instead (``run_ladder``'s ``warn``)."""
-        if self.disk_mb > 0 and self.sandbox != "bwrap":
-            return [
-                f"{where}: isolation.disk_mb = {self.disk_mb} is not applied: the disk limit is a tmpfs inside the "
-                f'sandbox, and sandbox = "{self.sandbox}"; set sandbox = "bwrap" to apply it, or disk_mb = 0'
-            ]
-        return []
+def isolation_in(isolation: Isolation, folder: Path) -> Isolation:
+    """The isolation of a ladder's games: its read-only paths relative to the ladder's folder resolved."""
+    return msgspec.structs.replace(isolation, bot_ro=tuple((folder / path).resolve() for path in isolation.bot_ro))
 
-    def limits(self) -> Limits:
-        return Limits(
-            memory_mb=self.memory_mb,
-            cpu_s=self.cpu_s,
-            processes=self.processes,
-            file_mb=self.file_mb,
-            disk_mb=self.disk_mb,
-        )
+
+def check_bot_ro(isolation: Isolation, folder: Path, where: str) -> None:
+    """Each bot_ro path exists and shows none of the ladder's folder (its secret key, every bot's logs)."""
+    ladder = folder.resolve()
+    for given, path in zip(isolation.bot_ro, isolation_in(isolation, folder).bot_ro, strict=True):
+        if not path.exists():
+            raise ConfigError(f"{where}: isolation.bot_ro: {given} does not exist")
+        if ladder.is_relative_to(path) or path.is_relative_to(ladder):
+            raise ConfigError(
+                f"{where}: isolation.bot_ro: {given} shows the ladder's folder (its secret key and logs) to "
+                "every bot: name a folder outside it that does not hold it"
+            )
 
 
 @dataclass(frozen=True)
@@ -173,7 +189,7 @@ class LadderConfig:
     format: int = FORMAT
     options: dict[str, str] = field(default_factory=dict)
     time: TimeControl = field(default_factory=TimeControl)
-    isolation: Isolation = field(default_factory=Isolation)
+    isolation: Isolation = LADDER_ISOLATION
     run: RunSettings = field(default_factory=RunSettings)
     bots: BotSettings = field(default_factory=BotSettings)
     replays_gzip_after: str = "7d"  # replay logs of sets older than this are gzip-compressed
@@ -190,6 +206,16 @@ class LadderConfig:
     def higher_is_better(self) -> bool:
         return self.game in ("kierki", "kierki3")
 
+    def match(self, folder: Path) -> MatchSpec:
+        """How every game of the ladder in ``folder`` is played: its rules, clock, strikes and isolation (its
+        sets' games and the validation game fill in the bots and the seed)."""
+        return MatchSpec.of(
+            self.ruleset(),
+            time=self.time,
+            faults=FaultPolicy(max_strikes=self.bots.max_strikes),
+            isolation=isolation_in(self.isolation, folder),
+        )
+
     def to_toml(self) -> str:
         data: dict[str, Any] = {
             "format": self.format,
@@ -199,7 +225,7 @@ class LadderConfig:
             "site_dir": self.site_dir,
             "options": dict(self.options),
             "time": asdict(self.time),
-            "isolation": asdict(self.isolation),
+            "isolation": isolation_table(self.isolation),
             "run": asdict(self.run),
             "bots": asdict(self.bots),
             "rating": {"model": "plackett-luce", **asdict(self.rating)},
@@ -224,7 +250,7 @@ class LadderConfig:
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{path}: not valid TOML: {error}") from None
         config = cls.from_dict(data, str(path))
-        config.isolation.check_paths(folder, str(path))
+        check_bot_ro(config.isolation, folder, str(path))
         return config
 
     @classmethod
@@ -256,8 +282,8 @@ class LadderConfig:
             players=data["players"],
             format=version,
             options={str(k): str(v) for k, v in options.items()},
-            time=_section(TimeControl, data, "time", where),
-            isolation=_section(Isolation, {"isolation": isolation}, "isolation", where),
+            time=_time_from(data.get("time", {}), where),
+            isolation=_isolation_from(isolation, where),
             run=_section(RunSettings, data, "run", where),
             bots=_section(BotSettings, data, "bots", where),
             replays_gzip_after=str(data.get("replays_gzip_after", "7d")),
@@ -268,22 +294,16 @@ class LadderConfig:
         return config
 
     def check(self, where: str = CONFIG_NAME) -> None:
-        if self.isolation.sandbox not in SANDBOXES:
-            raise ConfigError(f'{where}: isolation.sandbox {self.isolation.sandbox!r}: use "bwrap" or "none"')
-        self.isolation.check(where)
-        # The numbers the command-line options bound (kierki ladder init, kierki match): a hand-edited ladder.toml
-        # must not play with a 0 ms deadline or rate with a zero-width model.
+        """What the settings' own values do not check themselves (the time control and the isolation do, as they
+        are made: `_time_from`, `_isolation_from`): a hand-edited ladder.toml must not rate with a zero-width model."""
+        if "bot_ro" in self.isolation.unapplied():
+            raise ConfigError(f'{where}: isolation.bot_ro applies inside the sandbox: set sandbox = "bwrap"')
         at_least: list[tuple[str, int, int]] = [
-            ("time.move_ms", self.time.move_ms, 1),
-            ("time.startup_ms", self.time.startup_ms, 1),
-            ("time.bank_ms", self.time.bank_ms, 0),
-            ("time.increment_ms", self.time.increment_ms, 0),
             ("bots.max_strikes", self.bots.max_strikes, 1),
             ("bots.validation_deals", self.bots.validation_deals, 0),
             ("run.workers", self.run.workers, 0),
             ("run.retries", self.run.retries, 0),
         ]
-        at_least += [(f"isolation.{name}", getattr(self.isolation, name), 0) for name in _LIMIT_FIELDS]
         for setting, number, lowest in at_least:
             if number < lowest:
                 raise ConfigError(f"{where}: {setting} = {number}: must be at least {lowest}")
@@ -312,22 +332,34 @@ class LadderConfig:
         self.ruleset(where)
 
 
-def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
-    table = data.get(key, {})
+def _table(table: object, key: str, defaults: dict[str, Any], where: str) -> dict[str, Any]:
+    """A TOML table whose keys are those of ``defaults``, each value of its default's type (an int for a float)."""
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [{key}] must be a table")
-    known = {f.name: f for f in fields(kind)}
-    unknown = sorted(set(table) - set(known))
+    unknown = sorted(set(table) - set(defaults))
     if unknown:
-        raise ConfigError(f"{where}: [{key}]: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    defaults = kind()
+        raise ConfigError(f"{where}: [{key}]: unknown setting(s) {', '.join(unknown)}; known: {', '.join(defaults)}")
+    checked = {}
     for name, value in table.items():
-        expected = type(getattr(defaults, name))
+        expected = type(defaults[name])
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
-            continue
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            value = float(value)
+        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ConfigError(f"{where}: {key}.{name} = {value!r}: expected {expected.__name__}")
-    return kind(**{k: float(v) if type(getattr(defaults, k)) is float else v for k, v in table.items()})
+        checked[name] = value
+    return checked
+
+
+def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
+    return kind(**_table(data.get(key, {}), key, asdict(kind()), where))
+
+
+def _time_from(table: object, where: str) -> TimeControl:
+    """``[time]`` as the referee's `TimeControl`, through its own check (a `ConfigError` naming the key)."""
+    try:
+        return TimeControl(**_table(table, "time", asdict(TimeControl()), where))
+    except SettingError as error:
+        raise ConfigError(f"{where}: time.{error}") from None
 
 
 # --- the secret key ---------------------------------------------------------------------------------------------

@@ -12,13 +12,17 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import msgspec
+
 from competition.ladder.config import (
     CONFIG_NAME,
     DATABASE_NAME,
     KEY_NAME,
     ConfigError,
     LadderConfig,
+    check_bot_ro,
     read_key,
+    unapplied_warnings,
     write_key,
 )
 from competition.ladder.store import Bot, Store
@@ -26,7 +30,6 @@ from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
 from referee.bots.stderr_log import last_lines
-from referee.faults import FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 
 __all__ = [
@@ -61,7 +64,7 @@ def open_store(folder: Path) -> Store:
 
 def init_ladder(folder: Path, config: LadderConfig) -> None:
     config.check()
-    config.isolation.check_paths(folder, CONFIG_NAME)
+    check_bot_ro(config.isolation, folder, CONFIG_NAME)
     if (folder / CONFIG_NAME).exists():
         raise LadderError(f"{folder} already holds a ladder; choose an empty folder")
     if (folder / DATABASE_NAME).exists():
@@ -124,7 +127,7 @@ def add_bot(
     """Validate and register a bot; returns it and the earlier versions it retired. ``warn`` gets each setting of
     ladder.toml that the validation game (and every run) cannot apply."""
     config = LadderConfig.load(folder)
-    for line in config.isolation.unapplied(str(folder / CONFIG_NAME)):
+    for line in unapplied_warnings(config.isolation, str(folder / CONFIG_NAME)):
         warn(line)
     check_name(name)
     if not argv:
@@ -173,22 +176,14 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
     others = tuple(samples[i % len(samples)] for i in range(ruleset.players - 1))
     work = folder / "work" / f"validate-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
-    match_config = MatchConfig(
-        ruleset=ruleset,
+    match = msgspec.structs.replace(
+        config.match(folder),
         bots=(spec, *others),
-        out_dir=work,
         seed=secrets.token_hex(16),
-        games=1,
-        time=config.time,
-        faults=FaultPolicy(max_strikes=config.bots.max_strikes),
-        limits=config.isolation.limits(),
-        sandbox=config.isolation.sandbox,
-        bot_env=tuple(config.isolation.bot_env.items()),
-        bot_ro=config.isolation.bot_ro_paths(folder),
         deals_per_game=config.bots.validation_deals or None,
     )
     try:
-        result = Match(match_config).run()
+        result = Match(MatchConfig.from_spec(match, work)).run()
         seat = result.seats[0]
         faults = ", ".join(f"{code} x{count}" for code, count in sorted(seat.faults.items()))
         if seat.forfeited_in_game is None and not faults:

@@ -1,8 +1,8 @@
-"""Playing one of the ladder's duplicate sets on the tournament runner: the ladder's one seam to `competition.runner`.
+"""Playing one of the ladder's duplicate sets: `competition.duplicate_set.play_set` on the ladder's executor.
 
-A set's games (one per seat rotation) go to the runner's pinned worker processes at once; their replay and stderr
-logs land in ``sets/NNNNNN.partial`` and the folder is renamed to ``sets/NNNNNN`` once all are in, before the
-ladder commits the result: a result in the database always has its logs in place.
+A set's games (one per seat rotation) go to the executor at once; their replay and stderr logs land in
+``sets/NNNNNN.partial`` and the folder is renamed to ``sets/NNNNNN`` once all are in, before the ladder commits the
+result: a result in the database always has its logs in place.
 
 Whose fault a failure is decides what happens to the set. A bot that cannot start, crashes or forfeits loses its
 games (the set is rated; the bot's failure is counted). A failure of the referee itself (a game that cannot be set
@@ -11,26 +11,15 @@ up, a worker that dies, an exception in the referee) raises `RefereeFailure`: th
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-from collections.abc import Mapping
-from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
+from competition.duplicate_set import GameFailed, SetRequest, play_set
 from competition.executors import GameExecutor
+from competition.game import GameOutcome
 from competition.model import GameRecord, SetRecord
-from competition.plan import set_rotations
-from competition.runner import GameOutcome, GameTask
-from referee.bots.sandbox import Limits, SandboxKind
-from referee.bots.seat import TimeControl
-from referee.faults import FaultPolicy
-from referee.match import BotSpec, MatchConfig
-from referee.rules import Ruleset
 
-__all__ = ["RefereeFailure", "SetOutcome", "SetRequest", "play_set"]
+__all__ = ["RefereeFailure", "SetOutcome", "play_ladder_set"]
 
 
 class RefereeFailure(RuntimeError):
@@ -44,97 +33,25 @@ class RefereeFailure(RuntimeError):
 
 
 @dataclass(frozen=True)
-class SetRequest:
-    """Everything needed to play one set, as plain data."""
-
-    set_id: int
-    seed: str
-    table: tuple[str, ...]  # bot labels in the seat order of the first game
-    specs: Mapping[str, BotSpec]  # label -> how to start it
-    ruleset: Ruleset
-    higher_is_better: bool
-    folder: Path  # the ladder's folder: replays are stored under it, and named relative to it
-    time: TimeControl = field(default_factory=TimeControl)
-    limits: Limits = field(default_factory=Limits)
-    sandbox: SandboxKind = "none"
-    bot_env: tuple[tuple[str, str], ...] = ()
-    bot_ro: tuple[Path, ...] = ()
-    max_strikes: int = 3
-
-    @property
-    def relative_dir(self) -> str:
-        return f"sets/{self.set_id:06d}"
-
-
-@dataclass(frozen=True)
 class SetOutcome:
     record: SetRecord
     failures: dict[str, str | None]  # per bot of the table: why it failed the set (start, crash, forfeit), or None
 
 
-def play_set(request: SetRequest, runner: GameExecutor) -> SetOutcome:
-    final = request.folder / request.relative_dir
-    partial = final.with_name(final.name + ".partial")
-    for leftover in (partial, final):  # a run killed after playing (or renaming) but before its commit
-        shutil.rmtree(leftover, ignore_errors=True)
-    rotations = set_rotations(request.table, "cyclic")
-    futures: list[Future[GameOutcome]] = []
-    for index, rotation in enumerate(rotations):
-        names = tuple(request.table[i] for i in rotation)
-        config = MatchConfig(
-            ruleset=request.ruleset,
-            bots=tuple(request.specs[name] for name in names),
-            out_dir=request.folder / "work" / f"{request.set_id:06d}-game{index + 1}",
-            seed=request.seed,
-            games=1,
-            time=request.time,
-            faults=FaultPolicy(max_strikes=request.max_strikes),
-            limits=request.limits,
-            sandbox=request.sandbox,
-            bot_env=request.bot_env,
-            bot_ro=request.bot_ro,
-            forfeit_unstartable=True,
-        )
-        task = GameTask(request.set_id, index, config, names, partial, request.relative_dir)
-        try:
-            futures.append(runner.submit(task))
-        except BrokenProcessPool:
-            raise RefereeFailure("the worker pool died before the set could start", broken=True) from None
+def play_ladder_set(request: SetRequest, executor: GameExecutor) -> SetOutcome:
+    """Play the set and say, per bot, why it failed it; a failure of the referee is a `RefereeFailure`."""
     try:
-        outcomes = [_outcome(future) for future in futures]
-    except RefereeFailure:
-        for future in futures:
-            future.cancel()
-        for future in futures:  # the set's other games may still be running: let them end before cleaning up
-            if not future.cancelled():
-                with contextlib.suppress(Exception):
-                    future.result()
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    os.replace(partial, final)
-    games = tuple(sorted((o.record for o in outcomes if o.record is not None), key=lambda g: g.index))
-    record = SetRecord(
-        set_id=request.set_id,
-        seed=request.seed,
-        game=request.ruleset.game.value,
-        players=request.ruleset.players,
-        higher_is_better=request.higher_is_better,
-        bots=request.table,
-        games=games,
-    )
-    return SetOutcome(record, bot_failures(request.table, outcomes))
-
-
-def _outcome(future: Future[GameOutcome]) -> GameOutcome:
-    try:
-        outcome = future.result()
-    except BrokenProcessPool:
-        raise RefereeFailure("a worker process died during the set", broken=True) from None
-    except Exception as error:
-        raise RefereeFailure(f"a game failed in the referee: {type(error).__name__}: {error}") from error
-    if outcome.error is not None or outcome.record is None:
-        raise RefereeFailure(f"a game could not be set up: {outcome.error}")
-    return outcome
+        played = play_set(request, executor).wait()
+    except BrokenProcessPool:  # as the games were submitted
+        raise RefereeFailure("the worker pool died before the set could start", broken=True) from None
+    except GameFailed as failed:
+        if isinstance(failed.cause, BrokenProcessPool):
+            raise RefereeFailure("a worker process died during the set", broken=True) from None
+        if failed.cause is not None:
+            cause = failed.cause
+            raise RefereeFailure(f"a game failed in the referee: {type(cause).__name__}: {cause}") from cause
+        raise RefereeFailure(f"a game could not be set up: {failed}") from None
+    return SetOutcome(played.record, bot_failures(request.table, list(played.games)))
 
 
 def bot_failures(table: tuple[str, ...], outcomes: list[GameOutcome]) -> dict[str, str | None]:

@@ -20,13 +20,23 @@ from pathlib import Path
 
 import filelock
 
+from competition.duplicate_set import SetRequest
 from competition.executors import ExecutorError, GameExecutor
-from competition.ladder.config import CONFIG_NAME, LOCK_NAME, LadderConfig, parse_duration, read_key, set_seed
+from competition.ladder.config import (
+    CONFIG_NAME,
+    LOCK_NAME,
+    LadderConfig,
+    parse_duration,
+    read_key,
+    set_seed,
+    unapplied_warnings,
+)
 from competition.ladder.ladder import LadderError, bot_spec, changed_programs, gzip_old_replays, open_store
 from competition.ladder.matchmaking import Candidate, plan_tables
-from competition.ladder.play import RefereeFailure, SetOutcome, SetRequest, play_set
+from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.store import Store, StoreError
-from referee.bots.sandbox import SandboxError, check_bwrap
+from competition.open_executor import open_executor
+from referee.bots.sandbox import SandboxError
 
 __all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "run_ladder"]
 
@@ -83,7 +93,7 @@ def run_ladder(
     budget_s: float | None = None,
     sets: int | None = None,
     jobs: int | None = None,
-    play: PlaySet = play_set,
+    play: PlaySet = play_ladder_set,
     progress: Callable[[str], None] = lambda line: None,
     clock: Callable[[], float] = time.monotonic,
     warn: Callable[[str], None] = lambda line: None,
@@ -126,6 +136,7 @@ class _Run:
         self.warn = warn
         self.report = RunReport("finished")
         self.ruleset = config.ruleset()
+        self.match = config.match(folder)
         self.key = read_key(folder)
         self.rng = random.Random(int.from_bytes(os.urandom(8), "big"))
 
@@ -135,9 +146,8 @@ class _Run:
     def _open_executor(self) -> GameExecutor:
         """The executor ladder.toml's [run] names (local worker processes by default, or Dask)."""
         try:
-            return self.config.run.executor_spec().open(
-                self.jobs, pin=self.config.run.pin, sandbox=self.config.isolation.sandbox
-            )
+            spec = self.config.run.executor_spec()
+            return open_executor(spec, self.jobs, pin=self.config.run.pin, isolation=self.match.isolation)
         except ExecutorError as error:
             raise LadderError(str(error)) from None
 
@@ -146,12 +156,12 @@ class _Run:
         return "; ".join([*([message] if message else []), *(f"warning: {line}" for line in self.report.unapplied)])
 
     def run(self) -> RunReport:
-        self.report.unapplied = self.config.isolation.unapplied(str(self.folder / CONFIG_NAME))
+        self.report.unapplied = unapplied_warnings(self.config.isolation, str(self.folder / CONFIG_NAME))
         for line in self.report.unapplied:
             self.warn(line)
         if self.config.isolation.sandbox == "bwrap":
             try:
-                check_bwrap()
+                self.config.isolation.check_here()
             except SandboxError as error:
                 raise LadderError(
                     f'{error}. A ladder runs strangers\' bots: fix bubblewrap, or set isolation.sandbox = "none" in '
@@ -210,16 +220,11 @@ class _Run:
                     set_id=claimed.set_id,
                     seed=claimed.seed,
                     table=claimed.table,
-                    specs={label: bot_spec(bots[label].command, Path(bots[label].cwd)) for label in set(claimed.table)},
-                    ruleset=self.ruleset,
+                    bots={label: bot_spec(bots[label].command, Path(bots[label].cwd)) for label in set(claimed.table)},
+                    match=self.match,
+                    root=self.folder,
+                    set_dir=f"sets/{claimed.set_id:06d}",
                     higher_is_better=self.config.higher_is_better,
-                    folder=self.folder,
-                    time=self.config.time,
-                    limits=self.config.isolation.limits(),
-                    sandbox=self.config.isolation.sandbox,
-                    bot_env=tuple(self.config.isolation.bot_env.items()),
-                    bot_ro=self.config.isolation.bot_ro_paths(self.folder),
-                    max_strikes=self.config.bots.max_strikes,
                 )
                 tick = time.perf_counter()
                 try:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from competition.ladder.store import Bot, Store
 from competition.model import SetRecord
 from competition.ratings import Rating
+from referee.faults import FaultCode
 
 __all__ = ["PROVISIONAL_SETS", "Standing", "standings"]
 
@@ -29,7 +30,7 @@ class Standing:
     sets: int
     mean_place: float | None
     provisional: bool
-    faults: dict[str, int] = field(default_factory=dict)
+    faults: dict[FaultCode, int] = field(default_factory=dict)
     start_failures: int = 0
     forfeits: int = 0
 
@@ -39,7 +40,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     ratings = store.ratings()
     params = store.rating_params()
     places: dict[str, list[float]] = {}
-    faults: dict[str, Counter[str]] = {}
+    faults: dict[str, Counter[FaultCode]] = {}
     start_failures: Counter[str] = Counter()
     forfeits: Counter[str] = Counter()
     for record in records:

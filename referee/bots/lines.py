@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from referee.bots.results import LineTooLong
+from referee.bots.pipe_results import LineTooLong
 
 __all__ = ["BIG_READ", "StdoutLines"]
 

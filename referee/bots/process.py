@@ -48,8 +48,7 @@ from typing import Final
 from referee.bots import procfs, stop
 from referee.bots.limits import ResourceLimits
 from referee.bots.lines import BIG_READ, StdoutLines
-from referee.bots.polling import FdWatch, wait_for_any
-from referee.bots.results import (
+from referee.bots.pipe_results import (
     BotProcessError,
     BotStartError,
     Closed,
@@ -61,6 +60,7 @@ from referee.bots.results import (
     Overflow,
     Timeout,
 )
+from referee.bots.polling import FdWatch, wait_for_any
 from referee.bots.spawn import spawn
 from referee.bots.stderr_log import StderrLog
 from referee.bots.stop import adopt_orphans, own_children

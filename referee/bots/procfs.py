@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-__all__ = ["abandoned_behind", "children", "proc_files", "session_members"]
+__all__ = ["abandoned_behind", "children", "proc_files", "process_stat", "session_members", "stat_fields"]
 
 
 def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
@@ -26,6 +26,22 @@ def proc_files(filename: str) -> Iterator[tuple[int, bytes]]:
                 yield int(name), f.read()
         except OSError:
             continue  # exited while we looked
+
+
+def stat_fields(stat: bytes) -> list[bytes]:
+    """The fields of a ``/proc/PID/stat`` from its third on: the state (``R``, ``S``, ``Z``...), the parent, the
+    process group, the session, ... (``proc(5)``'s field N is at N - 3). The second field, the command's name in
+    parentheses, may hold spaces and ``)``: the line is split after the last ``)``."""
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def process_stat(pid: int) -> list[bytes] | None:
+    """``stat_fields`` of process ``pid``, or None when it cannot be read (it has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return stat_fields(f.read())
+    except OSError:
+        return None
 
 
 def children(pid: int) -> list[int] | None:
@@ -50,8 +66,7 @@ def session_members(sid: int) -> list[int]:
     """Live (non-zombie) pids whose session id is ``sid``."""
     members = []
     for pid, stat in proc_files("stat"):
-        # Field 2 (comm) is in parentheses and may contain spaces and ')': split after the last.
-        fields = stat[stat.rfind(b")") + 2 :].split()
+        fields = stat_fields(stat)
         if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
             members.append(pid)
     return members

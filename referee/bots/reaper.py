@@ -19,7 +19,7 @@ import signal
 import time
 from collections.abc import Collection
 
-from referee.bots.procfs import proc_files
+from referee.bots.procfs import proc_files, stat_fields
 from referee.bots.stop import adopt_orphans, own_children
 
 __all__ = ["become_subreaper", "child_pids", "reap_orphans"]
@@ -49,7 +49,7 @@ def child_pids() -> set[int]:
     me = os.getpid()
     children = set()
     for pid, stat in proc_files("stat"):
-        fields = stat[stat.rfind(b")") + 2 :].split()
+        fields = stat_fields(stat)
         if len(fields) > 1 and int(fields[1]) == me:
             children.add(pid)
     return children

@@ -10,7 +10,7 @@ import msgspec
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.results import Closed, Overflow, Timeout
+from referee.bots.pipe_results import Closed, Overflow, Timeout
 from referee.faults import Fault
 
 __all__ = ["Asked", "Heard", "Reply", "backlog_note"]

@@ -59,7 +59,7 @@ class SeatStats:
     decisions: int = 0
     thinking_s: float = 0.0
     slowest_s: float = 0.0
-    faults: dict[str, int] = field(default_factory=dict)
+    faults: dict[FaultCode, int] = field(default_factory=dict)
     ignored_lines: int = 0
 
 
@@ -354,7 +354,7 @@ class BotSeat:
 
     def record_fault(self, fault: Fault) -> None:
         self.strikes += 1
-        self.stats.faults[fault.code.value] = self.stats.faults.get(fault.code.value, 0) + 1
+        self.stats.faults[fault.code] = self.stats.faults.get(fault.code, 0) + 1
 
     # --- below the request cycle: what check-bot needs besides it -----------------------------------------------
 

@@ -35,7 +35,7 @@ from referee.bots.limits import (
     setrlimits,
     single_threaded,
 )
-from referee.bots.results import BotStartError
+from referee.bots.pipe_results import BotStartError
 
 __all__ = ["check_command", "spawn"]
 

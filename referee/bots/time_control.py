@@ -7,8 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from protocol import messages as m
+from referee.setting_error import SettingError
 
-__all__ = ["TimeControl"]
+__all__ = ["TIME_MINIMUMS", "TimeControl"]
+
+# The least each setting may be (ms): a deadline of 0 could never be met; a bank or an increment may be none.
+TIME_MINIMUMS = {"move_ms": 1, "startup_ms": 1, "bank_ms": 0, "increment_ms": 0}
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,15 @@ class TimeControl:
     startup_ms: int = 5000
     bank_ms: int = 0
     increment_ms: int = 0
+
+    def __post_init__(self) -> None:
+        """The one check of a time control, whoever makes it (the options bound theirs to the same minimums)."""
+        for name, least in TIME_MINIMUMS.items():
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SettingError(name, value, "must be a whole number of milliseconds")
+            if value < least:
+                raise SettingError(name, value, f"must be at least {least}")
 
     def to_wire(self) -> m.TimeControl:
         return m.TimeControl(

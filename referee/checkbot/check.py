@@ -17,7 +17,7 @@ from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.bots.process import BotProcess, BotStartError
-from referee.bots.sandbox import SandboxError, check_bwrap, prepare
+from referee.bots.sandbox import SandboxError
 from referee.bots.seat import Transport
 from referee.checkbot.judge import Judged, Run, clip
 from referee.checkbot.report import (
@@ -329,25 +329,18 @@ class _GameCheck:
 
 
 def _process_starter(options: CheckOptions, log_dir: Path) -> StartBot:
-    """Start the bot as a match does (`referee.bots.sandbox.prepare`): in a private working directory, with the
+    """Start the bot as a match does (`Isolation.prepare`): in a private working directory, with the
     built environment (PATH, LANG, LC_ALL, its own HOME and TMPDIR), not the user's, under the match's limits
     and sandbox. A bot that passed only because the user's shell set PYTHONUNBUFFERED, because it opened a file
     relative to the user's directory, or because nothing limited its memory, would otherwise pass here and fail
     its first match."""
 
-    limits = options.limits.resource_limits(games=1)
+    limits = options.isolation.resource_limits(games=1)
 
     def start(label: str) -> Transport:
         try:
-            bot = prepare(
-                options.argv,
-                user_cwd=options.cwd,
-                private_dir=log_dir / label,
-                out_dir=log_dir,
-                sandbox=options.sandbox,
-                extra_env=options.bot_env,
-                read_only=options.bot_ro,
-                disk_mb=options.limits.disk_mb,
+            bot = options.isolation.prepare(
+                options.argv, user_cwd=options.cwd, private_dir=log_dir / label, out_dir=log_dir
             )
         except SandboxError as error:
             raise BotStartError(str(error)) from None
@@ -380,8 +373,8 @@ def check_bot(
         if emit is not None:
             emit(result)
 
-    if start is None and options.sandbox == "bwrap":
-        check_bwrap()  # a SandboxError: bubblewrap is missing or forbidden here, said once and not as a crash
+    if start is None:
+        options.isolation.check_here()  # a SandboxError: bubblewrap is missing or forbidden here, said once
     with tempfile.TemporaryDirectory(prefix="kierki-check-") as tmp:
         starter = start if start is not None else _process_starter(options, Path(tmp))
         handshake_ok = True

@@ -11,7 +11,7 @@ from typing import Final, Literal
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.sandbox import Limits, SandboxKind
+from referee.bots.isolation import Isolation
 from referee.bots.seat import TimeControl
 from referee.checkbot.scenarios import ALL_GAMES
 
@@ -108,9 +108,6 @@ class CheckOptions:
     cwd: Path = field(default_factory=Path.cwd)
     players: int | None = None  # as a match's --players (with one game)
     rule_options: dict[str, str] = field(default_factory=dict)  # as a match's --option KEY=VALUE (with one game)
-    # As a match's isolation options (referee/bots/sandbox.py): the bot runs under the limits and sandbox it will
-    # play under, so a bot that needs more memory, or reads files a sandbox hides, fails here and not in its match.
-    limits: Limits = field(default_factory=Limits)
-    sandbox: SandboxKind = "none"
-    bot_env: tuple[tuple[str, str], ...] = ()
-    bot_ro: tuple[Path, ...] = ()
+    # A match's isolation (referee/bots/isolation.py): the bot runs under the limits and sandbox it will play
+    # under, so a bot that needs more memory, or reads files a sandbox hides, fails here and not in its match.
+    isolation: Isolation = field(default_factory=Isolation)

@@ -1,4 +1,5 @@
-"""What the bot transport's calls return (``referee.bots.process``), and its own errors.
+"""What reading and writing a bot's pipes returns (the transport's calls, ``referee.bots.process``), and the
+transport's own errors.
 
 A bot misbehaving is never an exception here: a line, a timeout, an end of output, a line too long, input it
 stopped reading are all results a caller branches on. Exceptions are for the referee's side: a command that

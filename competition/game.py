@@ -1,0 +1,127 @@
+"""One game of a duplicate set as plain data, and the one function that plays it: `GameSpec` -> `play_game`.
+
+Every executor ships a `GameSpec` to a worker (the local pool to its processes, `competition.runner`; Dask to
+workers on any machine, `competition.remote`) and gets a `GameOutcome` back, plain data both. `play_game` plays
+the game with the ordinary referee (a one-game `referee.match.Match`, its bots started afresh) in a folder it is
+given, and names the files the game left there by the names they take in the set's folder: its replay log and each
+seat's stderr log and transcript when they hold anything. A worker on this machine moves them there
+(`play_here`); a remote worker sends their bytes, which the coordinator writes (`competition.remote.deliver`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import msgspec
+
+from competition.model import GameRecord
+from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
+from referee.match_config import MatchSpec
+
+__all__ = ["GameOutcome", "GameSpec", "game_record", "game_stem", "play_game", "play_here"]
+
+
+class GameSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """One game of a set: the match it is (one game), who sits where, and where the set's files go.
+
+    The run's folder ``root`` (a tournament's OUT, a ladder's DIR) is the coordinator's: a worker there plays in
+    ``work_dir`` and moves the files into ``partial_dir``, the set's folder while it is played; ``set_dir`` is the
+    set's folder once finished, relative to ``root`` (the record names the replay log by it)."""
+
+    set_id: int
+    index: int  # 0-based: the rotation it plays in its set
+    names: tuple[str, ...]  # bot name per seat
+    match: MatchSpec  # one game: its seed is the set's, its bots the names' own
+    root: Path
+    set_dir: str  # e.g. "sets/0001"
+
+    def __post_init__(self) -> None:
+        if self.match.games != 1:
+            raise ValueError(f"a set's game is one game, not {self.match.games}")
+        if len(self.names) != len(self.match.bots):
+            raise ValueError(f"{len(self.names)} names for {len(self.match.bots)} bots")
+
+    @property
+    def stem(self) -> str:
+        return game_stem(self.index)
+
+    @property
+    def partial_dir(self) -> Path:
+        return self.root / f"{self.set_dir}.partial"
+
+    @property
+    def final_dir(self) -> Path:
+        return self.root / self.set_dir
+
+    @property
+    def work_dir(self) -> Path:
+        """Where a worker on the coordinator's machine plays it (the run removes ``root/work`` as it starts)."""
+        return self.root / "work" / f"{Path(self.set_dir).name}-{self.stem}"
+
+
+class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What a worker sends back: the game's record, or why it could not be played (a configuration the referee
+    refused: the run stops, no bot is blamed)."""
+
+    set_id: int
+    index: int
+    record: GameRecord | None = None
+    start_failures: tuple[str | None, ...] = ()  # per seat: why its bot could not start (None: it started)
+    error: str | None = None
+
+
+def game_stem(index: int) -> str:
+    """The start of the names of a set's game's files (index 0-based) in the set's folder: ``game3.replay.jsonl``,
+    ``game3.seat2.stderr.log``."""
+    return f"game{index + 1}"
+
+
+def play_game(spec: GameSpec, folder: Path) -> tuple[GameOutcome, dict[str, Path]]:
+    """Play the game in ``folder`` (the bots' private folders and logs go there) and return its outcome and the
+    files it left, each under its name in the set's folder (``game3.replay.jsonl``, ``game3.seat1.stderr.log``,
+    ``game3.seat1.transcript.log``; a log is left out when it is empty: most bots write nothing to stderr)."""
+    try:
+        result = Match(MatchConfig.from_spec(spec.match, folder)).run()
+    except MatchSetupError as error:
+        return GameOutcome(set_id=spec.set_id, index=spec.index, error=str(error)), {}
+    files = {f"{spec.stem}.replay.jsonl": Path(result.replays[0])}
+    for seat in range(len(spec.names)):
+        for kind in ("stderr", "transcript"):
+            log = folder / f"seat{seat}.{kind}.log"
+            if log.exists() and log.stat().st_size:
+                files[f"{spec.stem}.seat{seat}.{kind}.log"] = log
+    record, failures = game_record(spec, result)
+    return GameOutcome(set_id=spec.set_id, index=spec.index, record=record, start_failures=failures), files
+
+
+def play_here(spec: GameSpec) -> GameOutcome:
+    """Play the game on the coordinator's machine: in its work folder, its files moved into the set's folder, the
+    rest (the bots' private folders) removed."""
+    outcome, files = play_game(spec, spec.work_dir)
+    if files:
+        spec.partial_dir.mkdir(parents=True, exist_ok=True)
+    for name, path in files.items():
+        os.replace(path, spec.partial_dir / name)
+    shutil.rmtree(spec.work_dir, ignore_errors=True)
+    return outcome
+
+
+def game_record(spec: GameSpec, result: MatchResult) -> tuple[GameRecord, tuple[str | None, ...]]:
+    """A one-game match's record, and per seat why its bot could not start (None: it started, or was absent)."""
+    record = GameRecord(
+        index=spec.index,
+        seats=spec.names,
+        totals=tuple(s.totals[0] for s in result.seats),
+        places=tuple(s.places[0] for s in result.seats),
+        faults=tuple(dict(s.faults) for s in result.seats),
+        start_failed=tuple(s.start_failure is not None for s in result.seats),
+        forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
+        replay=f"{spec.set_dir}/{spec.stem}.replay.jsonl",
+    )
+    skipped = dict(spec.match.absent)
+    failures = tuple(
+        s.start_failure if s.start_failure is not None and s.seat not in skipped else None for s in result.seats
+    )
+    return record, failures

@@ -1,0 +1,323 @@
+"""The options several commands take, each declared once here with one help text, as click decorators that hand
+the command one value: the rules (``--game``, ``--players``, ``--option``) as `RuleOptions`, the clock
+(``--time-per-move``, ``--startup-time``, ``--time-bank``, ``--increment``) as a `TimeControl`, the isolation
+(``--limit-*``, ``--sandbox``, ``--bot-ro``, ``--bot-env``) as an `Isolation`. ``kierki match``, ``tournament``,
+``sprt``, ``check-bot``, ``ladder init`` (and ``play``, for the rules) use them, so an option means the same
+everywhere (``--limit-cpu 0`` is no limit; left out, 600 CPU seconds per game). A command chooses only its
+defaults where it must (the game of ``play``, the sandbox of ``ladder init``: a ladder runs strangers' bots) and
+which clock settings it takes (``check-bot``: no bank).
+
+The values check themselves (`referee.setting_error.SettingError`); an option's range is the value's own minimum,
+so that ``--help`` shows it. What each isolation option does is in SECURITY.md.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import click
+
+from kierki_cli.common import parse_pairs
+from referee.bots.isolation import LIMIT_MINIMUMS, Isolation
+from referee.bots.sandbox import (
+    DEFAULT_CPU_S_PER_GAME,
+    DEFAULT_FILE_MB,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    SANDBOXES,
+    Limits,
+    SandboxKind,
+)
+from referee.bots.time_control import TIME_MINIMUMS, TimeControl
+from referee.rules import RulesError, Ruleset
+from referee.rules.ruleset import Game
+from referee.setting_error import SettingError
+
+__all__ = [
+    "GAMES",
+    "SANDBOX_HELP",
+    "RuleOptions",
+    "isolation_options",
+    "isolation_options_for",
+    "max_strikes_option",
+    "rules_options",
+    "time_options",
+]
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+GAMES = tuple(g.value for g in Game)
+
+
+def _apply(command: Callable[..., Any], options: Sequence[Decorator]) -> Callable[..., Any]:
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+# --- the rules ------------------------------------------------------------------------------------------------
+
+
+class RuleOptions:
+    """``--game``, ``--players`` and ``--option`` as given (``game`` None: the command's "every game"). (A plain
+    class: read once, never compared, and a dataclass costs about half a millisecond at every ``kierki`` start.)"""
+
+    __slots__ = ("game", "options", "players")
+
+    def __init__(self, game: str | None, players: int | None = None, options: Mapping[str, str] | None = None) -> None:
+        self.game = game
+        self.players = players
+        self.options: Mapping[str, str] = options or {}
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether ``--players`` or ``--option`` was given."""
+        return self.players is not None or bool(self.options)
+
+    def ruleset(self) -> Ruleset:
+        """The rules they name; a usage error (exit 2) saying what is wrong with them."""
+        assert self.game is not None
+        try:
+            return Ruleset.create(self.game, self.players, dict(self.options))
+        except RulesError as error:
+            raise click.UsageError(str(error)) from None
+
+
+def rules_options(
+    *, default: str | None = "kierki", required: bool = False, every_game: str | None = None
+) -> Decorator:
+    """``--game``, ``--players`` and ``--option``, handed to the command as one ``rules: RuleOptions``. A command
+    chooses the default game (or makes it ``required``); with ``every_game`` (the words shown as the default)
+    leaving ``--game`` out means every game, and then ``--players`` and ``--option`` are refused."""
+    options: list[Decorator] = [
+        click.option(
+            "--game",
+            type=click.Choice(GAMES),
+            default=default,
+            required=required,
+            show_default=default is not None,
+            help="Which game." + (f"  [default: {every_game}]" if every_game else ""),  # as click shows one
+        ),
+        click.option(
+            "--players",
+            type=int,
+            default=None,
+            help="Players (cancellation: 6-11; default: the game's, 6 for cancellation).",
+        ),
+        click.option(
+            "--option",
+            "option_pairs",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="A rule option; repeat for several. `kierki options` lists them all.",
+        ),
+    ]
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def wrapper(
+            *args: Any, game: str | None, players: int | None, option_pairs: tuple[str, ...], **kwargs: Any
+        ) -> Any:
+            pairs = dict(parse_pairs(option_pairs, "--option", "target=50", strip=True))
+            rules = RuleOptions(game, players, pairs)
+            if game is None and rules.narrowed:
+                raise click.UsageError(
+                    "--players and --option set one game's rules: add --game, e.g. --game cancellation"
+                )
+            return command(*args, rules=rules, **kwargs)
+
+        return _apply(wrapper, options)
+
+    return decorate
+
+
+# --- the clock ------------------------------------------------------------------------------------------------
+
+_TIME_OPTIONS: dict[str, tuple[str, str]] = {  # TimeControl field: (option, help)
+    "move_ms": ("--time-per-move", "Deadline per decision (ms)."),
+    "startup_ms": ("--startup-time", "Deadline for the answer to hello (ms)."),
+    "bank_ms": ("--time-bank", "Extra time a bot may spend over all decisions (ms)."),
+    "increment_ms": ("--increment", "Added to the bank after each decision (ms)."),
+}
+
+
+def time_options(*settings: str) -> Decorator:
+    """The clock's options (by default all four; ``check-bot`` takes ``"move_ms", "startup_ms"``), handed to the
+    command as one ``time: TimeControl`` (the settings it does not take keep their defaults)."""
+    chosen = settings or tuple(_TIME_OPTIONS)
+    names = {setting: _TIME_OPTIONS[setting][0].removeprefix("--").replace("-", "_") for setting in chosen}
+    options = [
+        click.option(
+            _TIME_OPTIONS[setting][0],
+            type=click.IntRange(TIME_MINIMUMS[setting]),
+            default=getattr(TimeControl, setting),
+            show_default=True,
+            help=_TIME_OPTIONS[setting][1],
+        )
+        for setting in chosen
+    ]
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {setting: kwargs.pop(name) for setting, name in names.items()}
+            try:
+                time = TimeControl(**given)
+            except SettingError as error:  # (the ranges above are the same minimums)
+                raise click.BadParameter(error.problem, param_hint=_TIME_OPTIONS[error.setting][0]) from None
+            return command(*args, time=time, **kwargs)
+
+        return _apply(wrapper, options)
+
+    return decorate
+
+
+# --- the isolation --------------------------------------------------------------------------------------------
+
+SANDBOX_HELP = (
+    "none: scrubbed environment, private directory OUT/seatN and the limits. bwrap: also bubblewrap "
+    "(no network; only the system folders, the bot's own program folders and --bot-ro paths, read-only; "
+    "logs, deal files and other seats hidden). See SECURITY.md."
+)
+
+_LIMIT_OPTIONS = {  # Limits field: its option
+    "memory_mb": "--limit-memory",
+    "cpu_s": "--limit-cpu",
+    "processes": "--limit-processes",
+    "file_mb": "--limit-file",
+    "disk_mb": "--limit-disk",
+}
+_ISOLATION_OPTIONS = {**_LIMIT_OPTIONS, "sandbox": "--sandbox", "bot_env": "--bot-env", "bot_ro": "--bot-ro"}
+
+
+def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorator]:
+    def limit(setting: str, **settings: Any) -> Decorator:
+        return click.option(_LIMIT_OPTIONS[setting], type=click.IntRange(LIMIT_MINIMUMS[setting]), **settings)
+
+    return [
+        limit(
+            "memory_mb",
+            default=DEFAULT_MEMORY_MB,
+            show_default=True,
+            metavar="MB",
+            help="Address space per bot (RLIMIT_AS); 0: no limit. JVMs and some runtimes reserve more than they use.",
+        ),
+        limit(
+            "cpu_s",
+            default=None,
+            metavar="S",
+            help=f"CPU seconds per bot over the whole match (RLIMIT_CPU) [default: {DEFAULT_CPU_S_PER_GAME} per game]; "
+            "0: no limit.",
+        ),
+        limit(
+            "processes",
+            default=DEFAULT_PROCESSES,
+            show_default=True,
+            metavar="N",
+            help="Processes and threads a bot may add to the user's current count (RLIMIT_NPROC, shared per user, "
+            "no effect as root); 0: no limit.",
+        ),
+        limit(
+            "file_mb",
+            default=DEFAULT_FILE_MB,
+            show_default=True,
+            metavar="MB",
+            help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
+        ),
+        limit(
+            "disk_mb",
+            default=0,
+            show_default=True,
+            metavar="MB",
+            help="With --sandbox bwrap: the bot's private directory is a tmpfs of this size, so a bot that fills it "
+            "fills only its own space; 0: its real directory OUT/seatN.",
+        ),
+        click.option(
+            "--sandbox",
+            type=click.Choice(SANDBOXES),
+            default=sandbox_default,
+            show_default=True,
+            help=sandbox_help,
+        ),
+        click.option(
+            "--bot-ro",
+            "bot_ro",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            metavar="PATH",
+            help="With --sandbox bwrap: a folder or file every bot may read (data a bot needs outside its program "
+            "folder); repeat for several.",
+        ),
+        click.option(
+            "--bot-env",
+            "bot_env",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="An environment variable for every bot (bots get only PATH, LANG, LC_ALL, HOME and TMPDIR otherwise); "
+            "repeat for several.",
+        ),
+    ]
+
+
+def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the isolation options to a click command, which receives them as one ``isolation: Isolation``."""
+    return isolation_options_for()(command)
+
+
+def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_help: str = SANDBOX_HELP) -> Decorator:
+    """``isolation_options`` with another default sandbox, explained in ``sandbox_help``: the one thing a command
+    may choose (``kierki ladder init``: bwrap); every limit means the same for every command."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def wrapper(
+            *args: Any,
+            limit_memory: int,
+            limit_cpu: int | None,
+            limit_processes: int,
+            limit_file: int,
+            limit_disk: int,
+            sandbox: str,
+            bot_env: tuple[str, ...],
+            bot_ro: tuple[Path, ...],
+            **kwargs: Any,
+        ) -> Any:
+            limits = Limits(
+                memory_mb=limit_memory,
+                cpu_s=limit_cpu,
+                processes=limit_processes,
+                file_mb=limit_file,
+                disk_mb=limit_disk,
+            )
+            try:
+                isolation = Isolation(
+                    limits=limits,
+                    sandbox=cast(SandboxKind, sandbox),
+                    bot_env=tuple(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE")),
+                    bot_ro=bot_ro,
+                )
+            except SettingError as error:
+                raise click.BadParameter(
+                    f"{error.value!r}: {error.problem}", param_hint=_ISOLATION_OPTIONS[error.setting]
+                ) from None
+            if isolation.unapplied():
+                raise click.UsageError("--limit-disk and --bot-ro apply inside a sandbox: add --sandbox bwrap")
+            return command(*args, isolation=isolation, **kwargs)
+
+        return _apply(wrapper, _isolation_options(sandbox_default, sandbox_help))
+
+    return decorate
+
+
+# --- the fault policy -------------------------------------------------------------------------------------------
+
+max_strikes_option = click.option(
+    "--max-strikes",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Faults before a seat is forfeited.",
+)

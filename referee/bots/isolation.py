@@ -1,0 +1,113 @@
+"""How a match isolates its bots, as one value: the per-bot limits, the sandbox, the variables every bot gets and
+the paths a sandboxed bot may also read (SECURITY.md says what each does).
+
+`Isolation` checks itself as it is made (a `referee.setting_error.SettingError`), the one check for every source
+of it: the command line's isolation options (``kierki_cli.shared_options``), ladder.toml's ``[isolation]``
+(``competition.ladder.config``), a library caller. A match takes it whole (``MatchConfig.isolation``), and so does
+every configuration above one, so a setting added here reaches every bot without being passed along by hand: add
+the field (with a default that changes nothing), its check in ``__post_init__``, where it takes effect
+(`Isolation.prepare`, or the process's start in ``referee.match``), and its option in ``kierki_cli.shared_options``
+(ladder.toml's ``[isolation]`` and a tournament's stored configuration take every field by its name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from referee.bots.limits import ResourceLimits
+from referee.bots.sandbox import SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
+from referee.setting_error import SettingError
+
+__all__ = ["ENV_NAME", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "Isolation"]
+
+ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, as a shell takes it
+LIMIT_SETTINGS: Final = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")  # the fields of `Limits`
+LIMIT_MINIMUMS: Final = dict.fromkeys(LIMIT_SETTINGS, 0)  # the least each may be: 0 turns a limit off
+_ALWAYS_STORED: Final = ("limits", "sandbox", "bot_env", "bot_ro")  # a tournament.json has always held these
+
+
+class Isolation(msgspec.Struct, frozen=True):
+    """The isolation of every bot of a match: its limits, the sandbox, extra variables and read-only paths."""
+
+    limits: Limits = msgspec.field(default_factory=Limits)
+    sandbox: SandboxKind = "none"  # "none" or "bwrap" (bubblewrap)
+    bot_env: tuple[tuple[str, str], ...] = ()  # variables every bot gets (a bot's own come after them)
+    bot_ro: tuple[Path, ...] = ()  # folders or files a sandboxed bot may read besides its own program's
+
+    def __post_init__(self) -> None:
+        """The one check of an isolation, whoever makes it: a `SettingError` naming the setting (a limit by its
+        `Limits` field, ``memory_mb``), which each front end words as its own (``--limit-memory``,
+        ``isolation.memory_mb``)."""
+        if self.sandbox not in SANDBOXES:
+            raise SettingError("sandbox", self.sandbox, f"use one of {', '.join(SANDBOXES)}")
+        for name in LIMIT_SETTINGS:
+            value = getattr(self.limits, name)
+            if value is None and name == "cpu_s":
+                continue  # the default: DEFAULT_CPU_S_PER_GAME per game
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SettingError(name, value, "must be a whole number")
+            if value < LIMIT_MINIMUMS[name]:
+                raise SettingError(name, value, f"must be at least {LIMIT_MINIMUMS[name]}")
+        for name, value in self.bot_env:
+            if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
+                raise SettingError("bot_env", name, "a variable's name is letters, digits and _, not a digit first")
+            if not isinstance(value, str):
+                raise SettingError("bot_env", value, f"the value of {name} must be text")
+        for path in self.bot_ro:
+            if not isinstance(path, Path) or not str(path):
+                raise SettingError("bot_ro", path, "give a path")
+
+    def to_json(self) -> dict[str, object]:
+        """As JSON (a tournament's stored configuration): ``{"limits": {...}, "sandbox": ..., "bot_env": [[NAME,
+        VALUE], ...], "bot_ro": [PATH, ...]}``, each field by its name. A field added after these four is written
+        only when it is not its default, so that a tournament stored before it still resumes (its configuration
+        must compare equal)."""
+        data: dict[str, object] = msgspec.json.decode(msgspec.json.encode(self, enc_hook=str))
+        default: dict[str, object] = msgspec.json.decode(msgspec.json.encode(Isolation(), enc_hook=str))
+        return {name: value for name, value in data.items() if name in _ALWAYS_STORED or value != default[name]}
+
+    def unapplied(self) -> tuple[str, ...]:
+        """The settings given that take effect only inside the sandbox, while the sandbox is "none" (``disk_mb``:
+        the private directory's tmpfs; ``bot_ro``: what the sandbox shows). A command refuses them; a ladder
+        refuses ``bot_ro`` and warns of ``disk_mb`` at every run (a hand-edited ladder.toml must not stop cron)."""
+        if self.sandbox == "bwrap":
+            return ()
+        return (*(("disk_mb",) if self.limits.disk_mb else ()), *(("bot_ro",) if self.bot_ro else ()))
+
+    def check_here(self) -> None:
+        """Raise `SandboxError` unless this machine can apply it (bubblewrap works here, when it is asked for)."""
+        if self.sandbox == "bwrap":
+            check_bwrap()
+
+    def resource_limits(self, games: int) -> ResourceLimits:
+        """The kernel limits of each bot of a match of ``games`` games (`Limits.resource_limits`)."""
+        return self.limits.resource_limits(games)
+
+    def prepare(
+        self,
+        argv: Sequence[str],
+        *,
+        user_cwd: Path,
+        private_dir: Path,
+        out_dir: Path,
+        own_env: Sequence[tuple[str, str]] = (),
+        hidden: Sequence[Path] = (),
+    ) -> PreparedBot:
+        """One bot's command, folder and environment under this isolation (`referee.bots.sandbox.prepare`):
+        ``own_env`` are the bot's own variables (after ``bot_env``), ``hidden`` files of match data to mask."""
+        return prepare(
+            argv,
+            user_cwd=user_cwd,
+            private_dir=private_dir,
+            out_dir=out_dir,
+            sandbox=self.sandbox,
+            extra_env=(*self.bot_env, *own_env),
+            read_only=self.bot_ro,
+            hidden=hidden,
+            disk_mb=self.limits.disk_mb,
+        )

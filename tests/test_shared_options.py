@@ -1,0 +1,121 @@
+"""One configuration (issue 21): the values that check themselves (referee/bots/isolation.py, the time control) and
+the options declared once for every command (kierki_cli/shared_options.py)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from competition.ladder.config import ConfigError, LadderConfig
+from competition.plan import BotTime, Entrant, PlanError
+from competition.tournament import TournamentConfig
+from kierki_cli.main import cli
+from referee.bots.isolation import Isolation
+from referee.bots.sandbox import Limits
+from referee.bots.time_control import TimeControl
+from referee.rules import Ruleset
+from referee.setting_error import SettingError
+
+NOT_A_NAME = "a variable's name is letters, digits and _, not a digit first"
+
+
+def test_an_isolation_checks_itself_whoever_makes_it() -> None:
+    with pytest.raises(SettingError, match=r"^memory_mb = -1: must be at least 0$") as raised:
+        Isolation(limits=Limits(memory_mb=-1))
+    assert (raised.value.setting, raised.value.value) == ("memory_mb", -1)
+    with pytest.raises(SettingError, match="sandbox = 'docker'"):
+        Isolation(sandbox="docker")  # type: ignore[arg-type]
+    with pytest.raises(SettingError, match=NOT_A_NAME):
+        Isolation(bot_env=(("1X", "y"),))
+    assert Isolation(limits=Limits(disk_mb=5)).unapplied() == ("disk_mb",)
+    assert Isolation(limits=Limits(disk_mb=5), sandbox="bwrap").unapplied() == ()
+
+
+def test_the_command_line_and_ladder_toml_refuse_a_setting_with_the_same_check(tmp_path: Path) -> None:
+    """One check, worded by each front end: the option on the command line, the key in ladder.toml."""
+    given = CliRunner().invoke(cli, ["match", "--bot-env", "1X=y"])
+    assert given.exit_code == 2 and "--bot-env" in given.output and NOT_A_NAME in given.output
+    data = tomllib.loads(LadderConfig(game="hearts", players=4).to_toml())
+    data["isolation"]["bot_env"] = {"1X": "y"}
+    with pytest.raises(ConfigError, match=f"isolation.bot_env = '1X': {NOT_A_NAME}"):
+        LadderConfig.from_dict(data)
+
+
+def test_a_time_control_checks_itself_and_a_bots_own_one_is_refused_by_name() -> None:
+    with pytest.raises(SettingError, match=r"^move_ms = 0: must be at least 1$"):
+        TimeControl(move_ms=0)
+    config = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1")
+    with pytest.raises(PlanError, match=r"bot slow: time\.move_ms = 0: must be at least 1"):
+        config.bot_spec(Entrant("slow", "sample:random", time=BotTime(move_ms=0)))
+
+
+def _command(*path: str) -> click.Command:
+    command: click.Command = cli
+    context = click.Context(cli)
+    for word in path:
+        assert isinstance(command, click.Group)
+        found = command.get_command(context, word)
+        assert found is not None, word
+        command = found
+    return command
+
+
+def _option(path: tuple[str, ...], name: str) -> click.Option:
+    (option,) = (p for p in _command(*path).params if isinstance(p, click.Option) and name in p.opts)
+    return option
+
+
+_SHARED_OPTIONS = (
+    "--limit-memory",
+    "--limit-cpu",
+    "--limit-processes",
+    "--limit-file",
+    "--limit-disk",
+    "--sandbox",
+    "--bot-ro",
+    "--bot-env",
+    "--time-per-move",
+    "--startup-time",
+    "--time-bank",
+    "--increment",
+)
+
+
+def test_every_command_declares_the_isolation_and_time_options_alike() -> None:
+    """One table of option definitions: the same type, default, metavar and help for every command that takes
+    them (the ladder chooses only the sandbox's default and its words). Before, ``ladder init`` declared its own
+    copies, and its ``--limit-cpu 0`` meant the referee's default where ``match``'s meant no limit."""
+
+    def described(command: click.Command) -> dict[str, tuple[object, ...]]:
+        options: dict[str, tuple[object, ...]] = {}
+        for param in command.params:
+            if isinstance(param, click.Option) and param.opts[0] in _SHARED_OPTIONS:
+                default = None if param.opts[0] == "--sandbox" else param.default
+                words = None if param.opts[0] == "--sandbox" else param.help
+                options[param.opts[0]] = (param.type.to_info_dict(), default, param.metavar, param.multiple, words)
+        return options
+
+    commands = [("match",), ("tournament",), ("sprt",), ("check-bot",), ("ladder", "init")]
+    seen = {path: described(_command(*path)) for path in commands}
+    reference = seen[("match",)]
+    assert sorted(reference) == sorted(_SHARED_OPTIONS)
+    for path, options in seen.items():
+        wanted = reference if path != ("check-bot",) else {k: v for k, v in reference.items() if k in options}
+        assert options == wanted, path
+
+
+@pytest.mark.parametrize("name", ["--game", "--players", "--option"])
+def test_every_command_declares_the_rules_options_alike(name: str) -> None:
+    """Before, --game/--players/--option were declared five times and their help had drifted apart. A command
+    chooses only the default game (play: hearts; ladder init: required; check-bot: every game)."""
+    commands = [("match",), ("play",), ("tournament",), ("sprt",), ("check-bot",), ("ladder", "init")]
+    seen: dict[tuple[str, ...], str] = {}
+    for path in commands:
+        option = _option(path, name)
+        help_text = (option.help or "").split("  [default")[0]  # check-bot says its default (every game) there
+        seen[path] = repr((option.type.to_info_dict(), option.metavar, option.multiple, help_text))
+    assert len(set(seen.values())) == 1, seen
