@@ -135,6 +135,11 @@ class GameState:
     # --- public queries ------------------------------------------------------------------------------------
 
     @property
+    def table(self) -> Table:
+        """The deal being played, as plain data (``table.Table``): read it, never change it (``apply`` does)."""
+        return self._table
+
+    @property
     def deal_number(self) -> int:
         return self._table.number
 
