@@ -177,6 +177,74 @@ def replay_view() -> Workload:
     return run
 
 
+@workload("referee_path")
+def referee_path() -> Workload:
+    """The referee's own work per decision in a match, in process and without bots (``match_loop``'s, less the
+    transport, whose poll loop runs as many times as the bots' timing makes it): the request built and encoded,
+    the bot's answer decoded and made an action, ``apply``, the decision's and the events' replay records encoded,
+    and each seat's event lines. The answers are the first legal card, the first three cards, the first trump."""
+    import msgspec
+
+    from protocol import codec
+    from protocol import messages as m
+    from referee import wire
+    from referee.game_loop import SeatMessages
+    from referee.replay.writer import decision_record, event_record
+    from referee.rules import GameState, Phase, Ruleset
+
+    encode_record = msgspec.json.Encoder().encode
+    ruleset = Ruleset.create("kierki")
+
+    def answer(request: m.Request) -> bytes:
+        if isinstance(request, m.PlayRequest):
+            reply: m.BotMessage = m.PlayAnswer(id=request.id, card=request.legal[0])
+        elif isinstance(request, m.PassRequest):
+            reply = m.PassAnswer(id=request.id, cards=request.hand[:3])
+        elif isinstance(request, m.TrumpRequest):
+            reply = m.TrumpAnswer(id=request.id, suit=request.choices[0])
+        else:
+            reply = m.MoonAnswer(id=request.id, choice="others")
+        return codec.encode_answer(reply)
+
+    def one_game(game: int) -> int:
+        state = GameState(ruleset, seed="2", game=game)
+        messages = SeatMessages(4, game)
+        sent = 0
+        for event in state.events:
+            sent += sum(len(line) for line in messages.lines(event) if line is not None)
+        decisions = 0
+        passes: dict[int, bytes] = {}
+        while not state.is_over:
+            seat = state.to_act
+            if state.phase is Phase.PASS:
+                if not passes:
+                    for other in range(4):
+                        request = wire.pass_request_for(state, other, decisions, game, 1000)
+                        sent += len(codec.encode(request))
+                        passes[other] = answer(request)
+                line = passes.pop(seat)
+            else:
+                request, encoded = wire.request_line_for(state, decisions, game, 1000)
+                sent += len(encoded)
+                line = answer(request)
+            action = wire.to_action(codec.decode_bot_line(line))
+            events = state.apply(action, seat)
+            sent += len(encode_record(decision_record(seat, action, 1.0, False)))
+            for event in events:
+                record = event_record(event)
+                if record is not None:
+                    sent += len(encode_record(record))
+                sent += sum(len(line) for line in messages.lines(event) if line is not None)
+            decisions += 1
+        assert sent > 0
+        return decisions
+
+    def run() -> tuple[int, str]:
+        return sum(one_game(game) for game in (1, 2)), "decision"
+
+    return run
+
+
 def _match(games: int) -> Workload:
     from bench.referee_bench import build
     from referee.bots.seat import TimeControl

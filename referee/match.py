@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from protocol import codec
 from protocol import messages as m
@@ -40,9 +40,6 @@ from referee.match_result import SeatResult as SeatResult
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
-
-_PASS: Final = Phase.PASS  # Final: in the compiled build a C constant, not looked up on its enum class
-
 
 TransportFactory = Callable[[int, "BotSpec"], Transport]  # seat, its spec -> a started transport
 
@@ -337,7 +334,7 @@ class Match:
             events = state.apply(action)
             writer.write(decision_record(index, action, None, True))
             return events
-        if state.phase is _PASS:
+        if state.phase is Phase.PASS:
             if index not in self._passes:
                 self._ask_passes(state, game_number)
             request_id, answer, spent, ignored = self._passes.pop(index)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from referee.rules.cards import Card, Suit, card_list
 from referee.rules.legality import legal_mask
@@ -18,9 +17,6 @@ from referee.rules.ruleset import Game
 from referee.rules.table import Table, TrickView
 
 __all__ = ["Observation", "PlayView", "TrickView", "moon_projection", "observe", "play_view", "trump_cards_seen"]
-
-_PLAY: Final = Phase.PLAY  # Final: in the compiled build a C constant, not looked up on its enum class
-
 
 @dataclass(frozen=True, slots=True)
 class Observation:
@@ -193,7 +189,7 @@ def observe(table: Table, totals: Sequence[int], seat: int) -> Observation:
 
 def play_view(table: Table, totals: Sequence[int]) -> PlayView:
     """What the seat to play may know now (the play phase only)."""
-    assert table.phase is _PLAY, "a play view is only made while a card is awaited"
+    assert table.phase is Phase.PLAY, "a play view is only made while a card is awaited"
     seat = table.to_act
     return PlayView(
         seat,
