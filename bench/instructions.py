@@ -209,6 +209,10 @@ def referee_path() -> Workload:
     def one_game(game: int) -> int:
         state = GameState(ruleset, seed="2", game=game)
         messages = SeatMessages(4, game)
+        if hasattr(wire, "RequestLines"):
+            line_for = wire.RequestLines(game).line_for
+        else:  # the tree before issue 21: module-level caches
+            line_for = lambda state, request_id, time_ms: wire.request_line_for(state, request_id, game, time_ms)  # noqa: E731
         sent = 0
         for event in state.events:
             sent += sum(len(line) for line in messages.lines(event) if line is not None)
@@ -224,7 +228,7 @@ def referee_path() -> Workload:
                         passes[other] = answer(request)
                 line = passes.pop(seat)
             else:
-                request, encoded = wire.request_line_for(state, decisions, game, 1000)
+                request, encoded = line_for(state, decisions, 1000)
                 sent += len(encoded)
                 line = answer(request)
             action = wire.to_action(codec.decode_bot_line(line))

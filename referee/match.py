@@ -245,6 +245,7 @@ class Match:
         number = config.first_game + game_number - 1
         state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
+        requests = wire.RequestLines(game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
@@ -253,7 +254,7 @@ class Match:
 
         def decide(state: GameState) -> Sequence[Event]:
             if not prefix:
-                return self._decide(state, game_number, writer)
+                return self._decide(state, game_number, writer, requests)
             seat_index, action = prefix.pop(0)
             events = state.apply(action, seat_index)
             writer.write(decision_record(seat_index, action, None, False, replayed=True))
@@ -325,7 +326,9 @@ class Match:
                 if line is not None:
                     seat.queue_encoded(line)
 
-    def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> list[Event]:
+    def _decide(
+        self, state: GameState, game_number: int, writer: ReplayWriter, requests: wire.RequestLines
+    ) -> list[Event]:
         """Make the decision of the seat to act (its bot's answer, or the fallback); return the events it caused."""
         index = state.to_act
         seat = self.seats[index]
@@ -340,7 +343,7 @@ class Match:
             request_id, answer, spent, ignored = self._passes.pop(index)
         else:
             request_id = seat.new_id()
-            request, line = wire.request_line_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
+            request, line = requests.line_for(state, request_id, int(seat.deadline_s() * 1000))
             reply = seat.converse(request, line=line)
             answer, spent, ignored = reply.outcome, reply.elapsed_s, seat.ignored_since_request
         fault: Fault

@@ -18,6 +18,7 @@ from referee.rules.table import Table, TrickView
 
 __all__ = ["Observation", "PlayView", "TrickView", "moon_projection", "observe", "play_view", "trump_cards_seen"]
 
+
 @dataclass(frozen=True, slots=True)
 class Observation:
     """Everything one seat may know of the game at this moment, and nothing it may not (``observe``)."""

@@ -23,6 +23,7 @@ GOES_ON: Final = 0
 ENDED: Final = 1  # every trick is played
 ENDED_EARLY: Final = 2  # ended before every card was played (Kierki deals 2-5, the loteryjka)
 
+
 # The two events made on every card and every trick are built slot by slot. For a frozen dataclass with slots
 # and no __post_init__ that is all its generated __init__ does (object.__setattr__ per field), at about half the
 # cost. If a class stops qualifying, or its fields are not the ones named here, its constructor is used.
