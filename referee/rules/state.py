@@ -10,7 +10,8 @@ validates first: an illegal choice raises `IllegalActionError` naming the rule, 
 it was. A state never touches a clock, a file or a process.
 
 ``playout(state, rng)`` plays a copy of the current deal to its end, inside the rules core (for Monte Carlo bots;
-``playout.sample_state`` makes the worlds to play out).
+``playout.sample_state`` makes the worlds to play out). ``state.table`` shows the deal's table, read-only, and
+``GameState.from_table(table, totals)`` makes a state that plays one such table's deal and ends with it.
 """
 
 from __future__ import annotations
