@@ -318,6 +318,7 @@ def _counted(command: list[str], env: dict[str, str], work: Path, instr_at_start
             *command,
         ],
         env=env,
+        cwd=work,  # not the checkout: ``python -c`` puts the current folder first on sys.path
         capture_output=True,
         text=True,
     )
