@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from protocol import codec
 from protocol import messages as m
@@ -40,6 +40,8 @@ from referee.match_result import SeatResult as SeatResult
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
+
+_PASS: Final = Phase.PASS  # read per decision: a constant, not looked up on its enum class (see rules/state.py)
 
 TransportFactory = Callable[[int, "BotSpec"], Transport]  # seat, its spec -> a started transport
 
@@ -337,7 +339,7 @@ class Match:
             events = state.apply(action)
             writer.write(decision_record(index, action, None, True))
             return events
-        if state.phase is Phase.PASS:
+        if state.phase is _PASS:
             if index not in self._passes:
                 self._ask_passes(state, game_number)
             request_id, answer, spent, ignored = self._passes.pop(index)

@@ -48,8 +48,9 @@ from referee.rules.ruleset import Passing, Ruleset
 from referee.rules.table import GameFlags, Table
 from referee.rules.tricks import ENDED_EARLY, GOES_ON
 
-# Constants are Final so that the compiled build reads them as C constants, not module attributes; the hot
-# paths compare phases against these rather than look ``Phase.PLAY`` up.
+# The hot paths compare phases against these constants rather than look ``Phase.PLAY`` up: in Python 3.11 an enum
+# member's lookup goes through EnumType's __getattr__ hook, about a microsecond, in either build (BENCHMARKS.md,
+# "What each speed trick buys"); Final makes each a C constant in the compiled build.
 _PLAY: Final = Phase.PLAY
 _PASS: Final = Phase.PASS
 _TRUMP: Final = Phase.TRUMP

@@ -23,6 +23,8 @@ GOES_ON: Final = 0
 ENDED: Final = 1  # every trick is played
 ENDED_EARLY: Final = 2  # ended before every card was played (Kierki deals 2-5, the loteryjka)
 
+_TRUMP_DEAL: Final = DealKind.TRUMP  # read per trick: a constant, not looked up on its enum class (see state.py)
+
 
 # The two events made on every card and every trick are built slot by slot. For a frozen dataclass with slots
 # and no __post_init__ that is all its generated __init__ does (object.__setattr__ per field), at about half the
@@ -168,7 +170,7 @@ def last_cancelled_winner(table: Table) -> int | None:
 
 def score_trick(table: Table, winner: int, collected: list[Card], number: int) -> None:
     flags = table.flags
-    if table.kind is DealKind.TRUMP:
+    if table.kind is _TRUMP_DEAL:
         table.scores[winner] += flags.ruleset.trump_trick_value
     elif flags.kierki:
         table.scores[winner] += kierki_scoring.trick_penalty(table.kind, mask_of(collected), number, flags.ruleset)
