@@ -120,27 +120,25 @@ def playouts() -> Workload:
     return run
 
 
-@workload("sampled_playout")
+@workload("sampled_playouts")
 def sampled_playouts() -> Workload:
-    """A Monte Carlo bot's step: sample a world from a seat's observation, play it out (no benchmark of its own;
-    what ``sample_state`` costs)."""
-    from referee.rules import GameState, Phase, PlayCard, Ruleset, playout, sample_state
+    """bench/run.py's sampled_playouts: a world sampled from a seat's observation, then played out."""
+    from referee.rules import GameState, PlayCard, Ruleset, playout, sample_state
 
     ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
     seen = []
-    for seed in range(16):
+    for seed in range(64):
         state = GameState(ruleset, seed=seed)
         rng = random.Random(seed)
-        for _ in range(rng.randrange(1, 40)):
-            if state.phase is Phase.PLAY:
-                state.apply(PlayCard(rng.choice(state.legal_plays())))
+        for _ in range(rng.randrange(1, 48)):
+            state.apply(PlayCard(rng.choice(state.legal_plays())))
         seen.append(state.observation(state.to_act))
 
     def run() -> tuple[int, str]:
         rng = random.Random(7)
-        for observation in seen * 4:
+        for observation in seen:
             playout(sample_state(ruleset, observation, rng), rng)
-        return 4 * len(seen), "sample and playout"
+        return len(seen), "world"
 
     return run
 
