@@ -229,6 +229,8 @@ def test_sampled_worlds_agree_with_what_the_seat_knows(game: str, players: int) 
     sampled: Counter[Phase] = Counter()
     for seed in range(3):
         for state in positions(game, players, seed, every=3):
+            if state.deal_number > (12 if game.startswith("kierki") else 2):  # Kierki: to its trump deals
+                break
             if state.phase not in SAMPLED_PHASES:
                 continue
             for seat in (state.to_act, (state.to_act + 1) % players):
