@@ -361,7 +361,7 @@ def openspiel_version() -> str | None:
 
 
 def rules_build() -> str:
-    """Which build of the rules core this run uses: "compiled" (mypyc) or "pure" (Python source)."""
+    """Which build this run uses: "compiled" (tools/build_compiled.py's, mypyc) or "pure" (the Python source)."""
     from referee.rules import state
 
     return "compiled" if not state.__file__.endswith(".py") else "pure"
@@ -481,6 +481,32 @@ def playout_vs_openspiel(config: Config) -> Result:
         "repeat_ratios": ratios,
         "rules_build": rules_build(),
     }
+
+
+@benchmark("sampled_playouts")
+def sampled_playouts(config: Config) -> Result:
+    """A Monte Carlo bot's step: a world sampled from one seat's observation (``sample_state``) and played out
+    (``playout``), from 64 Hearts observations at random moments of the play, in turn. Ours only: OpenSpiel has
+    no sampling of worlds from an observation to compare with."""
+    from referee.rules import sample_state
+
+    ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
+    seen = []
+    for seed in range(64):
+        state = GameState(ruleset, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(1, 48)):
+            state.apply(PlayCard(rng.choice(state.legal_plays())))
+        seen.append(state.observation(state.to_act))
+    turn = iter(range(1 << 62))
+
+    def one(rng: random.Random) -> int:
+        observation = seen[next(turn) % len(seen)]
+        playout(sample_state(ruleset, observation, rng), rng)
+        return 1
+
+    rate = measure(one, config, salt=zlib.crc32(b"sampled_playouts"))
+    return {**comparison("sampled_playouts", "worlds/s", rate.units_per_s, None), "rules_build": rules_build()}
 
 
 # --- replay logs -------------------------------------------------------------------------------------------

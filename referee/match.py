@@ -25,7 +25,7 @@ from referee.bots.sandbox import SandboxError
 from referee.bots.seat import BotSeat, Transport, converse_all
 from referee.bots.stderr_log import last_lines
 from referee.faults import Fault, FaultCode
-from referee.game_loop import SeatMessages, play_out
+from referee.game_loop import SeatMessages, drive_game
 from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
 from referee.match_config import BotSpec as BotSpec
 from referee.match_config import GameEndedCallback as GameEndedCallback
@@ -42,8 +42,7 @@ from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, Faul
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
-_PASS: Final = Phase.PASS  # Final: in the compiled build a C constant, not looked up on its enum class
-
+_PASS: Final = Phase.PASS  # read per decision: a constant, not looked up on its enum class (see rules/state.py)
 
 TransportFactory = Callable[[int, "BotSpec"], Transport]  # seat, its spec -> a started transport
 
@@ -239,6 +238,7 @@ class Match:
         number = config.first_game + game_number - 1
         state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
+        requests = wire.RequestLines(game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
@@ -247,14 +247,14 @@ class Match:
 
         def decide(state: GameState) -> Sequence[Event]:
             if not prefix:
-                return self._decide(state, game_number, writer)
+                return self._decide(state, game_number, writer, requests)
             seat_index, action = prefix.pop(0)
             events = state.apply(action, seat_index)
             writer.write(decision_record(seat_index, action, None, False, replayed=True))
             return events
 
         try:
-            over = play_out(
+            over = drive_game(
                 state, decide, lambda events: self._dispatch(events, messages, writer), config.deals_per_game
             )
         except BaseException as error:
@@ -321,7 +321,9 @@ class Match:
                 if line is not None:
                     seat.queue_encoded(line)
 
-    def _decide(self, state: GameState, game_number: int, writer: ReplayWriter) -> list[Event]:
+    def _decide(
+        self, state: GameState, game_number: int, writer: ReplayWriter, requests: wire.RequestLines
+    ) -> list[Event]:
         """Make the decision of the seat to act (its bot's answer, or the fallback); return the events it caused."""
         index = state.to_act
         seat = self.seats[index]
@@ -336,7 +338,7 @@ class Match:
             request_id, answer, spent, ignored = self._passes.pop(index)
         else:
             request_id = seat.new_id()
-            request, line = wire.request_line_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
+            request, line = requests.line_for(state, request_id, int(seat.deadline_s() * 1000))
             reply = seat.converse(request, line=line)
             answer, spent, ignored = reply.outcome, reply.elapsed_s, seat.ignored_since_request
         fault: Fault

@@ -1,8 +1,11 @@
 """Between the rules core and the wire: observations and events become protocol messages, answers become actions.
 
-This is the only module that knows both sides, and it keeps no state. Each request is built from one seat's
-``Observation`` and each event message from one seat's view of a core event (``projection.project``), so a
-message can only ever carry what that seat may know; this module never decides visibility itself.
+This is the only module that knows both sides, and it keeps no state of any game: its tables are memos of
+immutable message parts (each card's play, a trick's (seat, card) parts, the names of a suit's cards in a mask), and
+what it remembers of a game's finished tricks, to encode them once, is that game's `RequestLines`. Each request is
+built from one seat's view (its ``Observation``, or for a card its ``PlayView``) and each event message from one
+seat's view of a core event (``projection.project``), so a message can only ever carry what that seat may know;
+this module never decides visibility itself.
 """
 
 from __future__ import annotations
@@ -48,7 +51,9 @@ from referee.rules.cards import (
     card_list,
     make_card,
     mask_of,
+    parse_trump,
     sort_for_display,
+    trump_name,
 )
 from referee.rules.observation import PlayView
 from referee.rules.points import point_values
@@ -76,6 +81,10 @@ def suit_letter(suit: int | None) -> m.Suit | None:
     return None if suit is None else cast(m.Suit, SUIT_LETTERS[suit])
 
 
+def _trump_choice(suit: int | None) -> m.TrumpChoice:
+    return cast(m.TrumpChoice, trump_name(suit))
+
+
 def pass_direction(offset: int, players: int) -> m.PassDirection | None:
     if offset == 0:
         return None
@@ -99,52 +108,9 @@ def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]
         return tuple([parts[play] for play in plays])
 
 
-_CACHE_ENTRIES: Final = 4096
-# Finished tricks never change, and every later request of the deal repeats them: each trick's message and its
-# JSON, and the tuple of a deal's finished tricks so far with its JSON array, are built once. Keyed by the identity
-# of the (last) TrickView, which the entry holds, so the id cannot be reused while it is cached; a view's tricks
-# before it are fixed by the game that made it.
-_COMPLETED: Final[dict[int, tuple[TrickView, m.CompletedTrick, bytes]]] = {}
-_COMPLETED_SO_FAR: Final[dict[int, tuple[TrickView, int, tuple[m.CompletedTrick, ...], bytes]]] = {}
-_NO_TRICKS: Final[tuple[tuple[m.CompletedTrick, ...], bytes]] = ((), b"[]")
-
-
-def _completed_trick(trick: TrickView) -> tuple[m.CompletedTrick, bytes]:
-    """The message of a finished trick and its JSON (msgspec's own encoding of it, made once)."""
-    hit = _COMPLETED.get(id(trick))
-    if hit is not None and hit[0] is trick:
-        return hit[1], hit[2]
-    if len(_COMPLETED) >= _CACHE_ENTRIES:
-        _COMPLETED.clear()
-    message = m.CompletedTrick(
-        number=trick.number, leader=trick.leader, cards=_trick_cards(trick.plays), winner=trick.winner
-    )
-    encoded = _ENCODER.encode(message)
-    _COMPLETED[id(trick)] = (trick, message, encoded)
-    return message, encoded
-
-
-def _completed_tricks(tricks: tuple[TrickView, ...]) -> tuple[tuple[m.CompletedTrick, ...], bytes]:
-    """A deal's finished tricks as messages, and as the JSON array a request carries."""
-    if not tricks:
-        return _NO_TRICKS
-    last = tricks[-1]
-    hit = _COMPLETED_SO_FAR.get(id(last))
-    if hit is not None and hit[0] is last and hit[1] == len(tricks):
-        return hit[2], hit[3]
-    before = _COMPLETED_SO_FAR.get(id(tricks[-2])) if len(tricks) > 1 else None
-    if before is not None and before[0] is tricks[-2] and before[1] == len(tricks) - 1:
-        message, part = _completed_trick(last)  # the usual miss: one trick more than the previous request's
-        messages = (*before[2], message)
-        encoded = before[3][:-1] + b"," + part + b"]"
-    else:
-        done = [_completed_trick(t) for t in tricks]
-        messages = tuple([message for message, _ in done])
-        encoded = b"[" + b",".join([part for _, part in done]) + b"]"
-    if len(_COMPLETED_SO_FAR) >= _CACHE_ENTRIES:
-        _COMPLETED_SO_FAR.clear()
-    _COMPLETED_SO_FAR[id(last)] = (last, len(tricks), messages, encoded)
-    return messages, encoded
+def _completed(trick: TrickView) -> m.CompletedTrick:
+    cards = _trick_cards(trick.plays)
+    return m.CompletedTrick(number=trick.number, leader=trick.leader, cards=cards, winner=trick.winner)
 
 
 def _columns(columns: tuple[tuple[int, int] | None, ...]) -> m.LotteryColumns:
@@ -189,20 +155,8 @@ def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
 
 def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
     """The play request of the seat to act, from its ``PlayView`` (no observation needed)."""
-    return _play_request(view, request_id, game_number, time_ms, _completed_tricks(view.tricks)[0])
-
-
-def play_request_line(view: PlayView, request_id: int, game_number: int, time_ms: int) -> tuple[m.PlayRequest, bytes]:
-    """``play_request`` and its line, ``codec.encode`` of it byte for byte (the referee's hottest path).
-
-    The finished tricks, most of a late request's bytes, go into the line as the JSON encoded once per trick and
-    per deal (``msgspec.Raw`` in a copy of the request), not encoded anew for every request.
-    """
-    tricks, encoded = _completed_tricks(view.tricks)
-    request = _play_request(view, request_id, game_number, time_ms, tricks)
-    if not tricks:
-        return request, _ENCODE_LINE(request)
-    return request, _ENCODE_LINE(_REPLACE(request, tricks=_RAW(encoded)))
+    tricks = tuple([_completed(trick) for trick in view.tricks])
+    return _play_request(view, request_id, game_number, time_ms, tricks)
 
 
 def _play_request(
@@ -257,7 +211,7 @@ def trump_request(
         game_number=game_number,
         deal=obs.deal,
         cards=tuple(card_name(c) for c in obs.hand),  # dealing order: it is what the dealer saw
-        choices=tuple(suit_letter(s) or "NT" for s in choices),
+        choices=tuple(_trump_choice(s) for s in choices),
         time_ms=time_ms,
     )
 
@@ -277,18 +231,57 @@ def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: i
 def request_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
     """The request for the decision ``state`` waits for, built from what the seat to act may know (its
     ``PlayView`` for a card, its ``Observation`` otherwise)."""
-    phase = state.phase
-    if phase is _PLAY:
+    if state.phase is _PLAY:
         return play_request(state.play_view(), request_id, game_number, time_ms)
     return _other_request(state, request_id, game_number, time_ms)
 
 
-def request_line_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> tuple[m.Request, bytes]:
-    """``request_for`` and its line (``codec.encode`` of it, byte for byte; see ``play_request_line``)."""
-    if state.phase is _PLAY:
-        return play_request_line(state.play_view(), request_id, game_number, time_ms)
-    request = _other_request(state, request_id, game_number, time_ms)
-    return request, codec.encode(request)
+class RequestLines:
+    """One game's requests with their lines, ``codec.encode`` of each byte for byte: the referee's hottest path.
+
+    Every request of a deal repeats the deal's finished tricks, most of a late request's bytes. This keeps, for the
+    deal being played, each finished trick's message and JSON (made once), and puts the JSON into each play
+    request's line as ``msgspec.Raw`` instead of encoding the tricks anew. One per game (a match makes it); it
+    holds nothing but those tricks, and checks them by identity against each request's views, so a view it did
+    not make them from (a new deal) starts them afresh.
+    """
+
+    __slots__ = ("_array", "_game_number", "_messages", "_views")
+
+    def __init__(self, game_number: int) -> None:
+        self._game_number = game_number
+        self._views: list[TrickView] = []  # the deal's finished tricks that the messages below were made from
+        self._messages: tuple[m.CompletedTrick, ...] = ()
+        self._array = b"[]"  # the messages as the JSON array a request carries
+
+    def line_for(self, state: GameState, request_id: int, time_ms: int) -> tuple[m.Request, bytes]:
+        """``request_for`` of the decision ``state`` waits for, and its line."""
+        if state.phase is not _PLAY:
+            request = _other_request(state, request_id, self._game_number, time_ms)
+            return request, _ENCODE_LINE(request)
+        view = state.play_view()
+        tricks = self._finished(view.tricks)
+        request = _play_request(view, request_id, self._game_number, time_ms, tricks)
+        if not tricks:
+            return request, _ENCODE_LINE(request)
+        return request, _ENCODE_LINE(_REPLACE(request, tricks=_RAW(self._array)))
+
+    def _finished(self, tricks: tuple[TrickView, ...]) -> tuple[m.CompletedTrick, ...]:
+        """The messages of ``tricks``, a deal's finished tricks in order, made for those not seen before."""
+        views = self._views
+        known = len(views)
+        # A deal's views only grow, so the last one known, at its place, vouches for those before it.
+        if known > len(tricks) or (known and views[-1] is not tricks[known - 1]):
+            views.clear()
+            self._messages, self._array, known = (), b"[]", 0
+        if known < len(tricks):
+            new = tricks[known:]
+            views.extend(new)
+            made = [_completed(trick) for trick in new]
+            self._messages = (*self._messages, *made)
+            parts = b",".join([_ENCODER.encode(message) for message in made])
+            self._array = self._array[:-1] + (b"," if known else b"") + parts + b"]"
+        return self._messages
 
 
 def _other_request(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
@@ -327,7 +320,7 @@ def to_action(answer: m.BotMessage) -> Action:
     except CardParseError as error:
         raise AnswerError(str(error)) from None
     if isinstance(answer, m.TrumpAnswer):
-        return ChooseTrump(None if answer.suit == "NT" else SUIT_LETTERS.index(answer.suit))
+        return ChooseTrump(parse_trump(answer.suit))
     if isinstance(answer, m.MoonAnswer):
         return ChooseMoon(MoonOption(answer.choice))
     raise AnswerError(f"a {answer.__class__.__name__} is not a decision")
@@ -340,7 +333,7 @@ def to_answer(action: Action, request_id: int) -> m.BotMessage:
     if isinstance(action, PassCards):
         return m.PassAnswer(id=request_id, cards=tuple(card_name(c) for c in action.cards))
     if isinstance(action, ChooseTrump):
-        return m.TrumpAnswer(id=request_id, suit=suit_letter(action.suit) or "NT")
+        return m.TrumpAnswer(id=request_id, suit=_trump_choice(action.suit))
     return m.MoonAnswer(id=request_id, choice=action.option.value)
 
 

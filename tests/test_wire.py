@@ -135,9 +135,10 @@ def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> N
     for game, players, seed in (("kierki", None, 3), ("kierki3", None, 4), ("hearts", None, 5), ("cancellation", 7, 6)):
         state = GameState(Ruleset.create(game, players, None), seed=seed)
         seat_messages = SeatMessages(state.players, 3)
+        request_lines = wire.RequestLines(3)
         _check_seat_lines(seat_messages, state.events)
         while not state.is_over:
-            request, line = wire.request_line_for(state, requests + 1, 3, 900)
+            request, line = request_lines.line_for(state, requests + 1, 900)
             assert request == wire.request_for(state, requests + 1, 3, 900)
             assert line == codec.encode(request)
             if isinstance(request, m.PlayRequest):  # the cached finished tricks, against ones made from scratch
