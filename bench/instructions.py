@@ -251,18 +251,19 @@ def _match(games: int) -> Workload:
     from bench.referee_bench import build
     from referee.bots.seat import TimeControl
     from referee.match import BotSpec, Match, MatchConfig
+    from referee.match_config import MatchSpec
     from referee.rules import Ruleset
 
     work = Path(tempfile.mkdtemp(prefix="kierki-instructions-"))
     bot = build("trivial_bot", work)
-    config = MatchConfig(
-        ruleset=Ruleset.create("kierki"),
+    spec = MatchSpec.of(
+        Ruleset.create("kierki"),
         bots=tuple(BotSpec((str(bot),)) for _ in range(4)),
-        out_dir=work / "out",
         seed="2",
         games=games,
         time=TimeControl(move_ms=60_000, startup_ms=60_000),
     )
+    config = MatchConfig.from_spec(spec, work / "out")
 
     def run() -> tuple[int, str]:
         match = Match(config)

@@ -1,5 +1,6 @@
 """The competition layer's house, checked on the source (issue 21): one `Isolation` class, one place that builds a
-match's configuration, one loop that plays a duplicate set, no module over 600 lines, no import cycle.
+match's configuration, one loop that plays a duplicate set, no module over 600 lines (import cycles:
+tests/test_layering.py).
 
 Each check reads the tree with ``ast`` and names what breaks it, so a second copy of an idea fails here with where
 it is; each fails on the tree before issue 21 (two ``Isolation`` classes, ``MatchConfig`` built in six places, three
@@ -9,12 +10,10 @@ loops expanding rotations, the import cycles of the executors and of the script'
 from __future__ import annotations
 
 import ast
-import graphlib
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from tools.import_graph import PACKAGES, edges
+from tools.import_graph import PACKAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = (*PACKAGES, "bench", "tools")  # the product and what measures it; tests build what they test by hand
@@ -77,16 +76,3 @@ def test_no_module_is_over_600_lines() -> None:
         if (lines := len(path.read_bytes().splitlines())) > 600
     }
     assert long == {}
-
-
-def test_no_import_cycle_outside_the_rules_core() -> None:
-    """Type-checking and function-level imports count (tests/tools/import_graph.py). The rules core's own cycle is
-    its part of issue 21 (item 1), so edges between its modules are left out here; every other one counts."""
-    graph: dict[str, set[str]] = {}
-    for importer, imported in edges(ROOT):
-        if not (importer.startswith("referee.rules") and imported.startswith("referee.rules")):
-            graph.setdefault(importer, set()).add(imported)
-    try:
-        graphlib.TopologicalSorter(graph).prepare()
-    except graphlib.CycleError as error:
-        pytest.fail(f"an import cycle: {' -> '.join(error.args[1])}")

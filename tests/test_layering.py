@@ -80,17 +80,10 @@ def test_the_graph_tool_agrees_with_grimp() -> None:
 
 # Cycles outside referee/ and protocol/ that predate the check, left to the layers that own them (issue 21): each
 # must still exist (so the list cannot go stale) and is taken out here when it is broken.
-KNOWN_CYCLES = [
-    ["competition.dask_executor", "competition.executors"],
-    ["kierki_cli.entry", "kierki_cli.launch"],
-]
-
-
 def test_no_import_cycle_anywhere() -> None:
     graph = grimp.build_graph(*PACKAGES)
     found = cycles((m, imported) for m in graph.modules for imported in graph.find_modules_directly_imported_by(m))
-    assert [cycle for cycle in found if cycle not in KNOWN_CYCLES] == []
-    assert [cycle for cycle in KNOWN_CYCLES if cycle not in found] == [], "a known cycle is gone: delete it here"
+    assert found == []
 
 
 @pytest.mark.parametrize(
