@@ -124,9 +124,9 @@ class PlayView:
         self.lottery_columns = lottery_columns
 
 
-# The two functions below are the rules core's statement of what a seat may know. They read the state's own
-# fields (they are the state's, split out of state.py only for its length; ``GameState.observation`` and
-# ``GameState.play_view`` call them).
+# The functions below are the rules core's statement of what a seat may know. They read the state's own fields
+# (they are the state's, split out of state.py only for its length; ``GameState.observation`` and
+# ``GameState.play_view`` call the first two, and the wire calls ``exchange_seen`` for each play request).
 
 
 def observe(state: GameState, seat: int) -> Observation:
@@ -137,11 +137,7 @@ def observe(state: GameState, seat: int) -> Observation:
     else:
         hand = tuple(state.hand(seat))
     acting = seat == state.to_act and state.phase is not Phase.OVER
-    sent = state._passes[seat] if state._passes[seat] is not None else ()
-    exchanged = state._exchanged
-    received: tuple[Card, ...] = ()
-    if exchanged is not None and state._pass_offset:
-        received = exchanged[(seat - state._pass_offset) % state.players]
+    _, sent, received = exchange_seen(state, seat)
     return Observation(
         game=state.ruleset.game,
         players=state.players,
@@ -159,7 +155,7 @@ def observe(state: GameState, seat: int) -> Observation:
         trump=state.trump,
         trump_named=not trump_phase and state.kind is DealKind.TRUMP,
         pass_offset=state._pass_offset,
-        passed=tuple(sent or ()),
+        passed=sent,
         received=received,
         trick_leader=state._leader,
         trick=tuple(state._plays),
@@ -175,6 +171,19 @@ def observe(state: GameState, seat: int) -> Observation:
         moon_options=state.moon_projection() if acting and state.phase is Phase.MOON else None,
         hearts_broken=state._hearts_broken,
     )
+
+
+def exchange_seen(state: GameState, seat: int) -> tuple[int, tuple[Card, ...], tuple[Card, ...]]:
+    """This deal's pass as ``seat`` knows it: the pass offset (0: no passing; the receiver is ``seat + offset``), the
+    cards it passed (empty until it has) and the cards it received (empty until every seat has passed). The part of
+    ``observe`` a play request also carries, without the cost of a whole observation."""
+    sent = state._passes[seat]
+    exchanged = state._exchanged
+    offset = state._pass_offset
+    received: tuple[Card, ...] = ()
+    if exchanged is not None and offset:
+        received = exchanged[(seat - offset) % state.players]
+    return offset, () if sent is None else sent, received
 
 
 def play_view(state: GameState) -> PlayView:
