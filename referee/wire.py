@@ -264,9 +264,8 @@ _GAME_PARTS: Final[dict[int, tuple[Ruleset, tuple[m.GameName, dict[str, m.Option
 
 
 def game_part(ruleset: Ruleset) -> tuple[m.GameName, dict[str, m.OptionValue], bytes]:
-    """What every decision request repeats of the game: its name, the rule options it carries as ``rules`` (hello's
-    ``options``) and their JSON, made once per ruleset. Keyed by the ruleset's identity; the entry holds the
-    ruleset, so the id is not reused meanwhile."""
+    """What every decision request repeats of the game: its name, its ``rules`` (hello's ``options``) and their JSON,
+    made once per ruleset (keyed by its identity; the entry holds the ruleset, so the id is not reused meanwhile)."""
     hit = _GAME_PARTS.get(id(ruleset))
     if hit is not None and hit[0] is ruleset:
         return hit[1]
@@ -276,11 +275,6 @@ def game_part(ruleset: Ruleset) -> tuple[m.GameName, dict[str, m.OptionValue], b
     part: tuple[m.GameName, dict[str, m.OptionValue], bytes] = (ruleset.game.value, options, _ENCODER.encode(options))
     _GAME_PARTS[id(ruleset)] = (ruleset, part)
     return part
-
-
-def rules_of(ruleset: Ruleset) -> dict[str, m.OptionValue]:
-    """The rule options every decision request carries as ``rules``: the same as hello's ``options``."""
-    return game_part(ruleset)[1]
 
 
 # Per deal and seat, the pass of its play requests, keyed by the identity of the cards the seat received (the state
@@ -298,10 +292,8 @@ def deal_pass(state: GameState, seat: int) -> m.DealPass | None:
     if hit is not None and hit[0] is received and hit[1] is sent and hit[2] == seat and hit[3] == offset:
         return hit[4]
     players = state.players
-    direction = pass_direction(offset, players)
-    assert direction is not None
     made = m.DealPass(
-        direction=direction,
+        direction=cast(m.PassDirection, pass_direction(offset, players)),  # not None: the deal passes
         to=(seat + offset) % players,
         from_=(seat - offset) % players,
         sent=cards(sent),
@@ -444,7 +436,7 @@ def request_line_for(state: GameState, request_id: int, game_number: int, time_m
 def _other_request(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
     phase = state.phase
     obs = state.observation(state.to_act)
-    rules = rules_of(state.ruleset)
+    rules = game_part(state.ruleset)[1]
     if phase is Phase.PASS:
         return pass_request(obs, request_id, game_number, time_ms, rules)
     if phase is Phase.TRUMP:
@@ -456,7 +448,7 @@ def pass_request_for(state: GameState, seat: int, request_id: int, game_number: 
     """The pass request of ``seat`` while the deal's passes are collected, whether or not it is its turn yet
     (what a seat passes depends on its own hand alone, so the request is the one its turn would bring)."""
     assert state.phase is Phase.PASS
-    return pass_request(state.observation(seat), request_id, game_number, time_ms, rules_of(state.ruleset))
+    return pass_request(state.observation(seat), request_id, game_number, time_ms, game_part(state.ruleset)[1])
 
 
 class AnswerError(ValueError):

@@ -235,7 +235,7 @@ def referee_corpus() -> list[bytes]:
         while not state.is_over:
             seat = state.to_act
             obs = state.observation(seat)
-            rules = wire.rules_of(state.ruleset)
+            rules = wire.game_part(state.ruleset)[1]
             if state.phase is Phase.PLAY and rng.random() < 0.3:
                 lines.append(codec.encode(wire.play_request(state, state.play_view(), 7, 1, 1000)))
             elif state.phase is Phase.PASS:
