@@ -1,11 +1,11 @@
 """Optional compiled build of the rules core; everything else is configured in pyproject.toml.
 
 A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core and
-the referee's per-decision path between it and the bots (`COMPILED`: `wire.py` builds the messages, `game_loop.py`
-plays the loop, `projection.py` decides what each seat sees; the transport `bots/lines.py`, `polling.py`,
-`process.py`, the conversation `bots/seat.py`, the replay `writer.py` and `match.py`) are compiled with mypyc from
-the same source, for speed. Classes that other code reads as plain data or subclasses from a builtin stay in
-modules of their own that are not compiled (`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
+the referee's per-decision path between it and the bots (`COMPILED`: `wire.py` and `wire_requests.py` build the
+messages, `game_loop.py` plays the loop, `projection.py` decides what each seat sees; the transport `bots/lines.py`,
+`polling.py`, `process.py`, the conversation `bots/seat.py`, the replay `writer.py` and `match.py`) are compiled
+with mypyc from the same source, for speed. Classes that other code reads as plain data or subclasses from a builtin
+stay in modules of their own that are not compiled (`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
 
     pip install mypy msgspec "setuptools>=77" wheel && KIERKI_MYPYC=1 pip install --no-build-isolation .
 
@@ -38,6 +38,7 @@ COMPILED = [
     "referee/rules/observation.py",
     "referee/rules/projection.py",
     "referee/wire.py",
+    "referee/wire_requests.py",
     "referee/game_loop.py",
     "referee/bots/lines.py",
     "referee/bots/polling.py",

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from protocol import codec
 from protocol import messages as m
-from referee import wire
+from referee import wire, wire_requests
 from referee.bots import reaper
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
@@ -238,7 +238,7 @@ class Match:
         number = config.first_game + game_number - 1
         state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
-        requests = wire.RequestLines(game_number)
+        requests = wire_requests.RequestLines(game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
@@ -322,7 +322,7 @@ class Match:
                     seat.queue_encoded(line)
 
     def _decide(
-        self, state: GameState, game_number: int, writer: ReplayWriter, requests: wire.RequestLines
+        self, state: GameState, game_number: int, writer: ReplayWriter, requests: wire_requests.RequestLines
     ) -> list[Event]:
         """Make the decision of the seat to act (its bot's answer, or the fallback); return the events it caused."""
         index = state.to_act
@@ -369,7 +369,7 @@ class Match:
             if not seat.forfeited and not state.observation(index).passed:
                 request_id = seat.new_id()
                 time_ms = int(seat.deadline_s() * 1000)
-                asks.append((seat, wire.pass_request_for(state, index, request_id, game_number, time_ms)))
+                asks.append((seat, wire_requests.pass_request_for(state, index, request_id, game_number, time_ms)))
         for (seat, request), reply in zip(asks, converse_all(asks), strict=True):
             self._passes[seat.seat] = (request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request)
 

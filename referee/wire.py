@@ -1,19 +1,16 @@
 """Between the rules core and the wire: observations and events become protocol messages, answers become actions.
 
-This is the only module that knows both sides, and it keeps no state of any game: its tables are memos of
-immutable message parts (each card's play, a trick's (seat, card) parts, the names of a suit's cards in a mask), and
-what it remembers of a game's finished tricks, to encode them once, is that game's `RequestLines`. Each request is
-built from one seat's view (its ``Observation``, or for a card its ``PlayView``) and each event message from one
-seat's view of a core event (``projection.project``), so a message can only ever carry what that seat may know;
-this module never decides visibility itself.
+With ``wire_requests`` (the requests, built from the parts named here) it is the only module that knows both
+sides, and it keeps no state of any game: its tables are memos of immutable message parts (each card's play, a
+trick's (seat, card) parts, the names of a suit's cards in a mask). Each event message is built from one seat's view
+of a core event (``projection.project``), so a message can only ever carry what that seat may know; this module
+never decides visibility itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Final, cast
-
-import msgspec
 
 from protocol import codec
 from protocol import messages as m
@@ -29,9 +26,7 @@ from referee.rules import (
     GameState,
     LotteryPassed,
     MoonOption,
-    Observation,
     PassCards,
-    Phase,
     PlayCard,
     PlayerOut,
     TrickView,
@@ -42,7 +37,6 @@ from referee.rules.cards import (
     CLUBS,
     DIAMONDS,
     HEARTS,
-    RANK_LETTERS,
     SPADES,
     SUIT_LETTERS,
     SUIT_MASKS,
@@ -55,33 +49,19 @@ from referee.rules.cards import (
     sort_for_display,
     trump_name,
 )
-from referee.rules.observation import PlayView
 from referee.rules.points import point_values
 from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
 
-# The module's names read on every decision are Final: in the compiled build each is then a C static, not a lookup
-# in the module's dict (nor, for another module's name, a getattr on that module).
-_ENCODER: Final = msgspec.json.Encoder()  # parts of messages, encoded once (``codec.encode`` encodes whole lines)
-_ENCODE_LINE: Final = codec.encode
-_REPLACE: Final = msgspec.structs.replace
-_RAW: Final = msgspec.Raw
-_PLAY_REQUEST: Final = m.PlayRequest
-_CURRENT_TRICK: Final = m.CurrentTrick
-_SCORES: Final = m.Scores
-_LOTTERY: Final = DealKind.LOTTERY  # (enum members too: not looked up on their class)
-_PLAY: Final = Phase.PLAY
-
-
 # A deal kind's name on the wire, for every request: ``kind.value`` is a property of ``enum`` that runs as Python
 # code even in the compiled build (about 0.15 µs against 0.02 for this lookup).
-_KIND_NAMES: Final[dict[DealKind, m.DealKind]] = {kind: kind.value for kind in DealKind}
+KIND_NAMES: Final[dict[DealKind, m.DealKind]] = {kind: kind.value for kind in DealKind}
 
 
 def suit_letter(suit: int | None) -> m.Suit | None:
     return None if suit is None else cast(m.Suit, SUIT_LETTERS[suit])
 
 
-def _trump_choice(suit: int | None) -> m.TrumpChoice:
+def trump_choice(suit: int | None) -> m.TrumpChoice:
     return cast(m.TrumpChoice, trump_name(suit))
 
 
@@ -98,7 +78,7 @@ def pass_direction(offset: int, players: int) -> m.PassDirection | None:
 _TRICK_CARDS: Final[dict[tuple[int, Card], m.TrickCard]] = {}  # (seat, card): its message part, made once
 
 
-def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]:
+def trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]:
     parts = _TRICK_CARDS
     try:
         return tuple([parts[play] for play in plays])
@@ -108,12 +88,12 @@ def _trick_cards(plays: tuple[tuple[int, Card], ...]) -> tuple[m.TrickCard, ...]
         return tuple([parts[play] for play in plays])
 
 
-def _completed(trick: TrickView) -> m.CompletedTrick:
-    cards = _trick_cards(trick.plays)
+def completed_trick(trick: TrickView) -> m.CompletedTrick:
+    cards = trick_cards(trick.plays)
     return m.CompletedTrick(number=trick.number, leader=trick.leader, cards=cards, winner=trick.winner)
 
 
-def _columns(columns: tuple[tuple[int, int] | None, ...]) -> m.LotteryColumns:
+def lottery_columns(columns: tuple[tuple[int, int] | None, ...]) -> m.LotteryColumns:
     spans: list[tuple[str, str] | None] = []
     for suit, column in enumerate(columns):
         if column is None:
@@ -153,154 +133,6 @@ def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
     return tuple(card_name(c) for c in sort_for_display(values))
 
 
-def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
-    """The play request of the seat to act, from its ``PlayView`` (no observation needed)."""
-    tricks = tuple([_completed(trick) for trick in view.tricks])
-    return _play_request(view, request_id, game_number, time_ms, tricks)
-
-
-def _play_request(
-    view: PlayView, request_id: int, game_number: int, time_ms: int, tricks: tuple[m.CompletedTrick, ...]
-) -> m.PlayRequest:
-    lottery = view.kind is _LOTTERY
-    start = view.lottery_start_rank
-    # two decks: a card held twice is named twice
-    hand = cards(card_list(view.hand) + card_list(view.hand_doubles)) if view.hand_doubles else mask_names(view.hand)
-    deal_scores, totals = view.deal_scores, view.totals
-    return _PLAY_REQUEST(
-        id=request_id,
-        game_number=game_number,
-        deal=view.deal,
-        kind=_KIND_NAMES[view.kind],
-        hand=hand,
-        legal=mask_names(view.legal),
-        trump=suit_letter(view.trump),
-        trick=None if lottery else _CURRENT_TRICK(leader=view.trick_leader, cards=_trick_cards(view.trick)),
-        tricks=tricks,
-        lottery=m.LotteryState(
-            start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
-            columns=_columns(view.lottery_columns),
-        )
-        if lottery
-        else None,
-        scores=_SCORES(deal=deal_scores, total=totals, totals=totals),
-        time_ms=time_ms,
-    )
-
-
-def pass_request(obs: Observation, request_id: int, game_number: int, time_ms: int) -> m.PassRequest:
-    direction = pass_direction(obs.pass_offset, obs.players)
-    assert direction is not None, "a pass is only requested in a deal with passing"
-    return m.PassRequest(
-        id=request_id,
-        game_number=game_number,
-        deal=obs.deal,
-        direction=direction,
-        to=(obs.seat + obs.pass_offset) % obs.players,
-        count=3,
-        hand=cards(obs.hand),
-        time_ms=time_ms,
-    )
-
-
-def trump_request(
-    obs: Observation, choices: list[int | None], request_id: int, game_number: int, time_ms: int
-) -> m.TrumpRequest:
-    return m.TrumpRequest(
-        id=request_id,
-        game_number=game_number,
-        deal=obs.deal,
-        cards=tuple(card_name(c) for c in obs.hand),  # dealing order: it is what the dealer saw
-        choices=tuple(_trump_choice(s) for s in choices),
-        time_ms=time_ms,
-    )
-
-
-def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: int) -> m.MoonRequest:
-    assert obs.moon_options is not None
-    return m.MoonRequest(
-        id=request_id,
-        game_number=game_number,
-        deal=obs.deal,
-        options=m.MoonOptions(self_=obs.moon_options[MoonOption.SELF], others=obs.moon_options[MoonOption.OTHERS]),
-        time_ms=time_ms,
-        seat=obs.seat,
-    )
-
-
-def request_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
-    """The request for the decision ``state`` waits for, built from what the seat to act may know (its
-    ``PlayView`` for a card, its ``Observation`` otherwise)."""
-    if state.phase is _PLAY:
-        return play_request(state.play_view(), request_id, game_number, time_ms)
-    return _other_request(state, request_id, game_number, time_ms)
-
-
-class RequestLines:
-    """One game's requests with their lines, ``codec.encode`` of each byte for byte: the referee's hottest path.
-
-    Every request of a deal repeats the deal's finished tricks, most of a late request's bytes. This keeps, for the
-    deal being played, each finished trick's message and JSON (made once), and puts the JSON into each play
-    request's line as ``msgspec.Raw`` instead of encoding the tricks anew. One per game (a match makes it); it
-    holds nothing but those tricks, and checks them by identity against each request's views, so a view it did
-    not make them from (a new deal) starts them afresh.
-    """
-
-    __slots__ = ("_array", "_game_number", "_messages", "_views")
-
-    def __init__(self, game_number: int) -> None:
-        self._game_number = game_number
-        self._views: list[TrickView] = []  # the deal's finished tricks that the messages below were made from
-        self._messages: tuple[m.CompletedTrick, ...] = ()
-        self._array = b"[]"  # the messages as the JSON array a request carries
-
-    def line_for(self, state: GameState, request_id: int, time_ms: int) -> tuple[m.Request, bytes]:
-        """``request_for`` of the decision ``state`` waits for, and its line."""
-        if state.phase is not _PLAY:
-            request = _other_request(state, request_id, self._game_number, time_ms)
-            return request, _ENCODE_LINE(request)
-        view = state.play_view()
-        tricks = self._finished(view.tricks)
-        request = _play_request(view, request_id, self._game_number, time_ms, tricks)
-        if not tricks:
-            return request, _ENCODE_LINE(request)
-        return request, _ENCODE_LINE(_REPLACE(request, tricks=_RAW(self._array)))
-
-    def _finished(self, tricks: tuple[TrickView, ...]) -> tuple[m.CompletedTrick, ...]:
-        """The messages of ``tricks``, a deal's finished tricks in order, made for those not seen before."""
-        views = self._views
-        known = len(views)
-        # A deal's views only grow, so the last one known, at its place, vouches for those before it.
-        if known > len(tricks) or (known and views[-1] is not tricks[known - 1]):
-            views.clear()
-            self._messages, self._array, known = (), b"[]", 0
-        if known < len(tricks):
-            new = tricks[known:]
-            views.extend(new)
-            made = [_completed(trick) for trick in new]
-            self._messages = (*self._messages, *made)
-            parts = b",".join([_ENCODER.encode(message) for message in made])
-            self._array = self._array[:-1] + (b"," if known else b"") + parts + b"]"
-        return self._messages
-
-
-def _other_request(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
-    phase = state.phase
-    obs = state.observation(state.to_act)
-    if phase is Phase.PASS:
-        return pass_request(obs, request_id, game_number, time_ms)
-    if phase is Phase.TRUMP:
-        return trump_request(obs, state.trump_choices(), request_id, game_number, time_ms)
-    return moon_request(obs, request_id, game_number, time_ms)
-
-
-def pass_request_for(state: GameState, seat: int, request_id: int, game_number: int, time_ms: int) -> m.PassRequest:
-    """The pass request of ``seat`` while the deal's passes are collected, whether or not it is its turn yet
-    (what a seat passes depends on its own hand alone, so the request is the one its turn would bring)."""
-    assert state.phase is Phase.PASS
-    return pass_request(state.observation(seat), request_id, game_number, time_ms)
-
-
 class AnswerError(ValueError):
     """An answer of the right type whose content is not a choice (a card name that cannot be parsed)."""
 
@@ -333,7 +165,7 @@ def to_answer(action: Action, request_id: int) -> m.BotMessage:
     if isinstance(action, PassCards):
         return m.PassAnswer(id=request_id, cards=tuple(card_name(c) for c in action.cards))
     if isinstance(action, ChooseTrump):
-        return m.TrumpAnswer(id=request_id, suit=_trump_choice(action.suit))
+        return m.TrumpAnswer(id=request_id, suit=trump_choice(action.suit))
     return m.MoonAnswer(id=request_id, choice=action.option.value)
 
 
@@ -375,14 +207,14 @@ def event_message(view: SeatEvent, players: int, game_number: int) -> m.Event | 
             deal=view.deal,
             number=view.number,
             leader=view.leader,
-            cards=_trick_cards(view.plays),
+            cards=trick_cards(view.plays),
             winner=view.winner,
         )
     if isinstance(view, HandDealt):
         return m.DealEvent(
             game_number=game_number,
             deal=view.deal,
-            kind=_KIND_NAMES[view.kind],
+            kind=KIND_NAMES[view.kind],
             dealer=view.dealer,
             hand=cards(view.hand),
             trump=suit_letter(view.trump),

@@ -35,7 +35,7 @@ from referee.checkbot import (
     walk,
 )
 from referee.rules import Action, GameState
-from referee.wire import request_for
+from referee.wire_requests import request_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"

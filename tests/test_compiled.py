@@ -34,6 +34,7 @@ COMPILED_TESTS = (  # the tests of the compiled modules, run again against the c
     "test_wire.py",
     "test_projection.py",
     "test_observation.py",
+    "test_request_complete.py",
     # the transport, the seat's conversation, the replay writer and the match loop (compiled since issue 14)
     "test_lines.py",
     "test_process.py",

@@ -304,3 +304,26 @@ def test_the_backlog_is_counted_from_a_bounded_tail_of_megabytes_sent() -> None:
         bot.unread += per_batch * len(event) + len(codec.encode(request))
         reply = seat.converse(request)
     assert reply.backlog == 5 * per_batch + 4  # every line but the last request, the 4 earlier requests included
+
+
+def test_every_request_names_the_seat_its_bot_holds_in_that_game(tmp_path: Path) -> None:
+    """With seats rotated between games, each request's seat is the one its game_start gave that bot."""
+    ruleset = Ruleset.create("hearts", None, {"target": 20})
+    bots = [ScriptedBot(first_legal) for _ in range(4)]
+    config = MatchConfig(
+        ruleset=ruleset,
+        bots=tuple(BotSpec(("scripted",)) for _ in bots),
+        out_dir=tmp_path,
+        seed="4",
+        games=2,
+        rotate=True,
+    )
+    Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
+    for bot in bots:
+        seats: list[int] = []
+        for message in bot.received:
+            if isinstance(message, m.GameStartEvent):
+                seats.append(message.seat)
+            elif isinstance(message, m.PassRequest | m.PlayRequest):
+                assert message.seat == seats[-1] and message.game == "hearts" and message.rules == ruleset.options()
+        assert len(seats) == 2 and seats[0] != seats[1]

@@ -13,7 +13,7 @@ from rules_helpers import random_action
 
 from protocol import codec
 from protocol import messages as m
-from referee import wire
+from referee import wire, wire_requests
 from referee.rules import DealEnded, DealKind, GameState, Ruleset
 
 PROTOCOL_MD = Path(__file__).resolve().parents[1] / "PROTOCOL.md"
@@ -95,7 +95,7 @@ def test_play_scores_carry_totals_under_both_names_and_moon_names_its_seat() -> 
     rng = random.Random(2)
     seen_play = seen_moon = False
     while not state.is_over and not (seen_play and seen_moon):
-        request = wire.request_for(state, 1, 1, 1000) if state.to_act >= 0 else None
+        request = wire_requests.request_for(state, 1, 1, 1000) if state.to_act >= 0 else None
         if isinstance(request, m.PlayRequest):
             assert request.scores.totals == request.scores.total
             seen_play = True

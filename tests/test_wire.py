@@ -9,7 +9,7 @@ from rules_helpers import cards, names, new_state
 
 from protocol import codec
 from protocol import messages as m
-from referee import wire
+from referee import wire, wire_requests
 from referee.game_loop import SeatMessages
 from referee.rules import (
     CardPlayed,
@@ -135,11 +135,11 @@ def test_request_lines_and_seat_lines_are_the_encodings_of_their_messages() -> N
     for game, players, seed in (("kierki", None, 3), ("kierki3", None, 4), ("hearts", None, 5), ("cancellation", 7, 6)):
         state = GameState(Ruleset.create(game, players, None), seed=seed)
         seat_messages = SeatMessages(state.players, 3)
-        request_lines = wire.RequestLines(3)
+        request_lines = wire_requests.RequestLines(3)
         _check_seat_lines(seat_messages, state.events)
         while not state.is_over:
             request, line = request_lines.line_for(state, requests + 1, 900)
-            assert request == wire.request_for(state, requests + 1, 3, 900)
+            assert request == wire_requests.request_for(state, requests + 1, 3, 900)
             assert line == codec.encode(request)
             if isinstance(request, m.PlayRequest):  # the cached finished tricks, against ones made from scratch
                 assert request.tricks == tuple(_completed(t) for t in state.observation(state.to_act).tricks)

@@ -192,7 +192,7 @@ class BotSeat:
         """Send queued events and ``request``, and wait for its answer.
 
         ``timeout_s`` replaces the decision's deadline (the handshake's start-up time; such a wait is not charged
-        to the clock). ``line`` is the request as sent, when the caller has it already (``wire.RequestLines``)
+        to the clock). ``line`` is the request as sent, when the caller has it already (``wire_requests.RequestLines``)
         or when it is not ``codec.encode(request)`` (check-bot adds an unknown field). A match stops at the first
         broken line (a fault); ``read_on`` reads on past broken lines to the answer or the deadline, so that a
         check can report each one and still judge the answer. After a deadline passed with no line at all,

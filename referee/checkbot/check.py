@@ -15,7 +15,7 @@ from typing import Final
 
 from protocol import codec
 from protocol import messages as m
-from referee import wire
+from referee import wire, wire_requests
 from referee.bots.process import BotProcess, BotStartError
 from referee.bots.sandbox import SandboxError
 from referee.bots.seat import Transport
@@ -208,7 +208,7 @@ class _GameCheck:
 
     def decide(self, run: Run, state: GameState, *, named: bool) -> Action | None:
         """Ask the bot for the decision of ``state``; return its action when legal, else None (the fallback)."""
-        request = wire.request_for(state, run.seat.new_id(), GAME_NUMBER, self.options.time.move_ms)
+        request = wire_requests.request_for(state, run.seat.new_id(), GAME_NUMBER, self.options.time.move_ms)
         line: bytes | None = None
         unknown = self.asked == 1 and not self.unknown_sent
         if unknown:  # the second request: after an unknown message type, and with an unknown field

@@ -9,6 +9,7 @@ data: a table is read and changed field by field by those functions, and copied 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from referee.rules import kierki_scoring
 from referee.rules.cards import Card, Suit, card_list, mask_of
@@ -44,6 +45,44 @@ class TrickView:
     deal: int = 0
 
 
+TABLE_FIELDS: Final = (
+    "columns",
+    "dealer",
+    "dealt",
+    "doubles",
+    "event",
+    "exchanged",
+    "finished",
+    "flags",
+    "hands",
+    "hearts_broken",
+    "kind",
+    "kitty",
+    "leader",
+    "legal",
+    "lottery",
+    "moon",
+    "number",
+    "pass_offset",
+    "passes",
+    "penalty",
+    "pending",
+    "phase",
+    "playable",
+    "plays",
+    "scores",
+    "shooter",
+    "start_rank",
+    "taken",
+    "to_act",
+    "trick_number",
+    "trick_views",
+    "trump",
+    "unviewed",
+)
+"""Every field of a `Table` (its ``__slots__``; the compiled build keeps no ``__slots__`` attribute to read)."""
+
+
 class Table:
     """One deal in progress: the hands, the trick, the scores so far, and whose turn it is.
 
@@ -51,41 +90,7 @@ class Table:
     Cards are masks where the rules test them (``hands``, ``legal``), tuples where their order is shown.
     """
 
-    __slots__ = (
-        "columns",
-        "dealer",
-        "dealt",
-        "doubles",
-        "event",
-        "exchanged",
-        "finished",
-        "flags",
-        "hands",
-        "hearts_broken",
-        "kind",
-        "kitty",
-        "leader",
-        "legal",
-        "lottery",
-        "moon",
-        "number",
-        "pass_offset",
-        "passes",
-        "penalty",
-        "pending",
-        "phase",
-        "playable",
-        "plays",
-        "scores",
-        "shooter",
-        "start_rank",
-        "taken",
-        "to_act",
-        "trick_number",
-        "trick_views",
-        "trump",
-        "unviewed",
-    )
+    __slots__ = TABLE_FIELDS
 
     def __init__(
         self,
