@@ -98,14 +98,17 @@ class MatchConfig(msgspec.Struct, frozen=True):
 Progress = Callable[[int, int, GameEnded], None]  # game number, games, how it ended
 
 
-SAMPLE_BOTS = ("heuristic", "random")
+SAMPLE_BOTS = ("heuristic", "random", "montecarlo")
 
 
 def sample_bot_command(name: str) -> BotSpec:
-    """A sample bot from ``sample_bots/``, run with this Python."""
+    """A sample bot from ``sample_bots/``, run with this Python: the file ``NAME.py``, or the package ``NAME``
+    without its ``_bot`` (``montecarlo_bot``: ``sample_bots/montecarlo/__main__.py``)."""
     import sample_bots
 
-    path = Path(sample_bots.__file__).parent / f"{name}.py"
+    folder = Path(sample_bots.__file__).parent
+    package = folder / name.removesuffix("_bot") / "__main__.py"
+    path = package if package.is_file() else folder / f"{name}.py"
     return BotSpec((sys.executable, str(path)))
 
 

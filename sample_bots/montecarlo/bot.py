@@ -1,0 +1,209 @@
+"""The Monte Carlo bot: every decision searched over sampled worlds within a time budget.
+
+- **play**: every legal card is tried in each sampled world (``worlds``) and the deal played out by the rollout
+  policy (``rollout``); the card with the best total margin over the same worlds is played (``search``).
+- **pass** (Hearts, Cancellation): the rule of thumb's pass and the other threes of its five most dangerous cards
+  (``passing``), each played out from the same deals after the pass.
+- **trump** (Kierki trump deals, the dealer seeing its first 5 or 6 cards): each suit it may name, played out from
+  the same deals of the rest of the cards.
+- **moon**: no search is needed, the totals say it: take the option that ends the game while this seat leads, never
+  one that ends it while another leads, otherwise the one that brings the end nearer when leading (``choose_moon``).
+
+The budget is a quarter of each request's ``time_ms`` unless ``--budget-ms`` says otherwise, never more than 80%
+of it and always 100 ms short of it; ``--playouts N`` caps the playouts per decision (with ``--seed``, a
+repeatable bot for tests). A decision that fails for any reason is answered by the rule of thumb, and logged.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Final
+
+import referee.rules as rules
+from protocol import messages as m
+from sample_bots.montecarlo import worlds
+from sample_bots.montecarlo._library import Bot
+from sample_bots.montecarlo.knowledge import SUITS, Table, cards, pass_offset, suit_of
+from sample_bots.montecarlo.passing import candidate_passes, rule_of_thumb_pass
+from sample_bots.montecarlo.rollout import Rollout, forced_first
+from sample_bots.montecarlo.search import Budget, Tally, margin, search
+
+KIERKI_GAMES: Final = ("kierki", "kierki3")
+
+
+class MonteCarloBot(Bot):
+    name = "montecarlo"
+    version = "1.0"
+
+    def __init__(
+        self,
+        *,
+        budget_ms: int | None = None,
+        playouts: int | None = None,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.budget_ms = budget_ms
+        self.playouts = playouts
+        self.rng = random.Random(seed)
+        self.verbose = verbose
+        self.table = Table()
+
+    # --- what the seat sees ------------------------------------------------------------------------------------
+
+    def on_hello(self, request: m.HelloRequest) -> None:
+        self.table.on_hello(request)
+
+    def on_event(self, message: object) -> None:
+        self.table.on_event(message)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.table.game in KIERKI_GAMES
+
+    def _budget(self, time_ms: int) -> Budget:
+        return Budget(time_ms, self.budget_ms, self.playouts)
+
+    def _report(self, what: str, tally: Tally[object], budget: Budget) -> None:
+        if self.verbose:
+            print(
+                f"montecarlo: {what}: {tally.worlds} worlds, {tally.playouts} playouts, "
+                f"{tally.failed_worlds} failed, {budget.elapsed_ms():.0f} ms",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _guarded(self, what: str, decide: Callable[[], str], fallback: Callable[[], str]) -> str:
+        try:
+            return decide()
+        except Exception:
+            print(f"montecarlo: {what} failed, answering by rule of thumb:\n{traceback.format_exc()}", file=sys.stderr)
+            return fallback()
+
+    # --- decisions ---------------------------------------------------------------------------------------------
+
+    def play(self, request: m.PlayRequest) -> str:
+        if len(request.legal) == 1:
+            return request.legal[0]
+        return self._guarded("play", lambda: self._play(request), lambda: request.legal[0])
+
+    def _play(self, request: m.PlayRequest) -> str:
+        budget = self._budget(request.time_ms)
+        table = self.table
+        seen = table.observation(request)
+        ruleset = table.ruleset
+        seat = seen.seat
+        higher = self.higher_is_better
+        rollout = Rollout(ruleset, seen.kind, seen.trump, seen.trick)
+        sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
+
+        def trial(rng: random.Random) -> Callable[[int], float] | None:
+            try:
+                world = sample(ruleset, seen, rng)
+            except (worlds.NoWorld, rules.SampleError):
+                return None
+
+            def score(choice: int) -> float:
+                return margin(rules.playout(world, rng, forced_first(choice, rollout)), seat, higher)
+
+            return score
+
+        legal = list(seen.legal)
+        tally = search(legal, trial, budget, self.rng)
+        self._report(f"play {request.deal}/{len(request.tricks) + 1}", tally, budget)  # type: ignore[arg-type]
+        return rules.card_name(tally.best())
+
+    def pass_cards(self, request: m.PassRequest) -> list[str]:
+        hand = list(cards(request.hand))
+        fallback = [rules.card_name(c) for c in rule_of_thumb_pass(hand, request.count)]
+        return self._guarded("pass", lambda: self._pass(request, hand), lambda: fallback)  # type: ignore[arg-type,return-value]
+
+    def _pass(self, request: m.PassRequest, hand: list[int]) -> list[str]:
+        budget = self._budget(request.time_ms)
+        table = self.table
+        ruleset = table.ruleset
+        seat = table.seat
+        offset = pass_offset(request.direction, ruleset.players)
+        dealer = table.deal.dealer
+        higher = self.higher_is_better
+        kind = rules.DealKind.CANCELLATION if ruleset.game is rules.Game.CANCELLATION else rules.DealKind.HEARTS
+        unseen = [c for c in worlds.deck(ruleset.game) if c not in hand] if kind is rules.DealKind.HEARTS else []
+
+        def trial(rng: random.Random) -> Callable[[tuple[int, ...]], float] | None:
+            seed = rng.getrandbits(64)
+            received = rule_of_thumb_pass(rng.sample(unseen, len(hand)), request.count) if unseen else []
+
+            def score(mine: tuple[int, ...]) -> float:
+                world_rng = random.Random(seed)
+                try:
+                    if kind is rules.DealKind.HEARTS:
+                        world = worlds.hearts_after_pass(
+                            ruleset, seat, request.deal, dealer, offset, hand, mine, received, world_rng
+                        )
+                    else:
+                        world = worlds.cancellation_after_pass(
+                            ruleset, seat, dealer, offset, hand, table.deal.kitty_size, mine, world_rng
+                        )
+                except (worlds.NoWorld, rules.SampleError):
+                    return 0.0
+                rollout = Rollout(ruleset, kind, None, world.play_view().trick)
+                return margin(rules.playout(world, world_rng, rollout), seat, higher)
+
+            return score
+
+        tally = search(candidate_passes(hand, request.count), trial, budget, self.rng)
+        self._report(f"pass {request.deal}", tally, budget)  # type: ignore[arg-type]
+        return [rules.card_name(c) for c in tally.best()]
+
+    def trump(self, request: m.TrumpRequest) -> str | None:
+        seen = cards(request.cards)
+        in_suit = {s: [c >> 2 for c in seen if c & 3 == SUITS.index(s)] for s in SUITS}
+        ordered = sorted(
+            request.choices, key=lambda s: (len(in_suit.get(s, [])), sum(in_suit.get(s, []))), reverse=True
+        )
+        first = ordered[0]
+        answer = self._guarded("trump", lambda: self._trump(request, seen, ordered), lambda: first)
+        return None if answer == "NT" else answer
+
+    def _trump(self, request: m.TrumpRequest, seen: tuple[int, ...], ordered: list[str]) -> str:
+        budget = self._budget(request.time_ms)
+        table = self.table
+        ruleset = table.ruleset
+        seat = table.seat
+        higher = self.higher_is_better
+
+        def trial(rng: random.Random) -> Callable[[str], float] | None:
+            seed = rng.getrandbits(64)
+
+            def score(letter: str) -> float:
+                suit = suit_of(letter)
+                world_rng = random.Random(seed)
+                world = worlds.trump_deal(ruleset, seat, request.deal, seen, suit, world_rng)
+                rollout = Rollout(ruleset, rules.DealKind.TRUMP, suit)
+                return margin(rules.playout(world, world_rng, rollout), seat, higher)
+
+            return score
+
+        tally = search(ordered, trial, budget, self.rng)
+        self._report(f"trump {request.deal}", tally, budget)  # type: ignore[arg-type]
+        return tally.best()
+
+    def moon(self, request: m.MoonRequest) -> str:
+        seat = request.seat if request.seat is not None else self.table.seat
+        return choose_moon(request.options.self_, request.options.others, seat, self.table.ruleset.target)
+
+
+def choose_moon(own: tuple[int, ...], others: tuple[int, ...], seat: int, target: int) -> str:
+    """Lowest total wins. Either option moves this seat the moon's value against every other, so what differs is
+    whether the game ends: end it while leading, never while behind; otherwise, leading, bring the end nearer."""
+
+    def lead(totals: tuple[int, ...]) -> int:  # below 0: this seat is ahead of every other
+        return totals[seat] - min(t for s, t in enumerate(totals) if s != seat)
+
+    if max(others) >= target:
+        return "others" if lead(others) < 0 else "self"
+    return "others" if lead(own) < 0 else "self"
+
