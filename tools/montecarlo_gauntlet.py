@@ -82,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("game", nargs="?", choices=sorted(PLAYERS), help="the game to run a gauntlet of")
     parser.add_argument("--sets", type=int, default=20)
+    parser.add_argument(
+        "--command",
+        default="sample:montecarlo",
+        help="the candidate's command (default sample:montecarlo; e.g. a frozen copy of the bot while you edit it)",
+    )
     parser.add_argument("--seed", default=None, help="the tournament's seed (default: the tournament's own)")
     parser.add_argument("--out", type=Path, help="the tournament's folder")
     parser.add_argument("--report", type=Path, nargs="+", metavar="DIR", help="only report these results folders")
@@ -99,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             "gauntlet",
             "--candidate",
             CANDIDATE,
-            f"{CANDIDATE}=sample:montecarlo",
+            f"{CANDIDATE}={args.command}",
             f"{FIELD}=sample:heuristic",
             "--game",
             args.game,
