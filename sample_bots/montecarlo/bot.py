@@ -51,6 +51,7 @@ class MonteCarloBot(Bot):
         self.rng = random.Random(seed)
         self.verbose = verbose
         self.table = Table()
+        self.last: Tally[object] | None = None  # the last decision's search, for tests and --verbose
 
     # --- what the seat sees ------------------------------------------------------------------------------------
 
@@ -68,6 +69,7 @@ class MonteCarloBot(Bot):
         return Budget(time_ms, self.budget_ms, self.playouts)
 
     def _report(self, what: str, tally: Tally[object], budget: Budget) -> None:
+        self.last = tally
         if self.verbose:
             print(
                 f"montecarlo: {what}: {tally.worlds} worlds, {tally.playouts} playouts, "
@@ -86,6 +88,7 @@ class MonteCarloBot(Bot):
     # --- decisions ---------------------------------------------------------------------------------------------
 
     def play(self, request: m.PlayRequest) -> str:
+        self.last = None
         if len(request.legal) == 1:
             return request.legal[0]
         return self._guarded("play", lambda: self._play(request), lambda: request.legal[0])

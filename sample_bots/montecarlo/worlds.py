@@ -30,6 +30,7 @@ SUIT_MASKS: Final = tuple(sum(1 << (rank * 4 + suit) for rank in range(13)) for 
 ALL_CARDS: Final = (1 << 52) - 1
 POINT_CARDS: Final = SUIT_MASKS[HEARTS] | 1 << QUEEN_OF_SPADES
 _DEAL_TRIES: Final = 30
+_KITTY_TRIES: Final = 200
 
 
 class NoWorld(Exception):
@@ -101,6 +102,28 @@ def _deal_within(pool: list[int], room: list[int], allowed: list[int], rng: rand
     raise NoWorld("the unseen cards would not fit the voids seen")
 
 
+def _points(cards: Sequence[int]) -> int:
+    return sum(1 if c & 3 == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 for c in cards)
+
+
+def _kitty(unseen: list[int], seen: rules.Observation, rng: random.Random) -> list[int]:
+    """The kitty's cards, drawn from ``unseen``. Once collected its points are known: the deal's scores less the
+    points of the tricks collected with it (every trick up to the last one that had a winner)."""
+    size = seen.kitty_size
+    if not size:
+        return []
+    won = [i for i, t in enumerate(seen.tricks) if t.winner is not None]
+    if not won:
+        return rng.sample(unseen, size)
+    collected = [c for t in seen.tricks[: won[-1] + 1] for _, c in t.plays]
+    wanted = sum(seen.deal_scores) - _points(collected)
+    for _ in range(_KITTY_TRIES):
+        kitty = rng.sample(unseen, size)
+        if _points(kitty) == wanted:
+            return kitty
+    raise NoWorld(f"no kitty of {size} unseen cards worth {wanted} points was drawn")
+
+
 def _replay_ruleset(ruleset: rules.Ruleset, offset: int) -> rules.Ruleset:
     """The ruleset whose first deal passes by ``offset`` (a replayed deal is always deal 1 of its game)."""
     passing = "none" if not offset else "left" if offset == 1 else "right"
@@ -127,13 +150,15 @@ def cancellation_play(ruleset: rules.Ruleset, seen: rules.Observation, rng: rand
         raise NoWorld("the cards seen are more than two decks hold")
     others = [s for s in range(n) if s != me]
     room = [seen.hand_sizes[s] - (pinned.total() if s == receiver and offset else 0) for s in others]
-    room.append(seen.kitty_size)
+    unseen = list(pool.elements())
+    kitty = _kitty(unseen, seen, rng)
+    for c in kitty:
+        unseen.remove(c)
     allowed = _allowed_cards(ruleset, seen)
-    dealt = _deal_within(list(pool.elements()), room, [allowed[s] for s in others] + [ALL_CARDS], rng)
+    dealt = _deal_within(unseen, room, [allowed[s] for s in others], rng)
     post = [list(seen.hand) + played_by[me]] * n
     for i, s in enumerate(others):
         post[s] = dealt[i] + played_by[s] + (list(pinned.elements()) if s == receiver and offset else [])
-    kitty = dealt[-1]
     sent: list[list[int]] = [[] for _ in range(n)]
     if offset:
         passer = (me - offset) % n
