@@ -100,16 +100,28 @@ def _voids(seen: Observation) -> dict[int, int]:
 def assert_consistent(world: GameState, real: GameState, seat: int) -> None:
     """The sampled world is one the seat cannot tell from the real game: same view, unseen cards only moved."""
     mine, theirs = world.observation(seat), real.observation(seat)
-    for name in ("hand", "hand_sizes", "trick", "legal", "deal_scores", "pass_offset", "trump", "hearts_broken",
-                 "lottery_start_rank", "lottery_columns", "lottery_finished", "to_act"):
+    for name in (
+        "hand",
+        "hand_sizes",
+        "trick",
+        "legal",
+        "deal_scores",
+        "pass_offset",
+        "trump",
+        "hearts_broken",
+        "lottery_start_rank",
+        "lottery_columns",
+        "lottery_finished",
+        "to_act",
+    ):
         assert getattr(mine, name) == getattr(theirs, name), name
     assert sorted(mine.passed) == sorted(theirs.passed) and sorted(mine.received) == sorted(theirs.received)
-    assert [(t.leader, t.plays, t.winner) for t in mine.tricks] == [(t.leader, t.plays, t.winner) for t in theirs.tricks]
+    assert [(t.leader, t.plays, t.winner) for t in mine.tricks] == [
+        (t.leader, t.plays, t.winner) for t in theirs.tricks
+    ]
     # The world's hands hold the real hands' cards and the real kitty's, in other places (the kitty is unseen).
     everyone = range(real.players)
-    assert not _multiset(world, everyone) - _multiset(real, everyone) - Counter(
-        _kitty_dealt(real)
-    )
+    assert not _multiset(world, everyone) - _multiset(real, everyone) - Counter(_kitty_dealt(real))
     for other, suits in _voids(theirs).items():
         assert not any(1 << card & suits for card in world.hand(other)), f"seat {other} holds a suit it showed void"
     if theirs.pass_offset and theirs.passed:
@@ -165,8 +177,7 @@ def _play_game(game: str, players: int, options: dict[str, object], seed: str, p
         if state.phase is Phase.PASS:
             while state.phase is Phase.PASS:  # the passes are exchanged once all are in, as the referee does
                 seat = state.to_act
-                request = wire.pass_request_for(state, seat, 7, 1, 1000)
-                cards = bots[seat].pass_cards(request)
+                cards = bots[seat].pass_cards(wire.pass_request_for(state, seat, 7, 1, 1000))
                 made.append(("pass", " ".join(cards)))
                 driver.apply(wire.to_action(m.PassAnswer(id=7, cards=tuple(cards))))
             continue
@@ -188,7 +199,9 @@ def _play_game(game: str, players: int, options: dict[str, object], seed: str, p
 
 
 @pytest.mark.parametrize(("game", "players", "options"), GAMES, ids=[g for g, _, _ in GAMES])
-def test_it_answers_every_decision_legally_within_its_playouts(game: str, players: int, options: dict[str, object]) -> None:
+def test_it_answers_every_decision_legally_within_its_playouts(
+    game: str, players: int, options: dict[str, object]
+) -> None:
     made = _play_game(game, players, options, "montecarlo-1", playouts=3)
     phases = Counter(phase for phase, _ in made)
     assert phases["PlayRequest"] > 0
@@ -226,4 +239,3 @@ def test_sample_montecarlo_names_the_package() -> None:
 
 def test_check_bot_passes_it() -> None:
     assert_all_pass(run_check(python_bot(MAIN, "--playouts", "8", "--seed", "1")))
-

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a file (sample:montecarlo): make the package importable by its name
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sample_bots.montecarlo._library import run  # noqa: E402
-from sample_bots.montecarlo.bot import MonteCarloBot  # noqa: E402
+from sample_bots.montecarlo._library import run
+from sample_bots.montecarlo.bot import MonteCarloBot
 
 
 def positive(text: str) -> int:
@@ -38,10 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="one line per decision on stderr: worlds, playouts, ms")
     args = parser.parse_args(argv)
     bot = MonteCarloBot(budget_ms=args.budget_ms, playouts=args.playouts, seed=args.seed, verbose=args.verbose)
-    try:
+    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):  # the referee went away, or Ctrl-C
         run(bot)
-    except (BrokenPipeError, KeyboardInterrupt):
-        pass
     return 0
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import random
 import sys
 import traceback
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar
 
 import referee.rules as rules
 from protocol import messages as m
@@ -32,6 +32,7 @@ from sample_bots.montecarlo.rollout import Rollout, forced_first
 from sample_bots.montecarlo.search import Budget, Tally, margin, search
 
 KIERKI_GAMES: Final = ("kierki", "kierki3")
+Answer = TypeVar("Answer")
 
 
 class MonteCarloBot(Bot):
@@ -51,7 +52,7 @@ class MonteCarloBot(Bot):
         self.rng = random.Random(seed)
         self.verbose = verbose
         self.table = Table()
-        self.last: Tally[object] | None = None  # the last decision's search, for tests and --verbose
+        self.last: Tally[Any] | None = None  # the last decision's search, for tests and --verbose
 
     # --- what the seat sees ------------------------------------------------------------------------------------
 
@@ -68,7 +69,7 @@ class MonteCarloBot(Bot):
     def _budget(self, time_ms: int) -> Budget:
         return Budget(time_ms, self.budget_ms, self.playouts)
 
-    def _report(self, what: str, tally: Tally[object], budget: Budget) -> None:
+    def _report(self, what: str, tally: Tally[Any], budget: Budget) -> None:
         self.last = tally
         if self.verbose:
             print(
@@ -78,7 +79,7 @@ class MonteCarloBot(Bot):
                 flush=True,
             )
 
-    def _guarded(self, what: str, decide: Callable[[], str], fallback: Callable[[], str]) -> str:
+    def _guarded(self, what: str, decide: Callable[[], Answer], fallback: Callable[[], Answer]) -> Answer:
         try:
             return decide()
         except Exception:
@@ -116,13 +117,13 @@ class MonteCarloBot(Bot):
 
         legal = list(seen.legal)
         tally = search(legal, trial, budget, self.rng)
-        self._report(f"play {request.deal}/{len(request.tricks) + 1}", tally, budget)  # type: ignore[arg-type]
+        self._report(f"play {request.deal}/{len(request.tricks) + 1}", tally, budget)
         return rules.card_name(tally.best())
 
     def pass_cards(self, request: m.PassRequest) -> list[str]:
         hand = list(cards(request.hand))
         fallback = [rules.card_name(c) for c in rule_of_thumb_pass(hand, request.count)]
-        return self._guarded("pass", lambda: self._pass(request, hand), lambda: fallback)  # type: ignore[arg-type,return-value]
+        return self._guarded("pass", lambda: self._pass(request, hand), lambda: fallback)
 
     def _pass(self, request: m.PassRequest, hand: list[int]) -> list[str]:
         budget = self._budget(request.time_ms)
@@ -158,7 +159,7 @@ class MonteCarloBot(Bot):
             return score
 
         tally = search(candidate_passes(hand, request.count), trial, budget, self.rng)
-        self._report(f"pass {request.deal}", tally, budget)  # type: ignore[arg-type]
+        self._report(f"pass {request.deal}", tally, budget)
         return [rules.card_name(c) for c in tally.best()]
 
     def trump(self, request: m.TrumpRequest) -> str | None:
@@ -171,7 +172,7 @@ class MonteCarloBot(Bot):
         answer = self._guarded("trump", lambda: self._trump(request, seen, ordered), lambda: first)
         return None if answer == "NT" else answer
 
-    def _trump(self, request: m.TrumpRequest, seen: tuple[int, ...], ordered: list[str]) -> str:
+    def _trump(self, request: m.TrumpRequest, seen: tuple[int, ...], ordered: Sequence[str]) -> str:
         budget = self._budget(request.time_ms)
         table = self.table
         ruleset = table.ruleset
@@ -191,7 +192,7 @@ class MonteCarloBot(Bot):
             return score
 
         tally = search(ordered, trial, budget, self.rng)
-        self._report(f"trump {request.deal}", tally, budget)  # type: ignore[arg-type]
+        self._report(f"trump {request.deal}", tally, budget)
         return tally.best()
 
     def moon(self, request: m.MoonRequest) -> str:
@@ -209,4 +210,3 @@ def choose_moon(own: tuple[int, ...], others: tuple[int, ...], seat: int, target
     if max(others) >= target:
         return "others" if lead(others) < 0 else "self"
     return "others" if lead(own) < 0 else "self"
-

@@ -32,7 +32,7 @@ HIGH_SPADES: Final = (47, 51)  # K♠, A♠: dangerous to hold while Q♠ is out
 RANK_NINE: Final = 7
 
 _KIND = rules.DealKind
-_PENALTY_BY_KIND: Final = {
+_PENALTY_BY_KIND: Final[dict[rules.DealKind, Callable[[int], int]]] = {
     _KIND.HEARTS: lambda c: (c & 3 == HEARTS) + 13 * (c == QUEEN_OF_SPADES),
     _KIND.CANCELLATION: lambda c: (c & 3 == HEARTS) + 13 * (c == QUEEN_OF_SPADES),
     _KIND.NO_HEARTS: lambda c: 20 * (c & 3 == HEARTS),
@@ -187,11 +187,7 @@ class Rollout:
             if (suit == best & 3 and card > best) or (suit == trump and best & 3 != trump):
                 best = card
         best_suit = best & 3
-        winners = [
-            c
-            for c in legal
-            if (c & 3 == best_suit and c > best) or (c & 3 == trump and best_suit != trump)
-        ]
+        winners = [c for c in legal if (c & 3 == best_suit and c > best) or (c & 3 == trump and best_suit != trump)]
         if winners:
             return min(winners, key=lambda c: (c & 3 == trump, c >> 2))
         return min(legal, key=lambda c: (c & 3 == trump, c >> 2))

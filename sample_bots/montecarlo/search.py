@@ -78,7 +78,7 @@ def search(choices: Sequence[Choice], trial: Trial[Choice], budget: Budget, rng:
         if score is None:
             tally.failed_worlds += 1
             continue
-        results = []
+        results: list[float] = []
         for choice in choices:
             if results and budget.spent():
                 break

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 import referee.rules as rules
-
 from sample_bots.montecarlo.knowledge import HEARTS, QUEEN_OF_SPADES
 from sample_bots.montecarlo.passing import rule_of_thumb_pass
 
@@ -62,7 +61,7 @@ def _allowed_cards(ruleset: rules.Ruleset, seen: rules.Observation) -> list[int]
             continue
         leader, lead = plays[0]
         led = lead & 3
-        if number == 1 and lead & 3 == HEARTS or number == 1 and lead == QUEEN_OF_SPADES:
+        if number == 1 and 1 << lead & POINT_CARDS:
             allowed[leader] &= POINT_CARDS  # the first lead is a point card only from a hand of nothing else
         elif lead & 3 == HEARTS and not broken:
             allowed[leader] &= POINT_CARDS  # a heart led before hearts broke: a hand of hearts (and Q♠) only
@@ -139,8 +138,8 @@ def cancellation_play(ruleset: rules.Ruleset, seen: rules.Observation, rng: rand
             played_by[seat].append(c)
     pool = Counter(deck(rules.Game.CANCELLATION))
     pool.subtract(seen.hand)
-    for plays in played_by:
-        pool.subtract(plays)
+    for own in played_by:
+        pool.subtract(own)
     receiver = (me + offset) % n
     pinned: Counter[int] = Counter()
     if offset:
@@ -235,8 +234,16 @@ def hearts_after_pass(
         sizes[holder] -= 1
         to_act = (holder + 1) % n
     seen = start_of_play(ruleset, table_seat, deal, dealer, rules.DealKind.HEARTS, after, None)
-    seen = _with(seen, hand_sizes=tuple(sizes), to_act=to_act, trick_leader=holder, trick=trick,
-                 pass_offset=offset, passed=tuple(mine), received=tuple(received))
+    seen = _with(
+        seen,
+        hand_sizes=tuple(sizes),
+        to_act=to_act,
+        trick_leader=holder,
+        trick=trick,
+        pass_offset=offset,
+        passed=tuple(mine),
+        received=tuple(received),
+    )
     return rules.sample_state(ruleset, seen, rng)
 
 
