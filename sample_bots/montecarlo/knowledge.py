@@ -132,6 +132,16 @@ class Table:
                 None if column is None else (card(column[0]) >> 2, card(column[1]) >> 2)
                 for column in (lottery.columns.C, lottery.columns.D, lottery.columns.H, lottery.columns.S)
             )
+        # The kitty as the rules core counts it: uncollected until the first trick ends, then taken by its winner
+        # or set aside with it; the pending cards are those of the tricks nobody has won yet.
+        kitty = deal.kitty_size if not tricks else 0
+        pending = 0
+        for t in reversed(tricks):
+            if t.winner is not None:
+                break
+            pending += len(t.plays)
+        if tricks and all(t.winner is None for t in tricks):
+            pending += deal.kitty_size
         hand = cards(request.hand)
         sizes = [size - played[s] for s in range(n)]
         sizes[seat] = len(hand)
@@ -161,8 +171,8 @@ class Table:
             lottery_start_rank=start_rank,
             lottery_columns=columns,
             lottery_finished=finished,
-            kitty_size=deal.kitty_size,
-            pending_cards=0,
+            kitty_size=kitty,
+            pending_cards=pending,
             moon_options=None,
             hearts_broken=broken,
         )

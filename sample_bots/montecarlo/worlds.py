@@ -108,7 +108,7 @@ def _points(cards: Sequence[int]) -> int:
 def _kitty(unseen: list[int], seen: rules.Observation, rng: random.Random) -> list[int]:
     """The kitty's cards, drawn from ``unseen``. Once collected its points are known: the deal's scores less the
     points of the tricks collected with it (every trick up to the last one that had a winner)."""
-    size = seen.kitty_size
+    size = 104 % seen.players  # as dealt (the observation's kitty_size is what is still uncollected)
     if not size:
         return []
     won = [i for i, t in enumerate(seen.tricks) if t.winner is not None]
