@@ -18,8 +18,8 @@ from typing import Any
 
 import referee.rules as rules
 from sample_bots.montecarlo import worlds
-from sample_bots.montecarlo.rollout import Rollout, forced_first
-from sample_bots.montecarlo.search import Budget, margin, search
+from sample_bots.montecarlo.bot import play_trial
+from sample_bots.montecarlo.search import Budget, Trial, margin, search
 
 GAMES = (("hearts", 4), ("kierki", 4), ("kierki3", 3), ("cancellation", 6))
 POSITIONS = 12
@@ -55,41 +55,40 @@ def _random_step(state: rules.GameState, rng: random.Random) -> None:
         state.apply(rules.ChooseMoon(rules.MoonOption.OTHERS))
 
 
-def _sampler(ruleset: rules.Ruleset) -> Callable[[rules.Ruleset, rules.Observation, random.Random], rules.GameState]:
-    return worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
-
-
-def decision_runner(pool: list[tuple[rules.Ruleset, rules.Observation]], policy: bool) -> Callable[[random.Random], int]:
+def decision_runner(
+    pool: list[tuple[rules.Ruleset, rules.Observation]], policy: bool
+) -> Callable[[random.Random], int]:
     """One decision of the pool (in turn) searched to ``PLAYOUTS`` playouts; returns the playouts made."""
     turn = iter(range(1 << 62))
 
     def one(rng: random.Random) -> int:
         ruleset, seen = pool[next(turn) % len(pool)]
-        higher = ruleset.game in (rules.Game.KIERKI, rules.Game.KIERKI3)
-        rollout = Rollout(ruleset, seen.kind, seen.trump, seen.trick)
-        sample = _sampler(ruleset)
-
-        def trial(world_rng: random.Random) -> Callable[[int], float] | None:
-            try:
-                world = sample(ruleset, seen, world_rng)
-            except (worlds.NoWorld, rules.SampleError):
-                return None
-
-            def with_policy(card: int) -> float:
-                return margin(rules.playout(world, world_rng, forced_first(card, rollout)), seen.seat, higher)
-
-            def at_random(card: int) -> float:
-                after = world.copy()
-                after.apply(rules.PlayCard(card))
-                scores = after.deal_results[-1].scores if after.is_over else rules.playout(after, world_rng)
-                return margin(scores, seen.seat, higher)
-
-            return with_policy if policy else at_random
-
-        tally = search(list(seen.legal), trial, Budget(_NO_DEADLINE_MS, _NO_DEADLINE_MS, PLAYOUTS), rng)
-        return tally.playouts
+        trial = play_trial(ruleset, seen) if policy else random_trial(ruleset, seen)
+        return search(list(seen.legal), trial, Budget(_NO_DEADLINE_MS, _NO_DEADLINE_MS, PLAYOUTS), rng).playouts
 
     return one
+
+
+def random_trial(ruleset: rules.Ruleset, seen: rules.Observation) -> Trial[int]:
+    """The baseline's trial: the bot's worlds, each card applied to a copy and played out at random by the core."""
+    higher = ruleset.game in (rules.Game.KIERKI, rules.Game.KIERKI3)
+    sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
+
+    def trial(rng: random.Random) -> Callable[[int], float] | None:
+        try:
+            world = sample(ruleset, seen, rng)
+        except (worlds.NoWorld, rules.SampleError):
+            return None
+
+        def at_random(card: int) -> float:
+            after = world.copy()
+            after.apply(rules.PlayCard(card))
+            scores = after.deal_results[-1].scores if after.is_over else rules.playout(after, rng)
+            return margin(scores, seen.seat, higher)
+
+        return at_random
+
+    return trial
 
 
 def montecarlo_speed(measure: Callable[..., Any], config: Any, rules_build: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from sample_bots.montecarlo._library import Bot
 from sample_bots.montecarlo.knowledge import SUITS, Table, cards, pass_offset, suit_of
 from sample_bots.montecarlo.passing import candidate_passes, rule_of_thumb_pass
 from sample_bots.montecarlo.rollout import Rollout, forced_first
-from sample_bots.montecarlo.search import Budget, Tally, margin, search
+from sample_bots.montecarlo.search import Budget, Tally, Trial, margin, search
 
 KIERKI_GAMES: Final = ("kierki", "kierki3")
 Answer = TypeVar("Answer")
@@ -96,27 +96,8 @@ class MonteCarloBot(Bot):
 
     def _play(self, request: m.PlayRequest) -> str:
         budget = self._budget(request.time_ms)
-        table = self.table
-        seen = table.observation(request)
-        ruleset = table.ruleset
-        seat = seen.seat
-        higher = self.higher_is_better
-        rollout = Rollout(ruleset, seen.kind, seen.trump, seen.trick)
-        sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
-
-        def trial(rng: random.Random) -> Callable[[int], float] | None:
-            try:
-                world = sample(ruleset, seen, rng)
-            except (worlds.NoWorld, rules.SampleError):
-                return None
-
-            def score(choice: int) -> float:
-                return margin(rules.playout(world, rng, forced_first(choice, rollout)), seat, higher)
-
-            return score
-
-        legal = list(seen.legal)
-        tally = search(legal, trial, budget, self.rng)
+        seen = self.table.observation(request)
+        tally = search(list(seen.legal), play_trial(self.table.ruleset, seen), budget, self.rng)
         self._report(f"play {request.deal}/{len(request.tricks) + 1}", tally, budget)
         return rules.card_name(tally.best())
 
@@ -198,6 +179,26 @@ class MonteCarloBot(Bot):
     def moon(self, request: m.MoonRequest) -> str:
         seat = request.seat if request.seat is not None else self.table.seat
         return choose_moon(request.options.self_, request.options.others, seat, self.table.ruleset.target)
+
+
+def play_trial(ruleset: rules.Ruleset, seen: rules.Observation) -> Trial[int]:
+    """The search's trial for a card to play: a world sampled from ``seen``, each card played out in it."""
+    higher = ruleset.game in (rules.Game.KIERKI, rules.Game.KIERKI3)
+    rollout = Rollout(ruleset, seen.kind, seen.trump, seen.trick)
+    sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
+
+    def trial(rng: random.Random) -> Callable[[int], float] | None:
+        try:
+            world = sample(ruleset, seen, rng)
+        except (worlds.NoWorld, rules.SampleError):
+            return None
+
+        def score(choice: int) -> float:
+            return margin(rules.playout(world, rng, forced_first(choice, rollout)), seen.seat, higher)
+
+        return score
+
+    return trial
 
 
 def choose_moon(own: tuple[int, ...], others: tuple[int, ...], seat: int, target: int) -> str:
