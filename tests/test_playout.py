@@ -32,6 +32,7 @@ from referee.rules import (
 )
 from referee.rules.cards import FULL_DECK, SUIT_MASKS, Card, mask_of
 from referee.rules.dealing import deck_for
+from referee.rules.table import Table
 
 GAMES = [("hearts", 4), ("kierki", 4), ("kierki3", 3), ("cancellation", 6)]
 ONE_DECK = [("hearts", 4), ("kierki", 4), ("kierki3", 3)]
@@ -227,8 +228,22 @@ def test_sampling_is_refused_where_it_cannot_work() -> None:
         sample_state(Ruleset.create("kierki"), passing.observation(0), random.Random(0))
 
 
-def test_copies_and_worlds_set_every_attribute() -> None:
-    """`GameState._clone` and `_from_world` name each attribute (the compiled build has no __dict__ to copy)."""
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_a_table_copy_holds_every_field_and_shares_no_list(game: str, players: int) -> None:
+    """``Table.copy`` gives every field of the table its value, and copies each list (the compiled build has no
+    ``__dict__``: the fields are the class's ``__slots__``)."""
+    for state in positions(game, players, 3, every=11):
+        table = state.table
+        twin = table.copy()
+        for name in Table.__slots__:
+            ours, theirs = getattr(table, name), getattr(twin, name)
+            assert ours == theirs, name
+            if isinstance(ours, list):
+                assert ours is not theirs, f"the copy shares the list {name}"
+
+
+def test_copies_and_worlds_set_every_attribute_of_the_state() -> None:
+    """`GameState.copy` and a sampled world (`GameState.from_table`) set what the constructor sets."""
     state = GameState(Ruleset.create("hearts", 4, {"passing": "none"}), seed=1)
     if not hasattr(state, "__dict__"):
         pytest.skip("the compiled build: attributes are declared, and this is checked on the pure build")

@@ -4,10 +4,11 @@ dealer), and the moon option when the shooter is not asked. Deterministic, so a 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from referee.rules.cards import Card, Suit, lowest_in
 from referee.rules.exchange import PASS_COUNT
+from referee.rules.legality import legal_mask
+from referee.rules.observation import moon_projection, trump_cards_seen
 from referee.rules.records import (
     Action,
     ChooseMoon,
@@ -19,33 +20,33 @@ from referee.rules.records import (
     PlayCard,
 )
 from referee.rules.ruleset import MoonDefault
-
-if TYPE_CHECKING:
-    from referee.rules.state import GameState
+from referee.rules.table import Table
 
 
-def fallback_action(state: GameState) -> Action:
+def fallback_action(table: Table, totals: Sequence[int]) -> Action:
     """A deterministic choice for the seat to act, played by the referee for a misbehaving bot."""
-    if state.phase is Phase.PLAY:
-        return PlayCard(lowest_in(state._legal_mask()))
-    if state.phase is Phase.PASS:
-        return PassCards(tuple(state.hand(state.to_act)[-PASS_COUNT:][::-1]))
-    if state.phase is Phase.TRUMP:
-        return ChooseTrump(default_trump(state.trump_cards_seen()))
-    if state.phase is Phase.MOON:
-        return ChooseMoon(default_moon(state))
+    phase = table.phase
+    if phase is Phase.PLAY:
+        return PlayCard(lowest_in(legal_mask(table)))
+    if phase is Phase.PASS:
+        return PassCards(tuple(table.hand(table.to_act)[-PASS_COUNT:][::-1]))
+    if phase is Phase.TRUMP:
+        return ChooseTrump(default_trump(trump_cards_seen(table)))
+    if phase is Phase.MOON:
+        return ChooseMoon(default_moon(table, totals))
     raise IllegalActionError("game-over", "the game is over: nobody is to act")
 
 
-def default_moon(state: GameState) -> MoonOption:
+def default_moon(table: Table, totals: Sequence[int]) -> MoonOption:
     """The moon option the ruleset's ``moon_default`` gives, for a shooter not answering [A-CH14, A-H6]."""
-    rule = state.ruleset.moon_default
+    ruleset = table.flags.ruleset
+    rule = ruleset.moon_default
     if rule is MoonDefault.SELF:
         return MoonOption.SELF
     if rule is MoonDefault.SAFETY:
-        others = state.moon_projection()[MoonOption.OTHERS]
-        ends = max(others) >= state.ruleset.target
-        if ends and others[state._shooter] > min(others):
+        others = moon_projection(table, totals)[MoonOption.OTHERS]
+        ends = max(others) >= ruleset.target
+        if ends and others[table.shooter] > min(others):
             return MoonOption.SELF
     return MoonOption.OTHERS
 

@@ -7,28 +7,19 @@ the seat itself passed and received.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from referee.rules.cards import Card, Suit, card_list
+from referee.rules.legality import legal_mask
 from referee.rules.records import DealKind, MoonOption, Phase
 from referee.rules.ruleset import Game
+from referee.rules.table import Table, TrickView
 
-if TYPE_CHECKING:
-    from referee.rules.state import GameState
+__all__ = ["Observation", "PlayView", "TrickView", "moon_projection", "observe", "play_view", "trump_cards_seen"]
 
 _PLAY: Final = Phase.PLAY  # Final: in the compiled build a C constant, not looked up on its enum class
-
-
-@dataclass(frozen=True, slots=True)
-class TrickView:
-    """A finished trick as every seat sees it: who played what and who won, not what the winner collected."""
-
-    number: int
-    leader: int
-    plays: tuple[tuple[int, Card], ...]
-    winner: int | None
-    deal: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,76 +115,99 @@ class PlayView:
         self.lottery_columns = lottery_columns
 
 
-# The two functions below are the rules core's statement of what a seat may know. They read the state's own
-# fields (they are the state's, split out of state.py only for its length; ``GameState.observation`` and
-# ``GameState.play_view`` call them).
+# The functions below are the rules core's statement of what a seat may know, read from the deal's table and the
+# game's totals (``GameState.observation`` and ``GameState.play_view`` call them).
 
 
-def observe(state: GameState, seat: int) -> Observation:
+def trump_cards_seen(table: Table) -> tuple[Card, ...]:
+    """The dealer's first 5 (3 players: 6) cards in dealing order: all they see before naming trump."""
+    return table.dealt[table.dealer][: 5 if table.flags.players == 4 else 6]
+
+
+def moon_projection(table: Table, totals: Sequence[int]) -> dict[MoonOption, tuple[int, ...]]:
+    """The totals each moon option would leave, for the shooter to choose from."""
+    shooter = table.shooter
+    value = table.flags.ruleset.moon_value
+    own = list(totals)
+    own[shooter] -= value
+    others = [t + (0 if s == shooter else value) for s, t in enumerate(totals)]
+    return {MoonOption.SELF: tuple(own), MoonOption.OTHERS: tuple(others)}
+
+
+def tricks_seen(table: Table) -> tuple[TrickView, ...]:
+    """The views of this deal's finished tricks, made when first asked for."""
+    if table.unviewed:
+        views = table.trick_views
+        for t in table.unviewed:
+            views.append(TrickView(t.number, t.leader, t.plays, t.winner, t.deal))
+        table.unviewed.clear()
+    return tuple(table.trick_views)
+
+
+def observe(table: Table, totals: Sequence[int], seat: int) -> Observation:
     """Everything ``seat`` may know now, and nothing more."""
-    trump_phase = state.phase is Phase.TRUMP
+    players = table.flags.players
+    phase = table.phase
+    trump_phase = phase is Phase.TRUMP
     if trump_phase:
-        hand: tuple[Card, ...] = state.trump_cards_seen() if seat == state.dealer else ()
+        hand: tuple[Card, ...] = trump_cards_seen(table) if seat == table.dealer else ()
     else:
-        hand = tuple(state.hand(seat))
-    acting = seat == state.to_act and state.phase is not Phase.OVER
-    sent = state._passes[seat] if state._passes[seat] is not None else ()
-    exchanged = state._exchanged
+        hand = tuple(table.hand(seat))
+    acting = seat == table.to_act and phase is not Phase.OVER
+    sent = table.passes[seat]
+    exchanged = table.exchanged
     received: tuple[Card, ...] = ()
-    if exchanged is not None and state._pass_offset:
-        received = exchanged[(seat - state._pass_offset) % state.players]
+    if exchanged is not None and table.pass_offset:
+        received = exchanged[(seat - table.pass_offset) % players]
     return Observation(
-        game=state.ruleset.game,
-        players=state.players,
+        game=table.flags.ruleset.game,
+        players=players,
         seat=seat,
-        deal=state.deal_number,
-        kind=state.kind,
-        dealer=state.dealer,
-        phase=state.phase,
-        to_act=state.to_act,
+        deal=table.number,
+        kind=table.kind,
+        dealer=table.dealer,
+        phase=phase,
+        to_act=table.to_act,
         hand=hand,
-        hand_sizes=tuple(
-            0 if trump_phase else (state.hands[s].bit_count() + state.doubles[s].bit_count())
-            for s in range(state.players)
-        ),
-        trump=state.trump,
-        trump_named=not trump_phase and state.kind is DealKind.TRUMP,
-        pass_offset=state._pass_offset,
-        passed=tuple(sent or ()),
+        hand_sizes=tuple(0 if trump_phase else table.cards_held(s) for s in range(players)),
+        trump=table.trump,
+        trump_named=not trump_phase and table.kind is DealKind.TRUMP,
+        pass_offset=table.pass_offset,
+        passed=sent or (),
         received=received,
-        trick_leader=state._leader,
-        trick=tuple(state._plays),
-        tricks=state._tricks_seen(),
-        deal_scores=tuple(state._deal_scores),
-        totals=tuple(state.totals),
-        legal=tuple(card_list(state._legal_mask())) if acting and state.phase is Phase.PLAY else (),
-        lottery_start_rank=state._start_rank,
-        lottery_columns=tuple(state._columns),
-        lottery_finished=tuple(state._finished),
-        kitty_size=len(state._kitty),
-        pending_cards=len(state._pending),
-        moon_options=state.moon_projection() if acting and state.phase is Phase.MOON else None,
-        hearts_broken=state._hearts_broken,
+        trick_leader=table.leader,
+        trick=tuple(table.plays),
+        tricks=tricks_seen(table),
+        deal_scores=tuple(table.scores),
+        totals=tuple(totals),
+        legal=tuple(card_list(legal_mask(table))) if acting and phase is Phase.PLAY else (),
+        lottery_start_rank=table.start_rank,
+        lottery_columns=tuple(table.columns),
+        lottery_finished=tuple(table.finished),
+        kitty_size=len(table.kitty),
+        pending_cards=len(table.pending),
+        moon_options=moon_projection(table, totals) if acting and phase is Phase.MOON else None,
+        hearts_broken=table.hearts_broken,
     )
 
 
-def play_view(state: GameState) -> PlayView:
+def play_view(table: Table, totals: Sequence[int]) -> PlayView:
     """What the seat to play may know now (the play phase only)."""
-    assert state.phase is _PLAY, "a play view is only made while a card is awaited"
-    seat = state.to_act
+    assert table.phase is _PLAY, "a play view is only made while a card is awaited"
+    seat = table.to_act
     return PlayView(
         seat,
-        state.deal_number,
-        state.kind,
-        state.hands[seat],
-        state.doubles[seat],
-        state._legal_mask(),
-        state.trump,
-        state._leader,
-        tuple(state._plays),
-        state._tricks_seen(),
-        tuple(state._deal_scores),
-        tuple(state.totals),
-        state._start_rank,
-        tuple(state._columns),
+        table.number,
+        table.kind,
+        table.hands[seat],
+        table.doubles[seat],
+        legal_mask(table),
+        table.trump,
+        table.leader,
+        tuple(table.plays),
+        tricks_seen(table),
+        tuple(table.scores),
+        tuple(totals),
+        table.start_rank,
+        tuple(table.columns),
     )

@@ -23,6 +23,12 @@ class Game(enum.StrEnum):
     HEARTS = "hearts"
     CANCELLATION = "cancellation"
 
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether a higher total is better: Kierki and Kierki for 3 score mostly penalties below zero and the
+        highest total wins; the Hearts games count penalty points up and the lowest total wins (RULES.md)."""
+        return self is Game.KIERKI or self is Game.KIERKI3
+
 
 PLAYER_COUNTS: Mapping[Game, tuple[int, ...]] = {
     Game.KIERKI: (4,),
