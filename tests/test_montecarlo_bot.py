@@ -195,6 +195,7 @@ def _play_game(game: str, players: int, options: dict[str, object], seed: str, p
         made.append((type(request).__name__, str(answer)))
         driver.apply(wire.to_action(answer))
         assert bot.last is None or bot.last.playouts <= playouts
+    assert [bot.failures for bot in bots] == [0] * players, "a search failed: the rule of thumb answered"
     return made
 
 

@@ -53,6 +53,7 @@ class MonteCarloBot(Bot):
         self.verbose = verbose
         self.table = Table()
         self.last: Tally[Any] | None = None  # the last decision's search, for tests and --verbose
+        self.failures = 0  # decisions answered by the rule of thumb because the search failed
 
     # --- what the seat sees ------------------------------------------------------------------------------------
 
@@ -83,6 +84,7 @@ class MonteCarloBot(Bot):
         try:
             return decide()
         except Exception:
+            self.failures += 1
             print(f"montecarlo: {what} failed, answering by rule of thumb:\n{traceback.format_exc()}", file=sys.stderr)
             return fallback()
 
@@ -134,7 +136,7 @@ class MonteCarloBot(Bot):
                         )
                 except (worlds.NoWorld, rules.SampleError):
                     return 0.0
-                rollout = Rollout(ruleset, kind, None, world.play_view().trick)
+                rollout = Rollout(ruleset, kind, None)
                 return margin(rules.playout(world, world_rng, rollout), seat, higher)
 
             return score
@@ -184,7 +186,7 @@ class MonteCarloBot(Bot):
 def play_trial(ruleset: rules.Ruleset, seen: rules.Observation) -> Trial[int]:
     """The search's trial for a card to play: a world sampled from ``seen``, each card played out in it."""
     higher = ruleset.game in (rules.Game.KIERKI, rules.Game.KIERKI3)
-    rollout = Rollout(ruleset, seen.kind, seen.trump, seen.trick)
+    rollout = Rollout(ruleset, seen.kind, seen.trump)
     sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
 
     def trial(rng: random.Random) -> Callable[[int], float] | None:

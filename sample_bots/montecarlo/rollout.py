@@ -1,10 +1,10 @@
 """The rollout policy: how every seat plays in a simulated world, fast and reasonably well.
 
 A playout policy is called by ``referee.rules.playout`` as ``policy(state, legal)`` for every card of the
-playout, so it is the bot's hottest code. It reads only public attributes of the state (``hands``, ``to_act``,
-``trick_number``, ``events``, ``players``) and sees a *sampled* world, where every hand is known: a rollout may
-peek at the other hands (perfect-information play), which makes simple rules play much better than they would
-from one seat's view.
+playout, so it is the bot's hottest code. It reads only the state's public, read-only view of the deal
+(``state.table``: the hands as masks, the trick being played, whose turn, the trick's number) and sees a *sampled*
+world, where every hand is known: a rollout may peek at the other hands (perfect-information play), which makes
+simple rules play much better than they would from one seat's view.
 
 The rules of thumb, per kind of deal:
 
@@ -51,27 +51,6 @@ def penalties(kind: rules.DealKind) -> tuple[int, ...]:
     return tuple(int(rule(card)) if rule else 0 for card in range(52))
 
 
-def trick_so_far(state: rules.GameState, root_trick: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
-    """The cards played to the trick in progress, in order, as (seat, card).
-
-    A playout's state records its own events from an empty list (``playout`` plays a fork), so the trick is
-    the cards played since the last finished trick, after the cards the root position's trick already held.
-    """
-    events = state.events
-    plays: list[tuple[int, int]] = []
-    i = len(events) - 1
-    while i >= 0:
-        event = events[i]
-        if isinstance(event, rules.CardPlayed):
-            plays.append((event.seat, event.card))
-        elif isinstance(event, rules.TrickEnded):
-            plays.reverse()
-            return plays
-        i -= 1
-    plays.reverse()
-    return [*root_trick, *plays]
-
-
 class Rollout:
     """The playout policy for one deal kind of one game (``__call__`` is ``rules.PlayPolicy``)."""
 
@@ -80,12 +59,10 @@ class Rollout:
         ruleset: rules.Ruleset,
         kind: rules.DealKind,
         trump: int | None,
-        root_trick: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.players = ruleset.players
         self.kind = kind
         self.trump = trump
-        self.root_trick = root_trick
         self.penalty = penalties(kind)
         self.hearts_game = kind in (_KIND.HEARTS, _KIND.CANCELLATION)
         self.double_deck = kind is _KIND.CANCELLATION
@@ -122,11 +99,12 @@ class Rollout:
         return best
 
     def _avoiding(self, state: rules.GameState, legal: list[int]) -> int:
-        plays = trick_so_far(state, self.root_trick)
+        table = state.table
+        plays = table.plays
         penalty = self.penalty
-        hand = state.hands[state.to_act]
+        hand = table.hands[table.to_act]
         if not plays:
-            if self.duck_tricks and state.trick_number not in self.duck_tricks:
+            if self.duck_tricks and table.trick_number not in self.duck_tricks:
                 return max(legal, key=lambda c: (-penalty[c], c >> 2))  # a free trick: shed a high card
             return min(
                 legal,
@@ -140,7 +118,7 @@ class Rollout:
             )
         led = plays[0][1] & 3
         if legal[0] & 3 == led:  # following suit (every legal card is of the led suit)
-            if self.duck_tricks and state.trick_number not in self.duck_tricks:
+            if self.duck_tricks and table.trick_number not in self.duck_tricks:
                 return max(legal)
             best = self._winning(plays)
             if self.double_deck:
@@ -155,7 +133,7 @@ class Rollout:
             return min(legal, key=lambda c: (penalty[c], c))
         # Void in the led suit: dump the costliest card; in Hearts a high spade while Q♠ is still held.
         if self.hearts_game:
-            queen_out = any(h >> QUEEN_OF_SPADES & 1 for h in state.hands)
+            queen_out = any(h >> QUEEN_OF_SPADES & 1 for h in table.hands)
             return max(
                 legal, key=lambda c: penalty[c] * 100 + (150 if queen_out and c in HIGH_SPADES else 0) + (c >> 2)
             )
@@ -164,10 +142,11 @@ class Rollout:
     # --- trump deals: every trick is worth points --------------------------------------------------------------
 
     def _trump_deal(self, state: rules.GameState, legal: list[int]) -> int:
-        plays = trick_so_far(state, self.root_trick)
+        table = state.table
+        plays = table.plays
         trump = self.trump
-        me = state.to_act
-        hands = state.hands
+        me = table.to_act
+        hands = table.hands
         if not plays:
             others = 0
             for seat, held in enumerate(hands):
@@ -197,7 +176,7 @@ class Rollout:
     def _lottery(self, state: rules.GameState, legal: list[int]) -> int:
         view = state.play_view()
         columns = view.lottery_columns
-        hand = state.hands[state.to_act]
+        hand = view.hand
         started = view.lottery_start_rank is not None
 
         def cost(card: int) -> tuple[int, int, int]:
