@@ -1,9 +1,9 @@
 """The Monte Carlo bot's margin over the heuristic sample bot: a gauntlet of duplicate sets, then the paired figure.
 
-    python tools/montecarlo_gauntlet.py GAME [--sets N] [--out DIR] [--seed TEXT] [-- EXTRA TOURNAMENT OPTIONS]
+    python tools/montecarlo_gauntlet.py GAME [--sets N] --out DIR [--seed TEXT] [--command CMD] [TOURNAMENT OPTIONS]
     python tools/montecarlo_gauntlet.py --report DIR [DIR ...]
 
-The first form runs (or, with ``--resume`` among the extra options, continues)
+The first form runs (or, with ``--resume`` among the tournament options, continues: a larger ``--sets`` adds sets)
 
     kierki tournament --format gauntlet --candidate mc mc=sample:montecarlo h=sample:heuristic \\
         --game GAME [--players 6] --sets N --jobs 1 --seed TEXT --out DIR
@@ -91,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="the tournament's folder")
     parser.add_argument("--report", type=Path, nargs="+", metavar="DIR", help="only report these results folders")
     parser.add_argument("--json", action="store_true", help="one JSON object per folder")
-    parser.add_argument("extra", nargs="*", help="after --: more `kierki tournament` options")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)  # anything else goes to `kierki tournament` (--resume, --option ...)
     folders = args.report
     if folders is None:
         if args.game is None or args.out is None:
@@ -117,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             "--out",
             str(args.out),
             *(["--seed", args.seed] if args.seed else []),
-            *args.extra,
+            *extra,
         ]
         print("$", " ".join(command), file=sys.stderr, flush=True)
         done = subprocess.run(command, check=False)
