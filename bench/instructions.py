@@ -225,9 +225,7 @@ def child(name: str, library: str) -> None:
 
 def _toggle_library(work: Path) -> Path:
     library = work / "libcallgrind_toggle.so"
-    subprocess.run(
-        ["cc", "-shared", "-fPIC", "-O2", "-o", str(library), str(HERE / "callgrind_toggle.c")], check=True
-    )
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(library), str(HERE / "callgrind_toggle.c")], check=True)
     return library
 
 

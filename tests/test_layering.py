@@ -104,7 +104,11 @@ def test_no_import_cycle_anywhere() -> None:
 @pytest.mark.parametrize(
     ("module", "line", "cycle"),
     [
-        ("referee/rules/cards.py", "from referee.rules import dealing", ["referee.rules.cards", "referee.rules.dealing"]),
+        (
+            "referee/rules/cards.py",
+            "from referee.rules import dealing",
+            ["referee.rules.cards", "referee.rules.dealing"],
+        ),
         # a type-checking import is a cycle too: it names the coupling, whether or not it runs
         (
             "referee/rules/legality.py",
