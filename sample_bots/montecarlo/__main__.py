@@ -1,14 +1,20 @@
-"""python -m sample_bots.montecarlo [--budget-ms MS] [--playouts N] [--seed N] [--verbose]"""
+"""python -m sample_bots.montecarlo [--budget-ms MS] [--playouts N] [--seed N] [--verbose]
+
+With ``KIERKI_COMPILED=DIR`` in the environment the rules core is taken from the compiled build in DIR
+(``tools/build_compiled.py``), as the tests and benchmarks do."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a file (sample:montecarlo): make the package importable by its name
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+if os.environ.get("KIERKI_COMPILED"):  # the mypyc build of tools/build_compiled.py, ahead of the source
+    sys.path.insert(0, os.environ["KIERKI_COMPILED"])
 
 from sample_bots.montecarlo._library import run
 from sample_bots.montecarlo.bot import MonteCarloBot
