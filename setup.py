@@ -27,6 +27,7 @@ COMPILED = [
     "referee/rules/dealing.py",
     "referee/rules/kierki_scoring.py",
     "referee/rules/results.py",
+    "referee/rules/table.py",
     "referee/rules/state.py",
     "referee/rules/playout.py",
     "referee/rules/legality.py",

@@ -220,7 +220,9 @@ def child(name: str, library: str) -> None:
     toggle.kierki_callgrind_start()
     units, unit = run()
     toggle.kierki_callgrind_stop()
-    print(json.dumps({"units": units, "unit": unit}))
+    from referee.rules import state
+
+    print(json.dumps({"units": units, "unit": unit, "rules_from": state.__file__}))
 
 
 def _toggle_library(work: Path) -> Path:
@@ -290,6 +292,7 @@ def measure(name: str, tree: Path | None, work: Path, library: Path) -> dict[str
         "instructions": round(instructions / result["units"]),
         "unit": result["unit"],
         "units": result["units"],
+        "rules_from": result["rules_from"],
     }
 
 

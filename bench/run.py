@@ -361,7 +361,7 @@ def openspiel_version() -> str | None:
 
 
 def rules_build() -> str:
-    """Which build of the rules core this run uses: "compiled" (mypyc) or "pure" (Python source)."""
+    """Which build this run uses: "compiled" (tools/build_compiled.py's, mypyc) or "pure" (the Python source)."""
     from referee.rules import state
 
     return "compiled" if not state.__file__.endswith(".py") else "pure"

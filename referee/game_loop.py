@@ -1,5 +1,6 @@
-"""The play loop a match and check-bot share: a game played decision by decision, its events delivered as
-``GameState.apply`` returns them.
+"""The play loop a match and check-bot share (``drive_game``): a game driven decision by decision, its events
+delivered as ``GameState.apply`` returns them. (Not ``rules.playout``, a Monte Carlo bot's random play of one
+deal inside the rules core.)
 
 Who decides (a bot through its seat, the fallback, a replayed decision) and what happens to the events (replay
 records, messages to the bots) is the caller's; the order is this loop's: the first deal's events before any
@@ -16,13 +17,13 @@ from referee import wire
 from referee.rules import DealEnded, Event, GameState
 from referee.rules.projection import is_public
 
-__all__ = ["Decide", "Deliver", "SeatMessages", "play_out"]
+__all__ = ["Decide", "Deliver", "SeatMessages", "drive_game"]
 
 Decide = Callable[[GameState], Sequence[Event]]  # make the decision of the seat to act; return the events it caused
 Deliver = Callable[[Sequence[Event]], None]
 
 
-def play_out(state: GameState, decide: Decide, deliver: Deliver, deals: int | None = None) -> bool:
+def drive_game(state: GameState, decide: Decide, deliver: Deliver, deals: int | None = None) -> bool:
     """Play ``state`` to its end: deliver the events so far, then each decision's events as it is made. True when
     the game is over.
 

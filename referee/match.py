@@ -25,7 +25,7 @@ from referee.bots.sandbox import SandboxError, check_bwrap, prepare
 from referee.bots.seat import BotSeat, Transport, converse_all
 from referee.bots.stderr_log import last_lines
 from referee.faults import Fault, FaultCode
-from referee.game_loop import SeatMessages, play_out
+from referee.game_loop import SeatMessages, drive_game
 from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
 from referee.match_config import BotSpec as BotSpec
 from referee.match_config import MatchConfig as MatchConfig
@@ -263,7 +263,7 @@ class Match:
             return events
 
         try:
-            over = play_out(
+            over = drive_game(
                 state, decide, lambda events: self._dispatch(events, messages, writer), config.deals_per_game
             )
         except BaseException as error:

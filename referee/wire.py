@@ -48,7 +48,9 @@ from referee.rules.cards import (
     card_list,
     make_card,
     mask_of,
+    parse_trump,
     sort_for_display,
+    trump_name,
 )
 from referee.rules.observation import PlayView
 from referee.rules.points import point_values
@@ -74,6 +76,10 @@ _KIND_NAMES: Final[dict[DealKind, m.DealKind]] = {kind: kind.value for kind in D
 
 def suit_letter(suit: int | None) -> m.Suit | None:
     return None if suit is None else cast(m.Suit, SUIT_LETTERS[suit])
+
+
+def _trump_choice(suit: int | None) -> m.TrumpChoice:
+    return cast(m.TrumpChoice, trump_name(suit))
 
 
 def pass_direction(offset: int, players: int) -> m.PassDirection | None:
@@ -257,7 +263,7 @@ def trump_request(
         game_number=game_number,
         deal=obs.deal,
         cards=tuple(card_name(c) for c in obs.hand),  # dealing order: it is what the dealer saw
-        choices=tuple(suit_letter(s) or "NT" for s in choices),
+        choices=tuple(_trump_choice(s) for s in choices),
         time_ms=time_ms,
     )
 
@@ -327,7 +333,7 @@ def to_action(answer: m.BotMessage) -> Action:
     except CardParseError as error:
         raise AnswerError(str(error)) from None
     if isinstance(answer, m.TrumpAnswer):
-        return ChooseTrump(None if answer.suit == "NT" else SUIT_LETTERS.index(answer.suit))
+        return ChooseTrump(parse_trump(answer.suit))
     if isinstance(answer, m.MoonAnswer):
         return ChooseMoon(MoonOption(answer.choice))
     raise AnswerError(f"a {answer.__class__.__name__} is not a decision")
@@ -340,7 +346,7 @@ def to_answer(action: Action, request_id: int) -> m.BotMessage:
     if isinstance(action, PassCards):
         return m.PassAnswer(id=request_id, cards=tuple(card_name(c) for c in action.cards))
     if isinstance(action, ChooseTrump):
-        return m.TrumpAnswer(id=request_id, suit=suit_letter(action.suit) or "NT")
+        return m.TrumpAnswer(id=request_id, suit=_trump_choice(action.suit))
     return m.MoonAnswer(id=request_id, choice=action.option.value)
 
 

@@ -1,6 +1,6 @@
 """Print a digest of many seeded games, playouts and sampled worlds, for tests/test_compiled.py.
 
-Run once with the pure rules core and once with the compiled one (``PYTHONPATH=DIR`` first): the two outputs must
+Run once with the pure source and once with the compiled build (``PYTHONPATH=DIR`` first): the two outputs must
 be identical. One line per game: its index and a hash of the ``repr`` of every event; then one line per playout
 and sampled world. The first line names the build, so the caller can check which one ran.
 """
@@ -33,7 +33,7 @@ def main(count: int) -> None:
                 state.apply(state.fallback_action())
             if not state.is_over and rng.random() < 0.02:
                 playouts.append(playout(state, rng))
-                if game != "cancellation" and state.phase is Phase.PLAY:
+                if state.phase in (Phase.PLAY, Phase.PASS, Phase.TRUMP):  # every phase a world is sampled in
                     world = sample_state(ruleset, state.observation(state.to_act), rng)
                     playouts.append(tuple(world.hand(s)[0] if world.hand(s) else -1 for s in range(players)))
                     playouts.append(playout(world, rng))

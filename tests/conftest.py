@@ -1,7 +1,8 @@
 """Fixtures shared by several test modules, the Hypothesis profile (tests/hypothesis_profiles.py), and the
-compiled rules core on request.
+compiled build on request.
 
-``KIERKI_COMPILED=DIR`` runs the tests against the mypyc-compiled rules core built by tools/build_compiled.py:
+``KIERKI_COMPILED=DIR`` runs the tests against the compiled build of tools/build_compiled.py (setup.py's
+``COMPILED``: the modules a match runs on every decision, compiled with mypyc):
 DIR goes first on ``sys.path``, ahead of the checkout, before anything imports ``referee``; the session then
 fails at once unless the compiled modules are the ones imported and were built from the current source.
 """
@@ -31,7 +32,7 @@ def _use_compiled_build(directory: str) -> None:
     from referee.rules import state
 
     if state.__file__ is None or state.__file__.endswith(".py"):
-        raise RuntimeError(f"KIERKI_COMPILED={directory} holds no compiled rules core: run tools/build_compiled.py")
+        raise RuntimeError(f"KIERKI_COMPILED={directory} holds no compiled build: run tools/build_compiled.py")
 
 
 if os.environ.get("KIERKI_COMPILED"):

@@ -1,4 +1,5 @@
-"""The mypyc-compiled rules core plays exactly the games the pure one does, and passes the rules tests.
+"""The compiled build (setup.py's COMPILED: the modules a match runs on every decision, compiled by mypyc) plays
+exactly the games the pure source does, and passes the tests of every module it compiles.
 
 The compiled build is optional for users; the suite builds it (tools/build_compiled.py, about 30 s; skipped
 where no C compiler is found) unless ``KIERKI_COMPILED=DIR`` names a build already. The same seeded games,
@@ -21,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = os.environ.get("KIERKI_COMPILED")
-RULES_TESTS = (
+COMPILED_TESTS = (  # the tests of the compiled modules, run again against the compiled build
     "test_rules_cases.py",
     "test_rules_machine.py",
     "test_openspiel_diff.py",
@@ -55,7 +56,8 @@ NOT_AGAINST_COMPILED = ("test_checkbot.py::test_a_bash_bot_that_starts_jq_for_ev
 
 def compiled_run_args() -> list[str]:
     """pytest's arguments for the run against the compiled build (from the checkout's root)."""
-    return [*(f"tests/{name}" for name in RULES_TESTS), *(f"--deselect=tests/{name}" for name in NOT_AGAINST_COMPILED)]
+    deselected = (f"--deselect=tests/{name}" for name in NOT_AGAINST_COMPILED)
+    return [*(f"tests/{name}" for name in COMPILED_TESTS), *deselected]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,7 @@ def compiled_build(tmp_path_factory: pytest.TempPathFactory) -> str:
     if COMPILED:
         return os.path.abspath(COMPILED)
     if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the compiled rules core is optional and is not built")
+        pytest.skip("no C compiler: the compiled build is optional and is not built")
     target = tmp_path_factory.mktemp("compiled")
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "build_compiled.py"), str(target)], capture_output=True, text=True

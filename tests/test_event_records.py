@@ -31,6 +31,6 @@ def test_trick_ended_is_built_as_its_constructor_builds_it() -> None:
 
 
 def test_the_fast_path_is_in_use() -> None:
-    """Fails when CardPlayed or TrickEnded change their fields: update the names in state._slot_setters' calls."""
+    """Fails when CardPlayed or TrickEnded change their fields: update the names in tricks.py's _slot_setters calls."""
     assert tricks._CARD_PLAYED_SETTERS is not None
     assert tricks._TRICK_ENDED_SETTERS is not None

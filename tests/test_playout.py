@@ -9,16 +9,22 @@ was sampled from, and the voids, passes and hand sizes hold.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+from rules_helpers import random_action
 
 from referee.rules import (
     ChooseMoon,
     ChooseTrump,
     DealEnded,
+    DealSpec,
     GameState,
     MoonOption,
     Observation,
@@ -30,7 +36,7 @@ from referee.rules import (
     playout,
     sample_state,
 )
-from referee.rules.cards import FULL_DECK, SUIT_MASKS, Card, mask_of
+from referee.rules.cards import FULL_DECK, Card
 from referee.rules.dealing import deck_for
 from referee.rules.table import Table
 
@@ -157,41 +163,160 @@ def voids(seen: Observation) -> dict[int, set[int]]:
     return found
 
 
-@pytest.mark.parametrize(("game", "players"), ONE_DECK)
+def played(seen: Observation) -> Counter[Card]:
+    """Every card on the table: in finished tricks, the trick being played, and the loteryjka's columns."""
+    cards = Counter(c for t in seen.tricks for _, c in t.plays) + Counter(c for _, c in seen.trick)
+    for suit, column in enumerate(seen.lottery_columns):
+        if column is not None:
+            cards += Counter(r * 4 + suit for r in range(column[0], column[1] + 1))
+    return cards
+
+
+def off_table(state: GameState, seen: Observation) -> Counter[Card]:
+    """The deck's cards in no hand, not played, not in the kitty and not waiting with the cancelled tricks' cards:
+    Cancellation Hearts' kitty once a trick with a winner took it. Fails when the state holds a card twice over."""
+    deck = Counter(deck_for(state.ruleset))
+    won = [i for i, t in enumerate(seen.tricks) if t.winner is not None]
+    cancelled = Counter(c for t in seen.tricks[won[-1] + 1 if won else 0 :] for _, c in t.plays)
+    held = Counter(c for s in range(state.players) for c in state.hand(s)) + Counter(state.table.kitty)
+    held += Counter(state.table.pending) - cancelled
+    accounted = held + (played(seen) & deck)
+    assert all(accounted[card] <= deck[card] for card in accounted), "a card is in the world more often than the deck"
+    return deck - accounted
+
+
+def points(cards: Counter[Card]) -> int:
+    return sum(count * (1 if card & 3 == 2 else 13 if card == 43 else 0) for card, count in cards.items())
+
+
+def check_world(state: GameState, seat: int, world: GameState) -> None:
+    """``world``, sampled from ``seat``'s observation of ``state``, contradicts nothing the seat saw."""
+    seen = state.observation(seat)
+    assert world.observation(seat) == seen
+    if seen.phase is Phase.TRUMP:  # the dealer sees its first cards, in dealing order; the others see none
+        if seat == seen.dealer:
+            assert world.trump_cards_seen() == state.trump_cards_seen()
+    else:
+        assert world.hand(seat) == state.hand(seat)
+    assert [len(world.hand(s)) for s in range(state.players)] == [len(state.hand(s)) for s in range(state.players)]
+    gone = off_table(world, seen)
+    assert sum(gone.values()) == sum(off_table(state, seen).values())
+    assert points(gone) == points(off_table(state, seen)), "a taken kitty of other points than the scores say"
+    for s, suits in voids(seen).items():
+        for suit in suits:
+            assert not any(c & 3 == suit for c in world.hand(s)), f"seat {s} showed a void in suit {suit}"
+    if seen.pass_offset and seen.passed and seen.phase is Phase.PLAY:
+        receiver = (seat + seen.pass_offset) % state.players
+        kept = Counter(seen.passed) - Counter(c for t in seen.tricks for s, c in t.plays if s == receiver)
+        kept -= Counter(c for s, c in seen.trick if s == receiver)
+        assert not kept - Counter(world.hand(receiver)), "the receiver lost a card the seat passed it"
+    if seen.phase is Phase.PASS:
+        for step in range((seen.to_act - seen.dealer - 1) % state.players):
+            passer = (seen.dealer + 1 + step) % state.players
+            passed = world.table.passes[passer]
+            assert passed is not None and not Counter(passed) - Counter(world.hand(passer))
+    assert len(playout(world, random.Random(0))) == state.players
+
+
+SAMPLED_PHASES = (Phase.PLAY, Phase.PASS, Phase.TRUMP)
+ALL_GAMES = [*GAMES, ("cancellation", 7), ("cancellation", 8)]  # kitties of 2, 6 and none
+
+
+@pytest.mark.parametrize(("game", "players"), ALL_GAMES)
 def test_sampled_worlds_agree_with_what_the_seat_knows(game: str, players: int) -> None:
     ruleset = Ruleset.create(game, players)
     rng = random.Random(7)
-    sampled = 0
-    void_checks = 0
-    for seed in range(4):
+    sampled: Counter[Phase] = Counter()
+    for seed in range(3):
         for state in positions(game, players, seed, every=3):
-            if state.phase is not Phase.PLAY:
+            if state.phase not in SAMPLED_PHASES:
                 continue
             for seat in (state.to_act, (state.to_act + 1) % players):
-                seen = state.observation(seat)
-                world = sample_state(ruleset, seen, rng)
-                assert world.observation(seat) == seen
-                assert [len(world.hand(s)) for s in range(players)] == list(seen.hand_sizes)
-                assert world.hand(seat) == list(seen.hand)
-                played = mask_of(c for t in seen.tricks for _, c in t.plays) | mask_of(c for _, c in seen.trick)
-                for suit, column in enumerate(seen.lottery_columns):
-                    if column is not None:
-                        played |= mask_of(r * 4 + suit for r in range(column[0], column[1] + 1))
-                played &= mask_of(deck_for(ruleset))
-                held = [mask_of(world.hand(s)) for s in range(players)]
-                assert sum(h.bit_count() for h in held) + played.bit_count() == len(deck_for(ruleset))
-                assert mask_of(deck_for(ruleset)) == played | mask_of(c for s in range(players) for c in world.hand(s))
-                for s, suits in voids(seen).items():
-                    for suit in suits:
-                        void_checks += 1
-                        assert not held[s] & SUIT_MASKS[suit], f"seat {s} showed a void in suit {suit}"
-                if seen.pass_offset and seen.passed:
-                    receiver = (seat + seen.pass_offset) % players
-                    kept = mask_of(seen.passed) & ~played
-                    assert held[receiver] & kept == kept
-                sampled += 1
-                assert playout(world, rng) is not None
-    assert sampled > 50 and void_checks > 20
+                check_world(state, seat, sample_state(ruleset, state.observation(seat), rng))
+                sampled[state.phase] += 1
+    assert sampled[Phase.PLAY] > 50
+    if game != "kierki" and game != "kierki3":
+        assert sampled[Phase.PASS] > 2
+    else:
+        assert sampled[Phase.TRUMP] > 2
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    index=st.integers(0, len(ALL_GAMES) - 1),
+    seed=st.integers(0, 2**32 - 1),
+    steps=st.integers(0, 300),
+    seat=st.integers(0, 10),
+)
+def test_a_sampled_world_never_contradicts_the_observation(index: int, seed: int, steps: int, seat: int) -> None:
+    game, players = ALL_GAMES[index]
+    ruleset = Ruleset.create(game, players)
+    state = GameState(ruleset, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_over:
+            return
+        state.apply(random_action(state, rng))
+    if state.phase in SAMPLED_PHASES:
+        check_world(state, seat % players, sample_state(ruleset, state.observation(seat % players), rng))
+
+
+def kitty_states() -> Iterator[tuple[str, GameState]]:
+    """Cancellation Hearts states (7 players, a kitty of 6) with the kitty on the table, waiting with a cancelled
+    first trick's cards, and taken by a trick's winner."""
+    ruleset = Ruleset.create("cancellation", 7, {"passing": "none"})
+    state = GameState(ruleset, seed=1)
+    yield "table", state
+    # Seats 0 and 1 hold both decks' clubs, so the A♣ led and the A♣ that follows cancel, and nobody wins trick 1.
+    clubs = [card for card in range(52) if card & 3 == 0]
+    others = [card for card in range(52) for _ in range(2) if card & 3 != 0]
+    others.remove(1)  # the 2♦s, one for each of seats 0 and 1
+    others.remove(1)
+    hands = (tuple([*clubs, 1]), tuple([*clubs, 1]), *(tuple(others[14 * i : 14 * i + 14]) for i in range(5)))
+    state = GameState(ruleset, deals=[DealSpec(hands, tuple(others[70:]), dealer=6)])
+    state.apply(PlayCard(48))
+    state.apply(PlayCard(48))
+    while state.trick_number == 1:
+        state.apply(state.fallback_action())
+    assert state.observation(0).pending_cards == 13
+    yield "pending", state
+    state = GameState(ruleset, seed=1)
+    while not points(off_table(state, state.observation(0))):  # until a winner took a kitty with points
+        state = GameState(ruleset, seed=state.seed + "1")
+        while state.trick_number == 1:
+            state.apply(state.fallback_action())
+    yield "taken", state
+
+
+def test_the_kitty_is_sampled_where_every_seat_knows_it_is() -> None:
+    for where, state in kitty_states():
+        seen = state.observation(state.to_act)
+        worlds = [sample_state(state.ruleset, seen, random.Random(i)) for i in range(30)]
+        for world in worlds:
+            check_world(state, state.to_act, world)
+        kitties = {w.table.event.kitty for w in worlds}  # the kitty each world dealt
+        assert len(kitties) > 1, f"the kitty ({where}) is dealt at random, not copied"
+
+
+def test_the_pass_and_trump_phases_are_sampled_from_the_seats_own_cards() -> None:
+    hearts = Ruleset.create("hearts")
+    passing = GameState(hearts, seed=1)
+    assert passing.phase is Phase.PASS
+    seen = passing.observation(2)
+    world = sample_state(hearts, seen, random.Random(0))
+    assert world.phase is Phase.PASS and world.hand(2) == passing.hand(2)
+    assert world.hand(3) != passing.hand(3)  # 39 unseen cards: the same 13 is all but impossible
+    world.apply(PassCards(tuple(world.hand(world.to_act)[:3])))  # a bot tries a pass, then plays the deal out
+    assert len(playout(world, random.Random(0))) == 4
+    kierki = Ruleset.create("kierki")
+    trump = GameState(kierki, seed=1)
+    while trump.phase is not Phase.TRUMP:
+        trump.apply(trump.fallback_action())
+    dealer = trump.observation(trump.to_act)
+    world = sample_state(kierki, dealer, random.Random(0))
+    assert world.phase is Phase.TRUMP and world.trump_cards_seen() == dealer.hand
+    world.apply(ChooseTrump(0))  # a bot tries a trump, then plays the deal out
+    assert world.trump == 0 and len(playout(world, random.Random(0))) == 4
 
 
 def test_samples_vary_and_cover_the_unseen_cards() -> None:
@@ -215,17 +340,16 @@ def test_samples_vary_and_cover_the_unseen_cards() -> None:
 
 
 def test_sampling_is_refused_where_it_cannot_work() -> None:
-    ruleset = Ruleset.create("cancellation", 6)
-    state = GameState(ruleset, seed=1)
+    hearts = Ruleset.create("hearts", 4, {"target": 1})
+    state = GameState(hearts, seed=1)
     with pytest.raises(SampleError, match="cannot sample"):
-        sample_state(ruleset, state.observation(0), random.Random(0))
-    hearts = Ruleset.create("hearts")
-    passing = GameState(hearts, seed=1)
-    assert passing.phase is Phase.PASS
-    with pytest.raises(SampleError, match="play phase"):
-        sample_state(hearts, passing.observation(0), random.Random(0))
+        sample_state(Ruleset.create("kierki"), state.observation(0), random.Random(0))
     with pytest.raises(SampleError, match="cannot sample"):
-        sample_state(Ruleset.create("kierki"), passing.observation(0), random.Random(0))
+        sample_state(Ruleset.create("cancellation", 7), state.observation(0), random.Random(0))
+    while not state.is_over:
+        state.apply(state.fallback_action())
+    with pytest.raises(SampleError, match="not the over phase"):
+        sample_state(hearts, state.observation(0), random.Random(0))
 
 
 @pytest.mark.parametrize(("game", "players"), GAMES)

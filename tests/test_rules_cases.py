@@ -45,6 +45,7 @@ from referee.rules import (
     DealSpecError,
     DealStarted,
     Event,
+    Game,
     GameEnded,
     GameState,
     IllegalActionError,
@@ -68,7 +69,7 @@ from referee.rules import (
     card_name,
     parse_card,
 )
-from referee.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, CardParseError
+from referee.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, CardParseError, parse_trump, trump_name
 from referee.rules.fallback import default_trump
 from referee.rules.kierki_scoring import trick_penalty
 from referee.rules.results import places
@@ -139,6 +140,13 @@ class TestConventions:
         assert [parse_card(n) for n in ("2C", "QS", "KH", "AS", "2D", "TH")] == [0, 43, 46, 51, 1, 34]
         assert parse_card("TH") == 34
         assert [card_name(c) for c in range(52)] == [r + s for r in "23456789TJQKA" for s in "CDHS"]
+
+    def test_a_trump_is_written_as_its_suit_letter_or_nt(self) -> None:
+        # The one written form of a trump choice: the protocol's, the replay logs', the mismatch messages'.
+        assert [trump_name(s) for s in (CLUBS, DIAMONDS, HEARTS, SPADES, None)] == ["C", "D", "H", "S", "NT"]
+        assert [parse_trump(name) for name in ("C", "D", "H", "S", "NT")] == [CLUBS, DIAMONDS, HEARTS, SPADES, None]
+        with pytest.raises(CardParseError, match="not a suit"):
+            parse_trump("N")
 
     @pytest.mark.parametrize("bad", ["1C", "QX", "Q", "QSS", "", "11H", "10H", "th", "qs", " QS", "QS\n"])
     def test_bad_card_names_are_refused(self, bad: str) -> None:
@@ -233,6 +241,15 @@ class TestConventions:
             "deal_scores", "totals", "legal", "lottery_start_rank", "lottery_columns", "lottery_finished",
             "kitty_size", "pending_cards", "moon_options", "hearts_broken",
         }  # fmt: skip
+
+    def test_which_total_wins_is_a_property_of_the_game(self) -> None:
+        # A-K16: the highest Kierki total wins; A-H8, A-CH16: the lowest Hearts total.
+        assert [game for game in Game if game.higher_is_better] == [Game.KIERKI, Game.KIERKI3]
+        for game, players in (("kierki", 4), ("kierki3", 3), ("hearts", 4), ("cancellation", 6)):
+            state = GameState(Ruleset.create(game, players), seed=1)
+            state.totals = [5, 0, -5, *([3] * (players - 3))]
+            first = 0 if Game(game).higher_is_better else 2
+            assert state.places_by_totals()[first] == 1
 
     def test_places_share_equal_totals(self) -> None:
         # A-K16, A-H8, A-CH16: competition ranking, 1 is best.

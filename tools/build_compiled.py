@@ -1,4 +1,5 @@
-"""Build the mypyc-compiled rules core into a directory of its own, beside the pure source.
+"""Build the compiled build (setup.py's ``COMPILED``: the modules a match runs on every decision, compiled by mypyc)
+into a directory of its own, beside the pure source.
 
     python tools/build_compiled.py [DIR]        # default build/compiled
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from protocol import messages as m
 from referee import wire
-from referee.game_loop import SeatMessages, play_out
+from referee.game_loop import SeatMessages, drive_game
 from referee.rules import (
     Action,
     Card,
@@ -340,5 +340,5 @@ def walk(
             action = decide(state, hit is not None)
         return state.apply(state.fallback_action() if action is None else action)
 
-    play_out(state, choose, deliver)
+    drive_game(state, choose, deliver)
     return pending

@@ -23,7 +23,7 @@ from referee.replay.records import (
     record_type,
 )
 from referee.rules import Action, ChooseTrump, PassCards, PlayCard, card_name
-from referee.rules.cards import SUIT_LETTERS
+from referee.rules.cards import trump_name
 
 __all__ = ["at_line", "describe_action", "describe_decision", "first_difference", "record_label", "record_name"]
 
@@ -35,7 +35,7 @@ def describe_action(action: Action) -> str:
     if isinstance(action, PassCards):
         return "pass " + " ".join(card_name(c) for c in action.cards)
     if isinstance(action, ChooseTrump):
-        return "trump " + ("NT" if action.suit is None else SUIT_LETTERS[action.suit])
+        return "trump " + trump_name(action.suit)
     return f"moon {action.option.value}"
 
 

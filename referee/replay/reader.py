@@ -42,7 +42,7 @@ from referee.rules import (
     RulesetError,
     parse_card,
 )
-from referee.rules.cards import CardParseError, parse_suit
+from referee.rules.cards import CardParseError, parse_trump
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -230,7 +230,7 @@ def action_of(entry: Entry) -> Action:
         if isinstance(record, PassDecision):
             return PassCards(tuple(parse_card(c) for c in record.cards))
         if isinstance(record, TrumpDecision):
-            return ChooseTrump(None if record.suit == "NT" else parse_suit(record.suit))
+            return ChooseTrump(parse_trump(record.suit))
         if isinstance(record, MoonDecision):
             return ChooseMoon(record.choice)
     except CardParseError as error:

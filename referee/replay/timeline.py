@@ -8,8 +8,9 @@ record must equal the record the writer makes of the rules core's own events, co
 states a viewer shows, and the observations a seat view is built from, are the rules core's own. Faults are
 checked against the header's fault policy (``referee.faults``), the same policy the match applies.
 
-A `Timeline` is the walk's result: the decisions, the frames a viewer steps through, and ``state_at(n)``, the
-state after the first ``n`` decisions.
+A `Timeline` is the walk's result: the decisions, the frames a viewer steps through, the rules event each derived
+record was written from (``event_of``, which a seat's view of a record is projected from), and ``state_at(n)``,
+the state after the first ``n`` decisions.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from referee.faults import FaultPolicy
 from referee.replay.mismatch import (
@@ -46,9 +47,11 @@ from referee.replay.writer import event_record
 from referee.rules import (
     Action,
     DealSpec,
+    Event,
     GameState,
     IllegalActionError,
     RulesError,
+    TrumpChosen,
 )
 from referee.rules.dealing import validate_deal
 
@@ -103,6 +106,8 @@ class Timeline:
         self.frames: list[Frame] = []
         self.problem: ReplayError | None = None
         self.checked = 0  # records found consistent, the header included
+        self.events: dict[int, Event] = {}  # by line: the rules event each derived record matched in the walk
+        self.trump_named: dict[int, TrumpChosen] = {}  # by deal: a trump deal's naming, which shows its hands
         self._cursor: GameState | None = None
         self._cursor_at = 0
 
@@ -121,6 +126,10 @@ class Timeline:
             self._cursor.apply(step.action, step.seat)
             self._cursor_at += 1
         return self._cursor
+
+    def event_of(self, entry: Entry) -> Event | None:
+        """The rules event a derived record was written from (None for the header, decisions, faults, the end)."""
+        return self.events.get(entry.line)
 
     def deal_numbers(self) -> list[int]:
         return sorted({f.deal for f in self.frames})
@@ -167,7 +176,7 @@ class _Walk:
         self.timeline = timeline
         self.replay = timeline.replay
         players = timeline.ruleset.players
-        self.expected: deque[Derived] = deque()
+        self.expected: deque[tuple[Derived, Event]] = deque()  # the records the rules' events derive, to come
         # Strikes and forfeits count over a match's games: a later game may start with a seat's strikes above 0
         # (its first fault then says how many) or with the seat already forfeited (all its decisions fallbacks).
         self.strikes: list[int | None] = [None] * players
@@ -230,11 +239,13 @@ class _Walk:
             specs.append(spec)
         return tuple(specs)
 
-    def _queue(self, events: Sequence[Any]) -> None:
+    def _queue(self, events: Sequence[Event]) -> None:
         for event in events:
             record = event_record(event)
             if record is not None:
-                self.expected.append(record)
+                self.expected.append((record, event))
+            elif isinstance(event, TrumpChosen):
+                self.timeline.trump_named[event.dealt.deal if event.dealt is not None else 0] = event
 
     def _due(self) -> str:
         state = self.state
@@ -243,7 +254,7 @@ class _Walk:
         return f"a {state.phase.value} decision by seat {state.to_act} is due"
 
     def _missing(self) -> str:
-        return f"{record_name(self.expected[0])} must come first (a record is missing or out of order)"
+        return f"{record_name(self.expected[0][0])} must come first (a record is missing or out of order)"
 
     def _entry(self, entry: Entry) -> None:
         if self.ended:
@@ -268,13 +279,14 @@ class _Walk:
                 f"a {entry.type} record between a fault (line {self.pending[0].line}) and its fallback decision",
                 entry.line,
             )
-        want = self.expected[0]
+        want, event = self.expected[0]
         if type(want) is not type(record):
             raise ReplayError(f"a {entry.type} record, but {self._missing()}", entry.line)
         difference = first_difference(want, record)
         if difference is not None:
             raise ReplayError(f"{record_label(want)}: {difference}", entry.line)
         self.expected.popleft()
+        self.timeline.events[entry.line] = event
         if isinstance(record, DealRecord) and frames[-1].entries:
             frames[-1].closing = True
             frames.append(Frame(position=frames[-1].position, deal=record.deal))

@@ -1,10 +1,10 @@
 """What a replay's table looks like at one step, for one viewer: plain data, no styling, no text.
 
 A viewer is ``None`` (every hand: the referee's view) or a seat. What a seat may see comes from the rules core
-only: the table from ``GameState.observation(seat)`` of the re-applied game, and each record of the step from
-``projection.project(event, seat)`` of the rules event it was written from. The one thing the rules core cannot
-decide is the referee's own records: a fault's message (it may list the seat's legal cards) and a pass decision
-(before the exchange only the passer's observation holds it) belong to their own seat.
+only: the table from ``GameState.observation(seat)`` of the timeline's state, and each record of the step from
+``projection.redactions(event, seat)`` of the rules event the walk matched it to (``Timeline.event_of``). The one
+thing the rules core cannot decide is the referee's own records: a fault's message (it may list the seat's legal
+cards) and a pass decision (before the exchange only the passer's observation holds it) belong to their own seat.
 
 `step_view` gives the table at one step of a `Timeline`; `visible_record` one log record as a viewer may see it
 (what it may not is null), the same redaction ``kierki replay --json --seat N`` prints. Both are frozen
@@ -16,31 +16,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import msgspec
 
 from referee.replay.reader import Entry
 from referee.replay.records import DERIVED_TYPES, PlayDecision, TrickRecord
 from referee.replay.timeline import Frame, Timeline
-from referee.replay.writer import event_record
 from referee.rules import (
     DealKind,
     DealStarted,
-    Event,
     Game,
     GameState,
     Observation,
-    PassesExchanged,
     Phase,
     TrickEnded,
-    TrumpChosen,
     card_name,
 )
 from referee.rules.cards import Card, Suit
 from referee.rules.dealing import hand_size
 from referee.rules.kierki_scoring import deal_kinds
-from referee.rules.projection import CardsPassed, HandDealt, project
+from referee.rules.projection import redactions
 from referee.rules.tricks import cancelled_cards
 
 __all__ = [
@@ -190,38 +185,6 @@ def deal_count(timeline: Timeline) -> int | None:
     return None
 
 
-# --- the rules events behind the records --------------------------------------------------------------------
-
-
-class _Events:
-    """The rules event each derived record of a timeline was written from (the walk checked they agree)."""
-
-    def __init__(self, timeline: Timeline) -> None:
-        final = timeline.new_state()
-        for step in timeline.decisions:
-            final.apply(step.action, step.seat)
-        written = (e for e in final.events if event_record(e) is not None)
-        derived = [e for f in timeline.frames for e in f.entries if e.type in DERIVED_TYPES]
-        self.by_line: dict[int, Event] = {entry.line: event for entry, event in zip(derived, written, strict=False)}
-        # A trump deal's hands are seen once trump is named: the deal record shows what that event reveals.
-        self.named: dict[int, TrumpChosen] = {
-            id(e.dealt): e for e in final.events if isinstance(e, TrumpChosen) and e.dealt is not None
-        }
-
-    def event(self, entry: Entry) -> Event | None:
-        return self.by_line.get(entry.line)
-
-
-_EVENTS: WeakKeyDictionary[Timeline, _Events] = WeakKeyDictionary()
-
-
-def _events(timeline: Timeline) -> _Events:
-    found = _EVENTS.get(timeline)
-    if found is None:
-        found = _EVENTS[timeline] = _Events(timeline)
-    return found
-
-
 # --- one record as a viewer may see it ----------------------------------------------------------------------
 
 
@@ -237,9 +200,11 @@ def visible_record(timeline: Timeline, entry: Entry, viewer: int | None) -> dict
     record = dict(raw)
     kind = entry.type
     if kind in DERIVED_TYPES:
-        event = _events(timeline).event(entry)
+        event = timeline.event_of(entry)
         assert event is not None, "every derived record of a frame was matched to its event by the walk"
-        _project_into(record, event, viewer, timeline)
+        named = timeline.trump_named.get(event.deal) if isinstance(event, DealStarted) else None
+        for field, seen in redactions(event, viewer, named).items():
+            record[field] = _written(seen)
     elif kind == "pass" and raw.get("seat") != viewer:
         record["cards"] = None  # a pass is its seat's own until the exchange, which the projection then shows
     elif kind == "fault" and raw.get("seat") != viewer:
@@ -247,24 +212,13 @@ def visible_record(timeline: Timeline, entry: Entry, viewer: int | None) -> dict
     return record
 
 
-def _project_into(record: dict[str, Any], event: Event, viewer: int, timeline: Timeline) -> None:
-    if isinstance(event, DealStarted):
-        seen = project(event, viewer)
-        if seen is None:  # a trump deal: the hand is dealt but seen once trump is named
-            named = _events(timeline).named.get(id(event))
-            seen = project(named, viewer) if named is not None else None
-        hand = _names(seen.hand) if isinstance(seen, HandDealt) else None
-        record["hands"] = [hand if s == viewer else None for s in range(len(event.hands))]
-        record["kitty"] = None  # a seat only ever learns the kitty's size
-    elif isinstance(event, PassesExchanged):
-        side = project(event, viewer)
-        assert isinstance(side, CardsPassed)
-        passed: list[list[str] | None] = [None] * len(event.passed)
-        passed[side.giver] = _names(side.received)
-        passed[viewer] = _names(side.sent)
-        record["passed"] = passed
-    elif isinstance(event, TrickEnded):
-        record["collected"] = None  # the projection shows who played what and who won, not the pile
+def _written(seen: object) -> Any:
+    """What a seat sees of a record's field (``projection.redactions``), as the log writes it: cards by name."""
+    if isinstance(seen, tuple):
+        if all(type(part) is int for part in seen):
+            return _names(seen)
+        return [_written(part) for part in seen]
+    return seen
 
 
 def shown_records(timeline: Timeline, frame: Frame, viewer: int | None) -> tuple[ShownRecord, ...]:

@@ -63,7 +63,7 @@ from referee.rules import (
     TrumpChosen,
     card_name,
 )
-from referee.rules.cards import SUIT_LETTERS, Card
+from referee.rules.cards import Card, trump_name
 
 __all__ = [
     "ReplayWriteError",
@@ -76,10 +76,6 @@ __all__ = [
 
 def _names(cards: tuple[Card, ...] | list[Card]) -> list[str]:
     return [card_name(c) for c in cards]
-
-
-def _suit(suit: int | None) -> str:
-    return "NT" if suit is None else SUIT_LETTERS[suit]
 
 
 def event_record(event: Event) -> Derived | None:
@@ -133,7 +129,7 @@ def decision_record(
         )
     if isinstance(action, ChooseTrump):
         return TrumpDecision(
-            seat=seat, suit=_suit(action.suit), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+            seat=seat, suit=trump_name(action.suit), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
         )
     assert isinstance(action, ChooseMoon)
     return MoonDecision(seat=seat, choice=action.option, ms=took, fallback=fallback, replayed=replayed, ignored=ignored)

@@ -70,6 +70,19 @@ def parse_suit(text: str) -> Suit:
     return SUIT_LETTERS.index(name)
 
 
+NO_TRUMP: Final = "NT"  # how no trump is named where a trump is (the protocol, the replay logs)
+
+
+def trump_name(suit: Suit | None) -> str:
+    """A trump choice's written form: its suit's letter, or ``NT`` for no trump (None)."""
+    return NO_TRUMP if suit is None else SUIT_LETTERS[suit]
+
+
+def parse_trump(text: str) -> Suit | None:
+    """A trump choice from its written form (``trump_name``): a suit letter, or ``NT`` for no trump (None)."""
+    return None if text == NO_TRUMP else parse_suit(text)
+
+
 _CARD_NAMES: Final = tuple(RANK_LETTERS[card >> 2] + SUIT_LETTERS[card & 3] for card in range(52))
 
 

@@ -1,9 +1,9 @@
 """What each thing taken is worth in a game: the one statement of the point values, which scoring applies and the
 protocol tells bots (``game_start.scoring``), so no bot needs RULES.md to know them.
 
-Kierki's values are negative (penalties) but for the trump tricks and the loteryjka bonuses, and the highest total
-wins; the Hearts games count penalty points up, and the lowest total wins. Which deal scores which item is the
-deal's kind (PROTOCOL.md §10 has the table).
+Kierki's values are negative (penalties) but for the trump tricks and the loteryjka bonuses; the Hearts games count
+penalty points up (which total wins is ``Game.higher_is_better``). Which deal scores which item is the deal's kind
+(PROTOCOL.md §10 has the table).
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ What is private and to whom:
 - a trick: who played what and who won it, not what the winner collected (the pending pile, the kitty).
 
 Everything else (cards played, loteryjka passes, players going out, moons, scores, the result) is public.
+
+``redactions(event, seat)`` states the same for an event written whole (a replay log's record): which of its fields
+``seat`` may not see as they are, and what it sees of each instead; it is built on ``project``, so the two agree.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from referee.rules.records import (
     TrumpChosen,
 )
 
-__all__ = ["CardsPassed", "HandDealt", "SeatEvent", "is_public", "project"]
+__all__ = ["CardsPassed", "HandDealt", "SeatEvent", "is_public", "project", "redactions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +117,27 @@ def project(event: Event, seat: int) -> SeatEvent | None:
         )
     assert kind is MoonShot, kind
     return None  # told with the deal's end (DealEnded.moon)
+
+
+def redactions(event: Event, seat: int, named: TrumpChosen | None = None) -> dict[str, object]:
+    """The fields of ``event`` that ``seat`` may not see as they are, each with what the seat sees of it instead:
+    None where it sees nothing, and for a field with one entry per seat, None in the places of what it may not see.
+    Empty when the seat may see the whole event. ``named``: for a trump deal, the naming of its trump, after which
+    each seat sees its own hand (without it, no hand of the deal is seen).
+    """
+    if isinstance(event, DealStarted):
+        seen = project(event, seat)
+        if seen is None and named is not None:  # a trump deal: its hands are seen once trump is named
+            seen = project(named, seat)
+        hand = seen.hand if isinstance(seen, HandDealt) else None
+        return {"hands": tuple(hand if s == seat else None for s in range(len(event.hands))), "kitty": None}
+    if isinstance(event, PassesExchanged):
+        side = project(event, seat)
+        assert isinstance(side, CardsPassed)
+        passed: list[tuple[Card, ...] | None] = [None] * len(event.passed)
+        passed[side.giver] = side.received
+        passed[seat] = side.sent
+        return {"passed": tuple(passed)}
+    if isinstance(event, TrickEnded):
+        return {"collected": None}  # the projection shows who played what and who won, not the pile
+    return {}

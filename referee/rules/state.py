@@ -45,6 +45,7 @@ from referee.rules.records import (
 from referee.rules.results import places
 from referee.rules.ruleset import Passing, Ruleset
 from referee.rules.table import GameFlags, Table
+from referee.rules.tricks import ENDED_EARLY, GOES_ON
 
 # Constants are Final so that the compiled build reads them as C constants, not module attributes; the hot
 # paths compare phases against these rather than look ``Phase.PLAY`` up.
@@ -54,8 +55,6 @@ _TRUMP: Final = Phase.TRUMP
 _MOON: Final = Phase.MOON
 _OVER: Final = Phase.OVER
 _PLAY_CARD: Final = PlayCard
-_GOES_ON: Final = tricks.GOES_ON
-_ENDED_EARLY: Final = tricks.ENDED_EARLY
 
 
 # A playout policy: given the state (the seat to act is ``state.to_act``) and its legal cards, the card to play.
@@ -103,12 +102,12 @@ class GameState:
         self._first_dealer = first_dealer(self.seed, game, self.players) if first is None else first
         self._table = self._deal(1)
 
-    @classmethod
-    def from_table(cls, table: Table, totals: Sequence[int]) -> GameState:
+    @staticmethod
+    def from_table(table: Table, totals: Sequence[int]) -> GameState:
         """A state that plays the deal on ``table`` from where it is and ends with it, with no history before it
         and ``totals`` as the game's totals so far: a world sampled for a playout (``playout.sample_state``)."""
         first = (table.dealer - table.number + 1) % table.flags.players
-        state = cls(table.flags.ruleset, _table=table, _first_dealer=first)
+        state = GameState(table.flags.ruleset, _table=table, _first_dealer=first)
         state.totals = list(totals)
         state._stop_after_deal = True
         return state
@@ -201,7 +200,7 @@ class GameState:
     def places_by_totals(self) -> tuple[int, ...]:
         """Each seat's place (1 = first, ties share) by the totals so far: the final places once the game is over,
         a stopped game's places before that."""
-        return places(self.totals, highest_wins=self.ruleset.game.higher_is_better)
+        return places(self.totals, highest_wins=self._flags.higher_is_better)
 
     def observation(self, seat: int) -> Observation:
         """Everything ``seat`` may know now, and nothing more (``observation.observe``)."""
@@ -365,8 +364,8 @@ class GameState:
             ended = lottery.play(table, seat, card, log)
         else:
             ended = tricks.play_to_trick(table, seat, card, log)
-        if ended != _GOES_ON:
-            self._end_of_tricks(early=ended == _ENDED_EARLY)
+        if ended != GOES_ON:
+            self._end_of_tricks(early=ended == ENDED_EARLY)
 
     def _end_of_tricks(self, *, early: bool) -> None:
         table = self._table

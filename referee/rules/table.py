@@ -20,7 +20,7 @@ from referee.rules.ruleset import Game, Ruleset
 class GameFlags:
     """What a game never changes: its ruleset, and what the steps read of it on every card, worked out once."""
 
-    __slots__ = ("double_deck", "hand_size", "hearts_game", "kierki", "kinds", "players", "ruleset")
+    __slots__ = ("double_deck", "hand_size", "hearts_game", "higher_is_better", "kierki", "kinds", "players", "ruleset")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -30,6 +30,7 @@ class GameFlags:
         self.hearts_game = ruleset.game is Game.HEARTS  # the 2♣ leads the first trick
         self.kinds = kierki_scoring.deal_kinds(ruleset) if self.kierki else ()
         self.hand_size = hand_size(ruleset)  # cards per hand, and tricks per deal
+        self.higher_is_better = ruleset.game.higher_is_better  # which total wins
 
 
 @dataclass(frozen=True, slots=True)
