@@ -72,12 +72,11 @@ def decision_runner(
 def random_trial(ruleset: rules.Ruleset, seen: rules.Observation) -> Trial[int]:
     """The baseline's trial: the bot's worlds, each card applied to a copy and played out at random by the core."""
     higher = ruleset.game in (rules.Game.KIERKI, rules.Game.KIERKI3)
-    sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
 
     def trial(rng: random.Random) -> Callable[[int], float] | None:
         try:
-            world = sample(ruleset, seen, rng)
-        except (worlds.NoWorld, rules.SampleError):
+            world = worlds.sample(ruleset, seen, rng)
+        except worlds.NoWorld:
             return None
 
         def at_random(card: int) -> float:

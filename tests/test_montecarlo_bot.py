@@ -153,16 +153,47 @@ def test_sampled_worlds_agree_with_everything_the_seat_saw(
     request = driver.request()
     assert isinstance(request, m.PlayRequest)
     seen = driver.seats[seat].observation(request)  # type: ignore[attr-defined]
-    sample = worlds.cancellation_play if game == "cancellation" else worlds.one_deck_play
     made = 0
     for _ in range(3):
         try:
-            world = sample(driver.ruleset, seen, rng)
+            world = worlds.sample(driver.ruleset, seen, rng)
         except worlds.NoWorld:
             continue  # allowed now and then (the bot draws again), but not every time
         assert_consistent(world, state, seat)
         made += 1
     assert made
+
+
+@pytest.mark.parametrize(("game", "players", "options"), GAMES, ids=[g for g, _, _ in GAMES])
+def test_before_the_play_the_seat_sees_what_the_rules_core_says(
+    game: str, players: int, options: dict[str, object]
+) -> None:
+    """The observations a pass and a trump request make are the rules core's own for that seat, field by field."""
+    rng = random.Random(5)
+    driver = Driver(game, players, options, "before-play", [Table() for _ in range(players)])
+    state = driver.state
+    checked = 0
+    while not state.is_over and checked < 2:
+        if state.phase is Phase.PASS:
+            seat = state.to_act
+            seen = driver.seats[seat].pass_observation(wire.pass_request_for(state, seat, 7, 1, 1000))  # type: ignore[attr-defined]
+        elif state.phase is Phase.TRUMP:
+            seat = state.to_act
+            request = driver.request()
+            assert isinstance(request, m.TrumpRequest)
+            seen = driver.seats[seat].trump_observation(request)  # type: ignore[attr-defined]
+        else:
+            driver.apply(random_action(state, rng))
+            continue
+        assert seen == state.observation(seat)
+        checked += 1
+        _play_on_to_the_cards(driver, rng)
+    assert checked == 2
+
+
+def _play_on_to_the_cards(driver: Driver, rng: random.Random) -> None:
+    while driver.state.phase is Phase.PASS or driver.state.phase is Phase.TRUMP:
+        driver.apply(random_action(driver.state, rng))
 
 
 def _play_game(game: str, players: int, options: dict[str, object], seed: str, playouts: int) -> list[tuple[str, str]]:

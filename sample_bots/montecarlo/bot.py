@@ -3,9 +3,9 @@
 - **play**: every legal card is tried in each sampled world (``worlds``) and the deal played out by the rollout
   policy (``rollout``); the card with the best total margin over the same worlds is played (``search``).
 - **pass** (Hearts, Cancellation): the rule of thumb's pass and the other threes of its five most dangerous cards
-  (``passing``), each played out from the same deals after the pass.
-- **trump** (Kierki trump deals, the dealer seeing its first 5 or 6 cards): each suit it may name, played out from
-  the same deals of the rest of the cards.
+  (``passing``), each made in the same sampled deals (the other seats passing by the rule of thumb) and played out.
+- **trump** (Kierki trump deals, the dealer seeing its first 5 or 6 cards): each suit it may name, named in the same
+  sampled deals of the rest of the cards and played out.
 - **moon**: no search is needed, the totals say it: take the option that ends the game while this seat leads, never
   one that ends it while another leads, otherwise the one that brings the end nearer when leading (``choose_moon``).
 
@@ -26,7 +26,7 @@ import referee.rules as rules
 from protocol import messages as m
 from sample_bots.montecarlo import worlds
 from sample_bots.montecarlo._library import Bot
-from sample_bots.montecarlo.knowledge import SUITS, Table, cards, pass_offset, suit_of
+from sample_bots.montecarlo.knowledge import SUITS, Table, cards, suit_of
 from sample_bots.montecarlo.passing import candidate_passes, rule_of_thumb_pass
 from sample_bots.montecarlo.rollout import Rollout, forced_first
 from sample_bots.montecarlo.search import Budget, Tally, Trial, margin, search
@@ -112,32 +112,20 @@ class MonteCarloBot(Bot):
         budget = self._budget(request.time_ms)
         table = self.table
         ruleset = table.ruleset
-        seat = table.seat
-        offset = pass_offset(request.direction, ruleset.players)
-        dealer = table.deal.dealer
+        seen = table.pass_observation(request)
+        kind = seen.kind
         higher = self.higher_is_better
-        kind = rules.DealKind.CANCELLATION if ruleset.game is rules.Game.CANCELLATION else rules.DealKind.HEARTS
-        unseen = [c for c in worlds.deck(ruleset.game) if c not in hand] if kind is rules.DealKind.HEARTS else []
+        rollout = Rollout(ruleset, kind, None)
 
         def trial(rng: random.Random) -> Callable[[tuple[int, ...]], float] | None:
-            seed = rng.getrandbits(64)
-            received = rule_of_thumb_pass(rng.sample(unseen, len(hand)), request.count) if unseen else []
+            try:
+                world = worlds.sample(ruleset, seen, rng)
+            except worlds.NoWorld:
+                return None
 
             def score(mine: tuple[int, ...]) -> float:
-                world_rng = random.Random(seed)
-                try:
-                    if kind is rules.DealKind.HEARTS:
-                        world = worlds.hearts_after_pass(
-                            ruleset, seat, request.deal, dealer, offset, hand, mine, received, world_rng
-                        )
-                    else:
-                        world = worlds.cancellation_after_pass(
-                            ruleset, seat, dealer, offset, hand, table.deal.kitty_size, mine, world_rng
-                        )
-                except (worlds.NoWorld, rules.SampleError):
-                    return 0.0
-                rollout = Rollout(ruleset, kind, None)
-                return margin(rules.playout(world, world_rng, rollout), seat, higher)
+                after = worlds.after_pass(world, seen.seat, mine)
+                return margin(rules.playout(after, rng, rollout), seen.seat, higher)
 
             return score
 
@@ -152,25 +140,28 @@ class MonteCarloBot(Bot):
             request.choices, key=lambda s: (len(in_suit.get(s, [])), sum(in_suit.get(s, []))), reverse=True
         )
         first = ordered[0]
-        answer = self._guarded("trump", lambda: self._trump(request, seen, ordered), lambda: first)
+        answer = self._guarded("trump", lambda: self._trump(request, ordered), lambda: first)
         return None if answer == "NT" else answer
 
-    def _trump(self, request: m.TrumpRequest, seen: tuple[int, ...], ordered: Sequence[str]) -> str:
+    def _trump(self, request: m.TrumpRequest, ordered: Sequence[str]) -> str:
         budget = self._budget(request.time_ms)
         table = self.table
         ruleset = table.ruleset
-        seat = table.seat
+        seen = table.trump_observation(request)
         higher = self.higher_is_better
 
         def trial(rng: random.Random) -> Callable[[str], float] | None:
-            seed = rng.getrandbits(64)
+            try:
+                world = worlds.sample(ruleset, seen, rng)
+            except worlds.NoWorld:
+                return None
 
             def score(letter: str) -> float:
                 suit = suit_of(letter)
-                world_rng = random.Random(seed)
-                world = worlds.trump_deal(ruleset, seat, request.deal, seen, suit, world_rng)
-                rollout = Rollout(ruleset, rules.DealKind.TRUMP, suit)
-                return margin(rules.playout(world, world_rng, rollout), seat, higher)
+                after = worlds.after_trump(world, suit)
+                return margin(
+                    rules.playout(after, rng, Rollout(ruleset, rules.DealKind.TRUMP, suit)), seen.seat, higher
+                )
 
             return score
 
@@ -187,12 +178,11 @@ def play_trial(ruleset: rules.Ruleset, seen: rules.Observation) -> Trial[int]:
     """The search's trial for a card to play: a world sampled from ``seen``, each card played out in it."""
     higher = ruleset.game in (rules.Game.KIERKI, rules.Game.KIERKI3)
     rollout = Rollout(ruleset, seen.kind, seen.trump)
-    sample = worlds.cancellation_play if ruleset.game is rules.Game.CANCELLATION else worlds.one_deck_play
 
     def trial(rng: random.Random) -> Callable[[int], float] | None:
         try:
-            world = sample(ruleset, seen, rng)
-        except (worlds.NoWorld, rules.SampleError):
+            world = worlds.sample(ruleset, seen, rng)
+        except worlds.NoWorld:
             return None
 
         def score(choice: int) -> float:

@@ -68,6 +68,7 @@ class Table:
         self.seat = 0
         self.ruleset = rules.Ruleset.create("hearts", 4)
         self.deal = Deal()
+        self.totals: tuple[int, ...] = (0,) * 4  # the game's totals after the deals finished so far
 
     def on_hello(self, request: m.HelloRequest) -> None:
         self.game = request.game
@@ -75,10 +76,14 @@ class Table:
         self.seat = request.seat
         self.ruleset = rules.Ruleset.create(request.game, request.players, dict(request.options))
         self.deal = Deal(laid=[0] * request.players)
+        self.totals = (0,) * request.players
 
     def on_event(self, message: object) -> None:
         if isinstance(message, m.GameStartEvent):
             self.seat = message.seat
+            self.totals = (0,) * message.players
+        elif isinstance(message, m.DealEndEvent):
+            self.totals = tuple(message.totals)
         elif isinstance(message, m.DealEvent):
             offset = 0 if message.pass_direction == "none" else pass_offset(message.pass_direction, self.players)
             self.deal = Deal(
@@ -97,6 +102,72 @@ class Table:
             laid[message.seat] += 1
             if laid[message.seat] == hand_size(self.game, self.players) and message.seat not in self.deal.finished:
                 self.deal.finished.append(message.seat)
+
+    def pass_observation(self, request: m.PassRequest) -> rules.Observation:
+        """The rules core's view of this seat when it is asked to pass (the others pass at the same time)."""
+        n = self.players
+        kind = rules.DealKind.CANCELLATION if self.game == "cancellation" else rules.DealKind.HEARTS
+        size = hand_size(self.game, n)
+        return self._before_play(
+            request.deal,
+            kind,
+            self.deal.dealer,
+            rules.Phase.PASS,
+            tuple(sorted(cards(request.hand))),
+            (size,) * n,
+            pass_offset(request.direction, n),
+            self.deal.kitty_size,
+        )
+
+    def trump_observation(self, request: m.TrumpRequest) -> rules.Observation:
+        """The rules core's view of the dealer naming trump: its first cards, in dealing order, and no hand else."""
+        n = self.players
+        return self._before_play(
+            request.deal, rules.DealKind.TRUMP, self.seat, rules.Phase.TRUMP, cards(request.cards), (0,) * n, 0, 0
+        )
+
+    def _before_play(
+        self,
+        deal: int,
+        kind: rules.DealKind,
+        dealer: int,
+        phase: rules.Phase,
+        hand: tuple[int, ...],
+        sizes: tuple[int, ...],
+        offset: int,
+        kitty: int,
+    ) -> rules.Observation:
+        n = self.players
+        return rules.Observation(
+            game=self.ruleset.game,
+            players=n,
+            seat=self.seat,
+            deal=deal,
+            kind=kind,
+            dealer=dealer,
+            phase=phase,
+            to_act=self.seat,
+            hand=hand,
+            hand_sizes=sizes,
+            trump=None,
+            trump_named=False,
+            pass_offset=offset,
+            passed=(),
+            received=(),
+            trick_leader=(dealer + 1) % n,
+            trick=(),
+            tricks=(),
+            deal_scores=(0,) * n,
+            totals=self.totals,
+            legal=(),
+            lottery_start_rank=None,
+            lottery_columns=(None, None, None, None),
+            lottery_finished=(),
+            kitty_size=kitty,
+            pending_cards=0,
+            moon_options=None,
+            hearts_broken=False,
+        )
 
     def observation(self, request: m.PlayRequest) -> rules.Observation:
         """The rules core's view of this seat at a play request."""
@@ -166,7 +237,7 @@ class Table:
             trick=trick,
             tricks=tricks,
             deal_scores=tuple(scores.deal),
-            totals=tuple(scores.totals or scores.total),
+            totals=tuple(scores.totals or scores.total),  # the request's own, which every referee sends
             legal=cards(request.legal),
             lottery_start_rank=start_rank,
             lottery_columns=columns,
