@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -351,13 +352,24 @@ def format_table(result: MatchResult) -> str:
 
 @cli.command()
 @click.option("--game", type=click.Choice(GAMES), default=None, help="Only this game's options.")
-def options(game: str | None) -> None:
+@click.option(
+    "--markdown",
+    is_flag=True,
+    help="Print each game's options as a Markdown table with their JSON values in hello.options "
+    "(the tables of PROTOCOL.md section 10, which a test keeps equal to this output).",
+)
+def options(game: str | None, markdown: bool) -> None:
     """List every rule option with its default and what it means."""
     for g in Game if game is None else [Game(game)]:
         players = None
         ruleset = Ruleset.create(g, players)
-        click.echo(f"{g.value}:")
         defaults = ruleset.options()
+        if markdown:
+            click.echo((f"{g.value}:\n\n" if game is None else "") + _options_markdown(g, defaults))
+            if game is None:
+                click.echo()
+            continue
+        click.echo(f"{g.value}:")
         for spec in option_specs(g):
             value = defaults[spec.name]
             shown = (
@@ -370,6 +382,25 @@ def options(game: str | None) -> None:
             click.echo(f"  {spec.name}={shown}\n      {spec.help}")
             if spec.choices:
                 click.echo(f"      choices: {', '.join(str(c).lower() for c in spec.choices)}")
+
+
+def _options_markdown(game: Game, defaults: Mapping[str, object]) -> str:
+    """One game's options as a Markdown table: each key of hello.options, its JSON value by default, the values it
+    takes (as JSON), and what it means."""
+    lines = ["| `hello.options` key | default | values | meaning |", "|---|---|---|---|"]
+    for spec in option_specs(game):
+        default = defaults[spec.name]
+        if spec.choices:
+            values = " ".join(f"`{json.dumps(choice)}`" for choice in spec.choices)
+        elif isinstance(default, bool):
+            values = "`true` `false`"
+        elif isinstance(default, int):
+            values = f"an integer, at least {spec.minimum}" if spec.minimum is not None else "an integer"
+        else:
+            values = "a list of two trick numbers"
+        shown = json.dumps(list(default) if isinstance(default, tuple) else default)
+        lines.append(f"| `{spec.name}` | `{shown}` | {values} | {spec.help} |")
+    return "\n".join(lines)
 
 
 @cli.group()

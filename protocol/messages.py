@@ -38,6 +38,7 @@ __all__ = [
     "DealEndEvent",
     "DealEvent",
     "DealKind",
+    "DealPass",
     "ErrorCode",
     "ErrorEvent",
     "Event",
@@ -47,6 +48,7 @@ __all__ = [
     "HelloAnswer",
     "HelloRequest",
     "LotteryColumns",
+    "LotteryMove",
     "LotteryPassEvent",
     "LotteryState",
     "MoonAnswer",
@@ -186,11 +188,34 @@ class LotteryColumns(_Part, frozen=True, kw_only=True):
     S: tuple[Card, Card] | None
 
 
+class LotteryMove(_Part, frozen=True, kw_only=True):
+    """One turn of the loteryjka: the seat and the card it laid, or a null card when it had none it could lay and
+    was passed."""
+
+    seat: Seat
+    card: Card | None
+
+
 class LotteryState(_Part, frozen=True, kw_only=True):
-    """The loteryjka table. "start_rank" is null until the first card fixes it (the dealer's opening card)."""
+    """The loteryjka table. "start_rank" is null until the first card fixes it (the dealer's opening card).
+    "moves" is every turn of this deal so far, in order (a pass as a null card), and "out" the seats that have laid
+    their last card, first out first (added later with defaults: empty from an older referee)."""
 
     start_rank: Rank | None
     columns: LotteryColumns
+    moves: tuple[LotteryMove, ...] = ()
+    out: tuple[Seat, ...] = ()
+
+
+class DealPass(_Part, frozen=True, kw_only=True):
+    """This deal's pass as your seat saw it: the direction, the seat you passed to and the one that passed to you,
+    the cards you sent and the cards you received (what the "passed" event said)."""
+
+    direction: PassDirection
+    to: Seat
+    from_: Seat = msgspec.field(name="from")
+    sent: tuple[Card, ...]
+    received: tuple[Card, ...]
 
 
 class Scores(_Part, frozen=True, kw_only=True):
@@ -277,6 +302,11 @@ class HelloRequest(_RefereeMessage, tag="hello", frozen=True, kw_only=True):
     games: int
 
 
+# Every decision request carries, since they were added (with defaults, so a log or a fake bot of an older referee
+# still decodes): your seat, the game, and its rule options ("rules": hello's "options"; the moon request's
+# "options" were already its two outcomes).
+
+
 class PassRequest(_RefereeMessage, tag="pass", frozen=True, kw_only=True):
     """Choose "count" cards of "hand" to give to seat "to". Every seat passes at the same time."""
 
@@ -288,6 +318,11 @@ class PassRequest(_RefereeMessage, tag="pass", frozen=True, kw_only=True):
     count: int
     hand: tuple[Card, ...]
     time_ms: Millis
+    seat: Seat | None = None  # added later, as every field below
+    game: GameName | None = None
+    rules: dict[str, OptionValue] = msgspec.field(default_factory=dict)
+    dealer: Seat | None = None
+    totals: tuple[int, ...] = ()
 
 
 class TrumpRequest(_RefereeMessage, tag="trump", frozen=True, kw_only=True):
@@ -299,10 +334,17 @@ class TrumpRequest(_RefereeMessage, tag="trump", frozen=True, kw_only=True):
     cards: tuple[Card, ...]
     choices: tuple[TrumpChoice, ...]
     time_ms: Millis
+    seat: Seat | None = None  # added later, as every field below
+    game: GameName | None = None
+    rules: dict[str, OptionValue] = msgspec.field(default_factory=dict)
+    totals: tuple[int, ...] = ()
 
 
 class PlayRequest(_RefereeMessage, tag="play", frozen=True, kw_only=True):
-    """Your turn: play one card of "legal". Carries the whole visible state so a bot may keep none."""
+    """Your turn: play one card of "legal". Carries everything of this game your seat has seen that bears on the rest
+    of it, so a bot may keep no state: the game and its rules, your seat, this deal's dealer, pass, tricks and
+    loteryjka moves, and the scores. "legal" lists the cards in the order of "hand": by suit (C, D, H, S), low to
+    high."""
 
     id: RequestId
     game_number: int
@@ -316,6 +358,11 @@ class PlayRequest(_RefereeMessage, tag="play", frozen=True, kw_only=True):
     lottery: LotteryState | None
     scores: Scores
     time_ms: Millis
+    seat: Seat | None = None  # added later, as every field below
+    game: GameName | None = None
+    rules: dict[str, OptionValue] = msgspec.field(default_factory=dict)
+    dealer: Seat | None = None
+    pass_: DealPass | None = msgspec.field(default=None, name="pass")  # null: no passing in this deal
 
 
 class MoonRequest(_RefereeMessage, tag="moon", frozen=True, kw_only=True):
@@ -329,6 +376,8 @@ class MoonRequest(_RefereeMessage, tag="moon", frozen=True, kw_only=True):
     options: MoonOptions
     time_ms: Millis
     seat: Seat | None = None  # the shooter: you (added with a default; always set by this referee)
+    game: GameName | None = None  # added later, as the field below
+    rules: dict[str, OptionValue] = msgspec.field(default_factory=dict)
 
 
 Request: TypeAlias = HelloRequest | PassRequest | TrumpRequest | PlayRequest | MoonRequest

@@ -21,6 +21,7 @@ from referee.rules import (
     ChooseTrump,
     DealEnded,
     DealKind,
+    DealStarted,
     Event,
     GameEnded,
     GameState,
@@ -31,6 +32,7 @@ from referee.rules import (
     Phase,
     PlayCard,
     PlayerOut,
+    Ruleset,
     TrickView,
     card_name,
     parse_card,
@@ -52,7 +54,7 @@ from referee.rules.cards import (
     sort_for_display,
     trump_name,
 )
-from referee.rules.observation import PlayView
+from referee.rules.observation import PlayView, exchange_seen
 from referee.rules.points import point_values
 from referee.rules.projection import CardsPassed, HandDealt, SeatEvent, is_public, project
 
@@ -193,32 +195,54 @@ def cards(values: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
     return tuple(card_name(c) for c in sort_for_display(values))
 
 
-def play_request(view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
-    """The play request of the seat to act, from its ``PlayView`` (no observation needed)."""
-    return _play_request(view, request_id, game_number, time_ms, _completed_tricks(view.tricks)[0])
+def play_request(state: GameState, view: PlayView, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
+    """The play request of the seat to act, from its ``PlayView`` (no observation needed) and what ``state`` tells
+    every decision (``game_part``, ``deal_pass``, ``lottery_history``)."""
+    return _play_request(state, view, request_id, game_number, time_ms, _completed_tricks(view.tricks)[0])
 
 
-def play_request_line(view: PlayView, request_id: int, game_number: int, time_ms: int) -> tuple[m.PlayRequest, bytes]:
+def play_request_line(
+    state: GameState, view: PlayView, request_id: int, game_number: int, time_ms: int
+) -> tuple[m.PlayRequest, bytes]:
     """``play_request`` and its line, ``codec.encode`` of it byte for byte (the referee's hottest path).
 
     The finished tricks, most of a late request's bytes, go into the line as the JSON encoded once per trick and
-    per deal (``msgspec.Raw`` in a copy of the request), not encoded anew for every request.
+    per deal (``msgspec.Raw`` in a copy of the request), not encoded anew for every request; so do the rule options,
+    encoded once per ruleset.
     """
     tricks, encoded = _completed_tricks(view.tricks)
-    request = _play_request(view, request_id, game_number, time_ms, tricks)
+    part = game_part(state.ruleset)
+    request = _play_request(state, view, request_id, game_number, time_ms, tricks, part)
     if not tricks:
         return request, _ENCODE_LINE(request)
-    return request, _ENCODE_LINE(_REPLACE(request, tricks=_RAW(encoded)))
+    return request, _ENCODE_LINE(_REPLACE(request, tricks=_RAW(encoded), rules=_RAW(part[2])))
 
 
 def _play_request(
-    view: PlayView, request_id: int, game_number: int, time_ms: int, tricks: tuple[m.CompletedTrick, ...]
+    state: GameState,
+    view: PlayView,
+    request_id: int,
+    game_number: int,
+    time_ms: int,
+    tricks: tuple[m.CompletedTrick, ...],
+    part: tuple[m.GameName, dict[str, m.OptionValue], bytes] | None = None,
 ) -> m.PlayRequest:
+    game, rules, _ = game_part(state.ruleset) if part is None else part
     lottery = view.kind is _LOTTERY
     start = view.lottery_start_rank
     # two decks: a card held twice is named twice
     hand = cards(card_list(view.hand) + card_list(view.hand_doubles)) if view.hand_doubles else mask_names(view.hand)
     deal_scores, totals = view.deal_scores, view.totals
+    seat = view.seat
+    table: m.LotteryState | None = None
+    if lottery:
+        moves, out = lottery_history(state, seat)
+        table = m.LotteryState(
+            start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
+            columns=_columns(view.lottery_columns),
+            moves=moves,
+            out=out,
+        )
     return _PLAY_REQUEST(
         id=request_id,
         game_number=game_number,
@@ -229,18 +253,126 @@ def _play_request(
         trump=suit_letter(view.trump),
         trick=None if lottery else _CURRENT_TRICK(leader=view.trick_leader, cards=_trick_cards(view.trick)),
         tricks=tricks,
-        lottery=m.LotteryState(
-            start_rank=None if start is None else cast(m.Rank, RANK_LETTERS[start]),
-            columns=_columns(view.lottery_columns),
-        )
-        if lottery
-        else None,
+        lottery=table,
         scores=_SCORES(deal=deal_scores, total=totals, totals=totals),
         time_ms=time_ms,
+        seat=seat,
+        game=game,
+        rules=rules,
+        dealer=state.dealer,
+        pass_=deal_pass(state, seat),
     )
 
 
-def pass_request(obs: Observation, request_id: int, game_number: int, time_ms: int) -> m.PassRequest:
+# --- what every decision request repeats of the game, and a play request of the deal: separate from the view ---
+
+_GAME_PARTS: Final[dict[int, tuple[Ruleset, tuple[m.GameName, dict[str, m.OptionValue], bytes]]]] = {}
+
+
+def game_part(ruleset: Ruleset) -> tuple[m.GameName, dict[str, m.OptionValue], bytes]:
+    """What every decision request repeats of the game: its name, the rule options it carries as ``rules`` (hello's
+    ``options``) and their JSON, made once per ruleset. Keyed by the ruleset's identity; the entry holds the
+    ruleset, so the id is not reused meanwhile."""
+    hit = _GAME_PARTS.get(id(ruleset))
+    if hit is not None and hit[0] is ruleset:
+        return hit[1]
+    if len(_GAME_PARTS) >= 64:
+        _GAME_PARTS.clear()
+    options = ruleset.options()
+    part: tuple[m.GameName, dict[str, m.OptionValue], bytes] = (ruleset.game.value, options, _ENCODER.encode(options))
+    _GAME_PARTS[id(ruleset)] = (ruleset, part)
+    return part
+
+
+def rules_of(ruleset: Ruleset) -> dict[str, m.OptionValue]:
+    """The rule options every decision request carries as ``rules``: the same as hello's ``options``."""
+    return game_part(ruleset)[1]
+
+
+# Per deal and seat, the pass of its play requests, keyed by the identity of the cards the seat received (the state
+# keeps that tuple for the whole deal; the entry holds it, and the cards sent, so the id is not reused meanwhile).
+_DEAL_PASSES: Final[dict[int, tuple[tuple[Card, ...], tuple[Card, ...], int, int, m.DealPass]]] = {}
+
+
+def deal_pass(state: GameState, seat: int) -> m.DealPass | None:
+    """This deal's pass as ``seat`` saw it (what its ``passed`` event said), for its play requests; None when the
+    deal has no passing. The same pass is asked for on every turn of the deal, so its message is made once."""
+    offset, sent, received = exchange_seen(state.table, seat)
+    if not offset or not received:
+        return None
+    hit = _DEAL_PASSES.get(id(received))
+    if hit is not None and hit[0] is received and hit[1] is sent and hit[2] == seat and hit[3] == offset:
+        return hit[4]
+    players = state.players
+    direction = pass_direction(offset, players)
+    assert direction is not None
+    made = m.DealPass(
+        direction=direction,
+        to=(seat + offset) % players,
+        from_=(seat - offset) % players,
+        sent=cards(sent),
+        received=cards(received),
+    )
+    if len(_DEAL_PASSES) >= _CACHE_ENTRIES:
+        _DEAL_PASSES.clear()
+    _DEAL_PASSES[id(received)] = (received, sent, seat, offset, made)
+    return made
+
+
+_LOTTERY_MOVES: Final[dict[tuple[int, Card | None], m.LotteryMove]] = {}  # (seat, card or None): made once
+
+
+def _lottery_move(seat: int, card: Card | None) -> m.LotteryMove:
+    move = _LOTTERY_MOVES.get((seat, card))
+    if move is None:
+        name = None if card is None else card_name(card)
+        move = _LOTTERY_MOVES[(seat, card)] = m.LotteryMove(seat=seat, card=name)
+    return move
+
+
+class _LotteryScan:
+    """How far ``lottery_history`` read the events of the latest loteryjka asked about, and what it found: the next
+    request of the deal reads only the events since (the entry holds the game's event list, so its id stays put)."""
+
+    __slots__ = ("deal", "events", "moves", "out", "read")
+
+    def __init__(self) -> None:
+        self.events: list[Event] | None = None
+        self.deal = 0
+        self.read = 0
+        self.moves: list[m.LotteryMove] = []
+        self.out: list[int] = []
+
+
+_SCAN: Final = _LotteryScan()
+
+
+def lottery_history(state: GameState, seat: int) -> tuple[tuple[m.LotteryMove, ...], tuple[int, ...]]:
+    """This loteryjka's turns so far (each card laid, each pass as a null card) and the seats out of cards, first out
+    first: the events since the deal began, each as ``project`` shows it to ``seat`` (every one of them is public)."""
+    events = state.events
+    scan = _SCAN
+    if scan.events is not events or scan.deal != state.deal_number or scan.read > len(events):
+        start = len(events)
+        while start and type(events[start - 1]) is not DealStarted:  # back to this deal's first event
+            start -= 1
+        scan.events, scan.deal, scan.read, scan.moves, scan.out = events, state.deal_number, start, [], []
+    moves, out = scan.moves, scan.out
+    for index in range(scan.read, len(events)):
+        view = project(events[index], seat)
+        if isinstance(view, CardPlayed):
+            moves.append(_lottery_move(view.seat, view.card))
+        elif isinstance(view, LotteryPassed):
+            moves.append(_lottery_move(view.seat, None))
+        elif isinstance(view, PlayerOut):
+            out.append(view.seat)
+    scan.read = len(events)
+    return tuple(moves), tuple(out)
+
+
+def pass_request(
+    obs: Observation, request_id: int, game_number: int, time_ms: int, rules: dict[str, m.OptionValue]
+) -> m.PassRequest:
     direction = pass_direction(obs.pass_offset, obs.players)
     assert direction is not None, "a pass is only requested in a deal with passing"
     return m.PassRequest(
@@ -252,11 +384,21 @@ def pass_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         count=3,
         hand=cards(obs.hand),
         time_ms=time_ms,
+        seat=obs.seat,
+        game=obs.game.value,
+        rules=rules,
+        dealer=obs.dealer,
+        totals=obs.totals,
     )
 
 
 def trump_request(
-    obs: Observation, choices: list[int | None], request_id: int, game_number: int, time_ms: int
+    obs: Observation,
+    choices: list[int | None],
+    request_id: int,
+    game_number: int,
+    time_ms: int,
+    rules: dict[str, m.OptionValue],
 ) -> m.TrumpRequest:
     return m.TrumpRequest(
         id=request_id,
@@ -265,10 +407,16 @@ def trump_request(
         cards=tuple(card_name(c) for c in obs.hand),  # dealing order: it is what the dealer saw
         choices=tuple(_trump_choice(s) for s in choices),
         time_ms=time_ms,
+        seat=obs.seat,
+        game=obs.game.value,
+        rules=rules,
+        totals=obs.totals,
     )
 
 
-def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: int) -> m.MoonRequest:
+def moon_request(
+    obs: Observation, request_id: int, game_number: int, time_ms: int, rules: dict[str, m.OptionValue]
+) -> m.MoonRequest:
     assert obs.moon_options is not None
     return m.MoonRequest(
         id=request_id,
@@ -277,6 +425,8 @@ def moon_request(obs: Observation, request_id: int, game_number: int, time_ms: i
         options=m.MoonOptions(self_=obs.moon_options[MoonOption.SELF], others=obs.moon_options[MoonOption.OTHERS]),
         time_ms=time_ms,
         seat=obs.seat,
+        game=obs.game.value,
+        rules=rules,
     )
 
 
@@ -285,14 +435,14 @@ def request_for(state: GameState, request_id: int, game_number: int, time_ms: in
     ``PlayView`` for a card, its ``Observation`` otherwise)."""
     phase = state.phase
     if phase is _PLAY:
-        return play_request(state.play_view(), request_id, game_number, time_ms)
+        return play_request(state, state.play_view(), request_id, game_number, time_ms)
     return _other_request(state, request_id, game_number, time_ms)
 
 
 def request_line_for(state: GameState, request_id: int, game_number: int, time_ms: int) -> tuple[m.Request, bytes]:
     """``request_for`` and its line (``codec.encode`` of it, byte for byte; see ``play_request_line``)."""
     if state.phase is _PLAY:
-        return play_request_line(state.play_view(), request_id, game_number, time_ms)
+        return play_request_line(state, state.play_view(), request_id, game_number, time_ms)
     request = _other_request(state, request_id, game_number, time_ms)
     return request, codec.encode(request)
 
@@ -300,18 +450,19 @@ def request_line_for(state: GameState, request_id: int, game_number: int, time_m
 def _other_request(state: GameState, request_id: int, game_number: int, time_ms: int) -> m.Request:
     phase = state.phase
     obs = state.observation(state.to_act)
+    rules = rules_of(state.ruleset)
     if phase is Phase.PASS:
-        return pass_request(obs, request_id, game_number, time_ms)
+        return pass_request(obs, request_id, game_number, time_ms, rules)
     if phase is Phase.TRUMP:
-        return trump_request(obs, state.trump_choices(), request_id, game_number, time_ms)
-    return moon_request(obs, request_id, game_number, time_ms)
+        return trump_request(obs, state.trump_choices(), request_id, game_number, time_ms, rules)
+    return moon_request(obs, request_id, game_number, time_ms, rules)
 
 
 def pass_request_for(state: GameState, seat: int, request_id: int, game_number: int, time_ms: int) -> m.PassRequest:
     """The pass request of ``seat`` while the deal's passes are collected, whether or not it is its turn yet
     (what a seat passes depends on its own hand alone, so the request is the one its turn would bring)."""
     assert state.phase is Phase.PASS
-    return pass_request(state.observation(seat), request_id, game_number, time_ms)
+    return pass_request(state.observation(seat), request_id, game_number, time_ms, rules_of(state.ruleset))
 
 
 class AnswerError(ValueError):

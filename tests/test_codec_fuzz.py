@@ -235,12 +235,13 @@ def referee_corpus() -> list[bytes]:
         while not state.is_over:
             seat = state.to_act
             obs = state.observation(seat)
+            rules = wire.rules_of(state.ruleset)
             if state.phase is Phase.PLAY and rng.random() < 0.3:
-                lines.append(codec.encode(wire.play_request(state.play_view(), 7, 1, 1000)))
+                lines.append(codec.encode(wire.play_request(state, state.play_view(), 7, 1, 1000)))
             elif state.phase is Phase.PASS:
-                lines.append(codec.encode(wire.pass_request(obs, 7, 1, 1000)))
+                lines.append(codec.encode(wire.pass_request(obs, 7, 1, 1000, rules)))
             elif state.phase is Phase.TRUMP:
-                lines.append(codec.encode(wire.trump_request(obs, state.trump_choices(), 7, 1, 1000)))
+                lines.append(codec.encode(wire.trump_request(obs, state.trump_choices(), 7, 1, 1000, rules)))
             events += state.apply(state.fallback_action())
         for per_seat in wire.messages_for(events, players, 1):
             lines.extend(codec.encode(message) for message in per_seat)

@@ -3,6 +3,7 @@ observation gives: the referee's hottest path may not show a seat more, or less,
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -25,13 +26,26 @@ GAMES: list[tuple[str, int, dict[str, object]]] = [
 ]
 
 
-def expected_request(obs: Observation, request_id: int, game_number: int, time_ms: int) -> m.PlayRequest:
-    """The play request written out from the seat's whole observation, independently of ``wire``."""
+def expected_request(
+    obs: Observation, request_id: int, game_number: int, time_ms: int, state: GameState
+) -> m.PlayRequest:
+    """The play request written out from the seat's whole observation, independently of ``wire`` (but for the
+    loteryjka's moves, which the observation does not hold: ``check_lottery_moves`` checks those against it)."""
 
     def names(cards: tuple[int, ...]) -> tuple[str, ...]:
         return tuple(card_name(c) for c in sort_for_display(cards))
 
     lottery = obs.kind is DealKind.LOTTERY
+    deal_pass = None
+    if obs.pass_offset:
+        deal_pass = m.DealPass(
+            direction={1: "left", obs.players - 1: "right"}.get(obs.pass_offset, "across"),  # type: ignore[arg-type]
+            to=(obs.seat + obs.pass_offset) % obs.players,
+            from_=(obs.seat - obs.pass_offset) % obs.players,
+            sent=names(obs.passed),
+            received=names(obs.received),
+        )
+    moves = wire.lottery_history(state, obs.seat)[0] if lottery else ()
     spans = [
         None if column is None else (card_name(make_card(column[0], suit)), card_name(make_card(column[1], suit)))
         for suit, column in enumerate(obs.lottery_columns)
@@ -61,12 +75,42 @@ def expected_request(obs: Observation, request_id: int, game_number: int, time_m
         lottery=m.LotteryState(
             start_rank=None if obs.lottery_start_rank is None else RANK_LETTERS[obs.lottery_start_rank],  # type: ignore[arg-type]
             columns=m.LotteryColumns(C=spans[0], D=spans[1], H=spans[2], S=spans[3]),
+            moves=moves,
+            out=obs.lottery_finished,
         )
         if lottery
         else None,
         scores=m.Scores(deal=obs.deal_scores, total=obs.totals, totals=obs.totals),
         time_ms=time_ms,
+        seat=obs.seat,
+        game=obs.game.value,
+        rules=state.ruleset.options(),
+        dealer=obs.dealer,
+        pass_=deal_pass,
     )
+
+
+def check_lottery_moves(obs: Observation, moves: tuple[m.LotteryMove, ...], state: GameState) -> None:
+    """The loteryjka's moves agree with the observation: their cards are the columns' (but a virtual 2♣), each seat
+    has laid as many as its hand lost, and a pass is only ever in a seat's own turn order."""
+    laid = [move.card for move in moves if move.card is not None]
+    assert len(laid) == len(set(laid))
+    on_table = {
+        card_name(make_card(rank, suit))
+        for suit, column in enumerate(obs.lottery_columns)
+        if column is not None
+        for rank in range(column[0], column[1] + 1)
+    }
+    if state.ruleset.game.value == "kierki3":
+        on_table.discard("2C")
+    assert set(laid) == on_table
+    size = 13 if obs.players == 4 else 17
+    for seat in range(obs.players):
+        assert sum(move.seat == seat and move.card is not None for move in moves) == size - obs.hand_sizes[seat]
+    turns = [move.seat for move in moves]
+    for before, after in itertools.pairwise(turns):
+        skipped = [(before + k) % obs.players for k in range(1, (after - before) % obs.players or obs.players)]
+        assert all(s in obs.lottery_finished for s in skipped), "a seat with cards was skipped without a pass"
 
 
 def check_every_play(game: str, players: int, options: dict[str, object], seed: int) -> int:
@@ -91,7 +135,10 @@ def check_every_play(game: str, players: int, options: dict[str, object], seed: 
             assert (view.deal_scores, view.totals) == (obs.deal_scores, obs.totals)
             assert (view.lottery_start_rank, view.lottery_columns) == (obs.lottery_start_rank, obs.lottery_columns)
             request = wire.request_for(state, 7, 2, 900)
-            assert request == expected_request(obs, 7, 2, 900)
+            assert isinstance(request, m.PlayRequest)
+            assert request == expected_request(obs, 7, 2, 900, state)
+            if request.lottery is not None:
+                check_lottery_moves(obs, request.lottery.moves, state)
             checked += 1
         state.apply(random_action(state, rng))
     return checked

@@ -108,7 +108,7 @@ def test_every_doc_example_is_one_object_per_block() -> None:
 
 
 def run_minimal_bot(tmp_path: Path, messages: list[bytes]) -> subprocess.CompletedProcess[bytes]:
-    (code,) = fenced_blocks("python")
+    code, _library_bot = fenced_blocks("python")  # section 11's bot, then section 12's (test_protocol_bot.py)
     bot = tmp_path / "minimal_bot.py"
     bot.write_text(code, encoding="utf-8")
     return subprocess.run(

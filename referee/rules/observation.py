@@ -17,7 +17,16 @@ from referee.rules.records import DealKind, MoonOption, Phase
 from referee.rules.ruleset import Game
 from referee.rules.table import Table, TrickView
 
-__all__ = ["Observation", "PlayView", "TrickView", "moon_projection", "observe", "play_view", "trump_cards_seen"]
+__all__ = [
+    "Observation",
+    "PlayView",
+    "TrickView",
+    "exchange_seen",
+    "moon_projection",
+    "observe",
+    "play_view",
+    "trump_cards_seen",
+]
 
 _PLAY: Final = Phase.PLAY  # Final: in the compiled build a C constant, not looked up on its enum class
 
@@ -144,6 +153,19 @@ def tricks_seen(table: Table) -> tuple[TrickView, ...]:
     return tuple(table.trick_views)
 
 
+def exchange_seen(table: Table, seat: int) -> tuple[int, tuple[Card, ...], tuple[Card, ...]]:
+    """This deal's pass as ``seat`` knows it: the pass offset (0: no passing; the receiver is ``seat + offset``), the
+    cards it passed (empty until it has) and the cards it received (empty until every seat has passed). The part of
+    ``observe`` a play request also carries, without the cost of a whole observation."""
+    sent = table.passes[seat]
+    exchanged = table.exchanged
+    offset = table.pass_offset
+    received: tuple[Card, ...] = ()
+    if exchanged is not None and offset:
+        received = exchanged[(seat - offset) % table.flags.players]
+    return offset, () if sent is None else sent, received
+
+
 def observe(table: Table, totals: Sequence[int], seat: int) -> Observation:
     """Everything ``seat`` may know now, and nothing more."""
     players = table.flags.players
@@ -154,11 +176,7 @@ def observe(table: Table, totals: Sequence[int], seat: int) -> Observation:
     else:
         hand = tuple(table.hand(seat))
     acting = seat == table.to_act and phase is not Phase.OVER
-    sent = table.passes[seat]
-    exchanged = table.exchanged
-    received: tuple[Card, ...] = ()
-    if exchanged is not None and table.pass_offset:
-        received = exchanged[(seat - table.pass_offset) % players]
+    _, sent, received = exchange_seen(table, seat)
     return Observation(
         game=table.flags.ruleset.game,
         players=players,
@@ -173,7 +191,7 @@ def observe(table: Table, totals: Sequence[int], seat: int) -> Observation:
         trump=table.trump,
         trump_named=not trump_phase and table.kind is DealKind.TRUMP,
         pass_offset=table.pass_offset,
-        passed=sent or (),
+        passed=sent,
         received=received,
         trick_leader=table.leader,
         trick=tuple(table.plays),
