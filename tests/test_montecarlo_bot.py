@@ -54,7 +54,7 @@ class Driver:
                 games=1,
             )
             view.on_hello(hello)  # type: ignore[attr-defined]
-            view.on_event(wire.game_start(self.state, seat, 1))  # type: ignore[attr-defined]
+            self._tell(view, wire.game_start(self.state, seat, 1))
         self.sync()
 
     def sync(self) -> None:
@@ -62,7 +62,14 @@ class Driver:
         self.fed = len(self.state.events)
         for view, messages in zip(self.seats, wire.messages_for(events, self.state.players, 1), strict=True):
             for message in messages:
-                view.on_event(message)  # type: ignore[attr-defined]
+                self._tell(view, message)
+
+    @staticmethod
+    def _tell(view: object, message: m.Event) -> None:
+        """An event to a bot (a ``Table`` needs none: every request carries what the seat saw)."""
+        on_event = getattr(view, "on_event", None)
+        if on_event is not None:
+            on_event(message)
 
     def apply(self, action: object) -> None:
         self.state.apply(action)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ if __package__ in (None, ""):  # run as a file (sample:montecarlo): make the pac
 if os.environ.get("KIERKI_COMPILED"):  # the mypyc build of tools/build_compiled.py, ahead of the source
     sys.path.insert(0, os.environ["KIERKI_COMPILED"])
 
-from sample_bots.montecarlo._library import run
+from protocol.bot import run
 from sample_bots.montecarlo.bot import MonteCarloBot
 
 

@@ -24,8 +24,8 @@ from typing import Any, Final, TypeVar
 
 import referee.rules as rules
 from protocol import messages as m
+from protocol.bot import Bot
 from sample_bots.montecarlo import worlds
-from sample_bots.montecarlo._library import Bot
 from sample_bots.montecarlo.knowledge import SUITS, Table, cards, suit_of
 from sample_bots.montecarlo.passing import candidate_passes, rule_of_thumb_pass
 from sample_bots.montecarlo.rollout import Rollout, forced_first
@@ -59,9 +59,6 @@ class MonteCarloBot(Bot):
 
     def on_hello(self, request: m.HelloRequest) -> None:
         self.table.on_hello(request)
-
-    def on_event(self, message: object) -> None:
-        self.table.on_event(message)
 
     @property
     def higher_is_better(self) -> bool:
@@ -170,7 +167,7 @@ class MonteCarloBot(Bot):
         return tally.best()
 
     def moon(self, request: m.MoonRequest) -> str:
-        seat = request.seat if request.seat is not None else self.table.seat
+        seat = self.table.seat_of(request.seat)
         return choose_moon(request.options.self_, request.options.others, seat, self.table.ruleset.target)
 
 

@@ -1,14 +1,13 @@
-"""What this seat knows, in the rules core's terms: the wire's cards and tricks turned into a ``rules.Observation``.
+"""What this seat knows, in the rules core's terms: a request turned into a ``rules.Observation``.
 
-A play request carries the hand, the legal cards, the trick and this deal's tricks; the rest a search needs comes
-from the events this seat was sent (``Table.on_event``): its seat, the deal's dealer and original hand, what it
-passed and received, and in the loteryjka who laid how many cards. Cards become the rules core's integers
+Every request carries what the seat has seen of the game (PROTOCOL.md section 8): its seat, the deal's dealer, the
+pass as the seat saw it, this deal's tricks and loteryjka moves, the scores; ``hello`` gives the game and its rule
+options once (``Table.on_hello``). Nothing is remembered between requests. Cards become the rules core's integers
 (``rules.parse_card``), so a sampled world and the request speak of the same cards.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final
 
 import referee.rules as rules
@@ -44,90 +43,65 @@ def hand_size(game: str, players: int) -> int:
     return HAND_SIZES.get(game, 104 // players)
 
 
-@dataclass
-class Deal:
-    """One deal as this seat saw it from the events."""
-
-    number: int = 0
-    dealer: int = 0
-    dealt: tuple[int, ...] = ()  # this seat's hand as dealt, before any pass
-    kitty_size: int = 0
-    offset: int = 0  # pass offset: the receiver of a seat's pass is seat + offset
-    sent: tuple[int, ...] = ()
-    received: tuple[int, ...] = ()
-    laid: list[int] = field(default_factory=list)  # the loteryjka: cards laid per seat
-    finished: list[int] = field(default_factory=list)  # the loteryjka: seats out of cards, in order
-
-
 class Table:
-    """The game, the seat, and the current deal, kept from ``hello`` and the events."""
+    """The game and its rules, from ``hello``; each request says the rest."""
 
     def __init__(self) -> None:
         self.game = "hearts"
         self.players = 4
         self.seat = 0
         self.ruleset = rules.Ruleset.create("hearts", 4)
-        self.deal = Deal()
-        self.totals: tuple[int, ...] = (0,) * 4  # the game's totals after the deals finished so far
 
     def on_hello(self, request: m.HelloRequest) -> None:
         self.game = request.game
         self.players = request.players
         self.seat = request.seat
         self.ruleset = rules.Ruleset.create(request.game, request.players, dict(request.options))
-        self.deal = Deal(laid=[0] * request.players)
-        self.totals = (0,) * request.players
 
-    def on_event(self, message: object) -> None:
-        if isinstance(message, m.GameStartEvent):
-            self.seat = message.seat
-            self.totals = (0,) * message.players
-        elif isinstance(message, m.DealEndEvent):
-            self.totals = tuple(message.totals)
-        elif isinstance(message, m.DealEvent):
-            offset = 0 if message.pass_direction == "none" else pass_offset(message.pass_direction, self.players)
-            self.deal = Deal(
-                number=message.deal,
-                dealer=message.dealer,
-                dealt=cards(message.hand),
-                kitty_size=message.kitty_size,
-                offset=offset,
-                laid=[0] * self.players,
-            )
-        elif isinstance(message, m.PassedEvent):
-            self.deal.sent = cards(message.sent)
-            self.deal.received = cards(message.received)
-        elif isinstance(message, m.PlayedEvent) and self.deal.laid:
-            laid = self.deal.laid
-            laid[message.seat] += 1
-            if laid[message.seat] == hand_size(self.game, self.players) and message.seat not in self.deal.finished:
-                self.deal.finished.append(message.seat)
+    def seat_of(self, seat: int | None) -> int:
+        """A request's seat (every request carries it; an older referee's did not: then hello's)."""
+        return self.seat if seat is None else seat
+
+    def _kitty_size(self) -> int:
+        return 104 % self.players if self.game == "cancellation" else 0
 
     def pass_observation(self, request: m.PassRequest) -> rules.Observation:
         """The rules core's view of this seat when it is asked to pass (the others pass at the same time)."""
         n = self.players
         kind = rules.DealKind.CANCELLATION if self.game == "cancellation" else rules.DealKind.HEARTS
-        size = hand_size(self.game, n)
         return self._before_play(
+            self.seat_of(request.seat),
             request.deal,
             kind,
-            self.deal.dealer,
+            request.dealer if request.dealer is not None else 0,
             rules.Phase.PASS,
             tuple(sorted(cards(request.hand))),
-            (size,) * n,
+            (hand_size(self.game, n),) * n,
             pass_offset(request.direction, n),
-            self.deal.kitty_size,
+            self._kitty_size(),
+            request.totals,
         )
 
     def trump_observation(self, request: m.TrumpRequest) -> rules.Observation:
         """The rules core's view of the dealer naming trump: its first cards, in dealing order, and no hand else."""
+        seat = self.seat_of(request.seat)
         n = self.players
         return self._before_play(
-            request.deal, rules.DealKind.TRUMP, self.seat, rules.Phase.TRUMP, cards(request.cards), (0,) * n, 0, 0
+            seat,
+            request.deal,
+            rules.DealKind.TRUMP,
+            seat,
+            rules.Phase.TRUMP,
+            cards(request.cards),
+            (0,) * n,
+            0,
+            0,
+            request.totals,
         )
 
     def _before_play(
         self,
+        seat: int,
         deal: int,
         kind: rules.DealKind,
         dealer: int,
@@ -136,17 +110,18 @@ class Table:
         sizes: tuple[int, ...],
         offset: int,
         kitty: int,
+        totals: tuple[int, ...],
     ) -> rules.Observation:
         n = self.players
         return rules.Observation(
             game=self.ruleset.game,
             players=n,
-            seat=self.seat,
+            seat=seat,
             deal=deal,
             kind=kind,
             dealer=dealer,
             phase=phase,
-            to_act=self.seat,
+            to_act=seat,
             hand=hand,
             hand_sizes=sizes,
             trump=None,
@@ -158,7 +133,7 @@ class Table:
             trick=(),
             tricks=(),
             deal_scores=(0,) * n,
-            totals=self.totals,
+            totals=totals or (0,) * n,
             legal=(),
             lottery_start_rank=None,
             lottery_columns=(None, None, None, None),
@@ -172,9 +147,7 @@ class Table:
     def observation(self, request: m.PlayRequest) -> rules.Observation:
         """The rules core's view of this seat at a play request."""
         n = self.players
-        seat = self.seat
-        deal = self.deal
-        size = hand_size(self.game, n)
+        seat = self.seat_of(request.seat)
         tricks = tuple(
             rules.TrickView(t.number, t.leader, tuple((c.seat, card(c.card)) for c in t.cards), t.winner)
             for t in request.tricks
@@ -195,9 +168,10 @@ class Table:
         columns: tuple[tuple[int, int] | None, ...] = (None, None, None, None)
         finished: tuple[int, ...] = ()
         if request.lottery is not None:
-            played = list(deal.laid)
-            finished = tuple(deal.finished)
             lottery = request.lottery
+            for move in lottery.moves:
+                played[move.seat] += move.card is not None
+            finished = tuple(lottery.out)
             start_rank = None if lottery.start_rank is None else RANKS.index(lottery.start_rank)
             columns = tuple(
                 None if column is None else (card(column[0]) >> 2, card(column[1]) >> 2)
@@ -205,15 +179,23 @@ class Table:
             )
         # The kitty as the rules core counts it: uncollected until the first trick ends, then taken by its winner
         # or set aside with it; the pending cards are those of the tricks nobody has won yet.
-        kitty = deal.kitty_size if not tricks else 0
+        dealt_kitty = self._kitty_size()
+        kitty = dealt_kitty if not tricks else 0
         pending = 0
         for t in reversed(tricks):
             if t.winner is not None:
                 break
             pending += len(t.plays)
         if tricks and all(t.winner is None for t in tricks):
-            pending += deal.kitty_size
+            pending += dealt_kitty
+        offset = 0
+        sent: tuple[int, ...] = ()
+        received: tuple[int, ...] = ()
+        if request.pass_ is not None:
+            offset = pass_offset(request.pass_.direction, n)
+            sent, received = cards(request.pass_.sent), cards(request.pass_.received)
         hand = cards(request.hand)
+        size = hand_size(self.game, n)
         sizes = [size - played[s] for s in range(n)]
         sizes[seat] = len(hand)
         scores = request.scores
@@ -223,21 +205,21 @@ class Table:
             seat=seat,
             deal=request.deal,
             kind=rules.DealKind(request.kind),
-            dealer=deal.dealer,
+            dealer=request.dealer if request.dealer is not None else 0,
             phase=rules.Phase.PLAY,
             to_act=seat,
             hand=hand,
             hand_sizes=tuple(sizes),
             trump=suit_of(request.trump),
             trump_named=request.kind == "trump",
-            pass_offset=deal.offset,
-            passed=deal.sent,
-            received=deal.received,
+            pass_offset=offset,
+            passed=sent,
+            received=received,
             trick_leader=leader,
             trick=trick,
             tricks=tricks,
             deal_scores=tuple(scores.deal),
-            totals=tuple(scores.totals or scores.total),  # the request's own, which every referee sends
+            totals=tuple(scores.totals or scores.total),
             legal=cards(request.legal),
             lottery_start_rank=start_rank,
             lottery_columns=columns,
