@@ -628,6 +628,16 @@ def referee_memory_under_flood(config: Config) -> Result:
     }
 
 
+# --- the Monte Carlo sample bot's search (bench/montecarlo_bench.py): playouts per CPU second -----------------
+
+
+@benchmark("montecarlo_speed")
+def montecarlo_speed(config: Config) -> Result:
+    from bench import montecarlo_bench
+
+    return montecarlo_bench.montecarlo_speed(measure, config, rules_build())
+
+
 # --- command line ------------------------------------------------------------------------------------------
 
 

@@ -107,9 +107,9 @@ def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolati
 def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) -> None:
     """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
 
-    COMMAND is the bot's command line after --, or sample:heuristic / sample:random. An existing NAME gets a new
-    version (NAME@2), rated from scratch; the old one is retired and its results kept. The SHA-256 of the bot's
-    program file is recorded: a run deactivates a bot whose file changed since, until it is added again.
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random / sample:montecarlo. An existing
+    NAME gets a new version (NAME@2), rated from scratch; the old one is retired and its results kept. The SHA-256 of
+    the bot's program file is recorded: a run deactivates a bot whose file changed since, until it is added again.
     """
     try:
         bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner, warn=_warn)
