@@ -9,5 +9,19 @@ and sees only what the rules core's observation of its seat holds.
 from referee.learning.actions import IllegalAction
 from referee.learning.encoding import N_ACTIONS, Layout, encode, legal_mask
 from referee.learning.env import KierkiEnv, agent_name
+from referee.learning.gym_env import SingleSeatEnv
+from referee.learning.policies import Policy, heuristic_action, random_policy
 
-__all__ = ["N_ACTIONS", "IllegalAction", "KierkiEnv", "Layout", "agent_name", "encode", "legal_mask"]
+__all__ = [
+    "N_ACTIONS",
+    "IllegalAction",
+    "KierkiEnv",
+    "Layout",
+    "Policy",
+    "SingleSeatEnv",
+    "agent_name",
+    "encode",
+    "heuristic_action",
+    "legal_mask",
+    "random_policy",
+]

@@ -26,6 +26,7 @@ The actions (``N_ACTIONS`` = 59, the same for every game):
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -98,6 +99,9 @@ class Layout:
     size: int
     counts_end: int  # sections before this offset hold small whole numbers (counts and flags)
     max_count: int  # copies of a card: 2 in Cancellation Hearts, else 1
+    zeros: bytes  # the observation of nothing, as float32 bytes (a new observation starts as a copy)
+    scale: float  # `score_scale`
+    relative: tuple[tuple[int, ...], ...]  # relative[me][k]: the seat k places to the left of seat me
 
     @classmethod
     def of(cls, ruleset: Ruleset) -> Layout:
@@ -140,6 +144,9 @@ class Layout:
             size=at,
             counts_end=slices["hand_sizes"].start,
             max_count=2 if ruleset.game is Game.CANCELLATION else 1,
+            zeros=bytes(4 * at),
+            scale=score_scale(ruleset),
+            relative=tuple(tuple((me + k) % n for k in range(n)) for me in range(n)),
         )
 
     def bounds(self) -> tuple[FloatArray, FloatArray]:
@@ -160,7 +167,9 @@ def encode(layout: Layout, seen: Observation, selected: Sequence[Card] = ()) -> 
     n = layout.players
     me = seen.seat
     at = layout.slices
-    counts = bytearray(layout.counts_end)
+    # One float array written in place and handed to numpy without a copy (numpy's own per-element stores and
+    # conversions cost several times more at this size).
+    counts = array("f", layout.zeros)
     for card in seen.hand:
         counts[card] += 1
     base = at["pass_selected"].start
@@ -197,29 +206,28 @@ def encode(layout: Layout, seen: Observation, selected: Sequence[Card] = ()) -> 
     counts[at["pass_direction"].start + seen.pass_offset] = 1
     if seen.lottery_start_rank is not None:
         counts[at["lottery_start"].start + seen.lottery_start_rank] = 1
-    vector = np.frombuffer(counts, dtype=np.uint8).astype(np.float32)
-    scale = score_scale(layout.ruleset)
+    # The rest are real numbers: hand sizes, then points (clipped), then the progress of the deal.
+    order = layout.relative[me]
+    inverse_hand = 1 / layout.hand_size
+    scale = layout.scale
+    sizes, deal_scores, totals = seen.hand_sizes, seen.deal_scores, seen.totals
+    numbers = [sizes[s] * inverse_hand for s in order]
+    numbers += [deal_scores[s] * scale for s in order]
+    numbers += [totals[s] * scale for s in order]
     moon = seen.moon_options
-    moon_values = (
-        [*_relative(moon[MoonOption.SELF], me, n), *_relative(moon[MoonOption.OTHERS], me, n)]
-        if moon
-        else [0] * (2 * n)
-    )
-    scores = np.array(
-        [
-            *(size / layout.hand_size for size in _relative(seen.hand_sizes, me, n)),
-            *(_clip(points * scale) for points in _relative(seen.deal_scores, me, n)),
-            *(_clip(points * scale) for points in _relative(seen.totals, me, n)),
-            *(_clip(points * scale) for points in moon_values),
-            len(seen.tricks) / layout.hand_size,
-            seen.kitty_size / 8,
-            seen.pending_cards / layout.deck_size,
-        ],
-        dtype=np.float32,
-    )
+    if moon:
+        own, others = moon[MoonOption.SELF], moon[MoonOption.OTHERS]
+        numbers += [own[s] * scale for s in order]
+        numbers += [others[s] * scale for s in order]
+    else:
+        numbers += [0.0] * (2 * n)
+    numbers += [len(seen.tricks) * inverse_hand, seen.kitty_size / 8, seen.pending_cards / layout.deck_size]
+    if min(numbers) < -SCORE_CLIP or max(numbers) > SCORE_CLIP:  # (only hand sizes and points can be large)
+        numbers = [-SCORE_CLIP if x < -SCORE_CLIP else SCORE_CLIP if x > SCORE_CLIP else x for x in numbers]
+    counts[layout.counts_end :] = array("f", numbers)
     return {
-        "observation": np.concatenate((vector, scores)),
-        "action_mask": legal_mask(layout, seen, selected),
+        "observation": np.frombuffer(counts, dtype=np.float32),
+        "action_mask": np.frombuffer(legal_bytes(layout, seen, selected), dtype=np.int8),
     }
 
 
@@ -249,11 +257,3 @@ def legal_bytes(layout: Layout, seen: Observation, selected: Sequence[Card] = ()
         elif phase is Phase.MOON:
             mask[MOON_SELF_ACTION] = mask[MOON_OTHERS_ACTION] = 1
     return mask
-
-
-def _relative(values: Sequence[int], me: int, n: int) -> list[int]:
-    return [values[(me + k) % n] for k in range(n)]
-
-
-def _clip(value: float) -> float:
-    return -SCORE_CLIP if value < -SCORE_CLIP else SCORE_CLIP if value > SCORE_CLIP else value

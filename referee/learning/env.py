@@ -32,6 +32,7 @@ as ``--games N`` would); before any seed is given the match seed is 128 random b
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import gymnasium
@@ -69,7 +70,7 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         self,
         game: Game | str = "kierki",
         players: int | None = None,
-        options: dict[str, object] | None = None,
+        options: Mapping[str, object] | None = None,
         *,
         reward: RewardKind = "points",
         render_mode: str | None = None,
