@@ -17,7 +17,7 @@ def linear_policy(size: int, seed: int = 0) -> Policy:
     weights = np.random.default_rng(seed).standard_normal((size, N_ACTIONS)).astype(np.float32)
 
     def choose(observation: Encoded) -> int:
-        scores = observation["observation"] @ weights
+        scores = np.asarray(observation["observation"], dtype=np.float32) @ weights
         scores[observation["action_mask"] == 0] = -np.inf
         return int(np.argmax(scores))
 

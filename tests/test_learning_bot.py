@@ -10,6 +10,9 @@ processes, against the heuristic sample bot too: every decision's observation an
 from __future__ import annotations
 
 import dataclasses
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from referee.match import BotSpec, Match, MatchConfig
 from referee.rules import Observation, Ruleset
 
 ROOT = Path(__file__).resolve().parents[1]
+KIERKI = "import sys; from kierki_cli.launch import main; sys.argv[0] = 'kierki'; main()"  # the installed command
 Decision = tuple[Observation, str, int]  # the seat's observation, the digest of its encoding, the action
 
 
@@ -145,3 +149,24 @@ def test_an_illegal_choice_of_the_policy_plays_the_lowest_legal_action(capsys: p
     seen = env.seat_observation(env.agent_selection)
     assert bot._decide(seen) == min(seen.hand)
     assert "the policy chose 58, not a legal action: playing" in capsys.readouterr().err
+
+
+def test_kierki_match_with_the_wrapped_policy_makes_every_decision_the_environment_makes(tmp_path: Path) -> None:
+    """A real `kierki match` (bot processes, the CLI's seed): two seats play the wrapped policy and two the
+    heuristic sample bot; the policy's every observation and action are those of the same game in the
+    environment, where the other two seats play the heuristic's in-process logic (policies.heuristic_action)."""
+    ruleset = Ruleset.create("hearts", None, {"target": 40})
+    bot = [sys.executable, str(ROOT / "tests" / "bots" / "linear_policy_bot.py"), "hearts", "4", "1"]
+    command = [
+        sys.executable, "-c", KIERKI, "match", "--game", "hearts", "--option", "target=40",
+        "--seed", "8", "--out", str(tmp_path / "out"), " ".join(bot), "sample:heuristic", " ".join(bot),
+        "sample:heuristic",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    in_env = _env(ruleset, "8", opponents={1: "heuristic", 3: "heuristic"})
+    for seat in (0, 2):
+        log = (tmp_path / "out" / f"seat{seat}.stderr.log").read_text()
+        decisions = re.findall(r"^decision (\w+) (\d+)$", log, flags=re.MULTILINE)
+        assert len(decisions) > 40
+        assert decisions == [(d, str(a)) for _, d, a in in_env[seat]]
