@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=6000, help="decisions of the learning seat [6000]")
     parser.add_argument("--seed", type=int, default=1, help="match seed: the deals, and the random choices [1]")
-    parser.add_argument("--learning-rate", type=float, default=0.002)
+    parser.add_argument("--learning-rate", type=float, default=0.03, help="step size of the updates [0.03]")
     parser.add_argument("--out", type=Path, default=Path("learning_curve.png"), help="the plot [learning_curve.png]")
     args = parser.parse_args(argv)
     if args.steps < 1:

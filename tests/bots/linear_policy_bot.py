@@ -9,11 +9,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for learning_helpers
 
-from learning_helpers import digest, linear_policy  # noqa: E402
+from learning_helpers import digest, linear_policy
 
-from referee.learning import Layout  # noqa: E402
-from referee.learning.bot import run_policy  # noqa: E402
-from referee.rules import Ruleset  # noqa: E402
+from referee.learning import Layout
+from referee.learning.bot import run_policy
+from referee.rules import Ruleset
 
 game, players = sys.argv[1], int(sys.argv[2])
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else 0
