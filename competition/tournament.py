@@ -70,7 +70,7 @@ class TournamentConfig:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.ruleset.game.value in ("kierki", "kierki3")
+        return self.ruleset.game.higher_is_better
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -26,7 +26,7 @@ from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, Limits
 from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
 from referee.match_config import MatchSpec
-from referee.rules import Ruleset
+from referee.rules import Game, Ruleset
 from referee.setting_error import SettingError
 
 __all__ = [
@@ -204,7 +204,7 @@ class LadderConfig:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.game in ("kierki", "kierki3")
+        return Game(self.game).higher_is_better
 
     def match(self, folder: Path) -> MatchSpec:
         """How every game of the ladder in ``folder`` is played: its rules, clock, strikes and isolation (its

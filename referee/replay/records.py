@@ -17,6 +17,7 @@ from typing import Any, Final, get_args
 import msgspec
 
 from referee.faults import Consequence, FaultCode
+from referee.match_result import GameStatus
 from referee.rules import DealKind, MoonOption
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 
 FORMAT: Final = "kierki-replay"
 VERSION: Final = 2  # REPLAY.md documents this version; a reader refuses a newer one (1: Mersenne Twister deals)
-END_STATUSES: Final = ("complete", "stopped", "interrupted", "error")
+END_STATUSES: Final = tuple(status.value for status in GameStatus)
 
 
 class _Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):

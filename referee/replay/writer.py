@@ -24,6 +24,7 @@ from typing import IO, Final
 import msgspec
 
 import referee
+from referee.match_result import GameStatus
 from referee.replay.errors import ReplayWriteError
 from referee.replay.records import (
     END_STATUSES,
@@ -206,6 +207,6 @@ class ReplayWriter:
                 self.failed = error
         with contextlib.suppress(OSError):
             self._file.close()  # its buffer may not fit on the disk either: what reached the file stays
-        if status == "complete":
+        if status == GameStatus.COMPLETE:
             raise self._error(self.failed)
         return self.partial
