@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+# One worker takes this file's tests under pytest-xdist (--dist loadgroup), so the build is made once, not per worker.
+pytestmark = pytest.mark.xdist_group("compiled")
+
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = os.environ.get("KIERKI_COMPILED")
 COMPILED_TESTS = (  # the tests of the compiled modules, run again against the compiled build
