@@ -212,11 +212,14 @@ def referee_path() -> Workload:
 
             requests: Any = wire_requests
             line_for = wire_requests.RequestLines(game).line_for
-        except ImportError:  # the tree before issue 21: the requests in wire, with module-level caches
+        except ImportError:  # before issue 25's merge: the requests in wire (RequestLines there since issue 21)
             requests = wire
+            if hasattr(wire, "RequestLines"):
+                line_for = wire.RequestLines(game).line_for
+            else:  # the tree before issue 21: module-level caches
 
-            def line_for(state: GameState, request_id: int, time_ms: int) -> tuple[m.Request, bytes]:
-                return wire.request_line_for(state, request_id, game, time_ms)  # type: ignore[attr-defined, no-any-return]
+                def line_for(state: GameState, request_id: int, time_ms: int) -> tuple[m.Request, bytes]:
+                    return wire.request_line_for(state, request_id, game, time_ms)  # type: ignore[attr-defined, no-any-return]
 
         sent = 0
         for event in state.events:
