@@ -15,13 +15,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
+
 from protocol import codec
 from protocol import messages as m
 from referee import wire
 from referee.bots import reaper
+from referee.bots.cgroups import CgroupError
+from referee.bots.fairplay import FairPlayError, FairPlaySetup
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
-from referee.bots.sandbox import SandboxError, check_bwrap, prepare
+from referee.bots.sandbox import SandboxError, bot_uid, check_bwrap, prepare
 from referee.bots.seat import BotSeat, Transport, converse_all
 from referee.bots.stderr_log import last_lines
 from referee.faults import Fault, FaultCode
@@ -37,7 +41,7 @@ from referee.match_config import parse_bot_commands as parse_bot_commands
 from referee.match_config import sample_bot_command as sample_bot_command
 from referee.match_result import MatchResult as MatchResult
 from referee.match_result import SeatResult as SeatResult
-from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
+from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header, IsolationRecord
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
@@ -71,9 +75,11 @@ class Match:
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
         self._transcript_files: dict[int, Any] = {}
-        # seat: request id, outcome, time, lines ignored meanwhile
-        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int]] = {}
+        # seat: request id, outcome, time, lines ignored meanwhile, CPU time (None: not measured)
+        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int, float | None]] = {}
         self._stopped = False  # a game was stopped after config.deals_per_game deals
+        self._fair: FairPlaySetup | None = None  # the control groups in force (None: scripted transports)
+        self._cpu_marks: list[int] = []  # per bot: its CPU time (ns) when its last game (or its hello) ended
 
     # --- running -------------------------------------------------------------------------------------------
 
@@ -101,6 +107,8 @@ class Match:
             raise
         finally:
             self._close_all("match_over" if status == "complete" and not self._stopped else "aborted")
+            if self._fair is not None:
+                self._fair.close()
             reaper.reap_orphans(children_before)
         return self._result("stopped" if self._stopped and status == "complete" else status)
 
@@ -111,8 +119,9 @@ class Match:
             try:
                 if config.sandbox == "bwrap":
                     check_bwrap()
-                limits = config.limits.resource_limits(config.games)
-            except SandboxError as error:
+                self._fair = FairPlaySetup.open(config.fair_play)
+                limits = self._fair.resource_limits(config.limits, config.games)
+            except (SandboxError, FairPlayError) as error:
                 raise MatchSetupError(str(error)) from None
         absent = dict(config.absent)
         for seat, spec in enumerate(config.bots):
@@ -131,7 +140,9 @@ class Match:
                     failure = str(unstartable)
             transcript = self._transcript_writer(seat) if config.transcript else None
             self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
+            self.seats[-1].freeze = self._fair is not None and self._fair.freezes
             self.players.append(self.seats[-1])
+            self._cpu_marks.append(0)
             self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command, start_failure=failure))
 
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
@@ -148,6 +159,7 @@ class Match:
                 hidden=(Path(config.deals_source),) if config.deals_source else (),
                 disk_mb=config.limits.disk_mb,
             )
+            group = None if self._fair is None else self._fair.bot_group(f"seat{seat}", config.limits)
             return BotProcess.start(
                 bot.argv,
                 cwd=bot.cwd,
@@ -157,8 +169,9 @@ class Match:
                 max_line_bytes=codec.MAX_BOT_LINE_BYTES,
                 limits=limits,
                 launchers=bot.launchers,
+                cgroup=group,
             )
-        except (BotStartError, SandboxError) as error:
+        except (BotStartError, SandboxError, CgroupError) as error:
             raise MatchSetupError(f"seat {seat} ({spec.command}): {error}") from None
 
     def _transcript_writer(self, bot: int) -> Callable[[int, str, bytes], None]:
@@ -177,6 +190,7 @@ class Match:
         config = self.config
         ruleset = config.ruleset
         options = ruleset.options()
+        starting = sum(1 for seat in self.seats if not seat.forfeited)  # bots still starting, all at once
         for seat in self.seats:
             if seat.forfeited:
                 continue
@@ -190,8 +204,12 @@ class Match:
                 time=seat.time.to_wire(),
                 games=config.games,
             )
-            reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000)
+            reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000, startup=True, together=starting)
+            starting -= 1
             answer = reply.outcome
+            if reply.cpu_s is not None:
+                self._result_of(seat).startup_cpu_ms = reply.cpu_s * 1000
+                self._cpu_marks[self.players.index(seat)] = seat.cpu_ns()
             command = config.bots[seat.seat].command
             claimed = next((h.error.protocol for h in reversed(reply.heard) if h.error is not None), None)
             try:
@@ -270,12 +288,14 @@ class Match:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "error"
             writer.finish(status, f"{type(error).__name__}: {error}")
             raise
+        cpu = self._game_cpu()
         if over:
-            writer.finish("complete")
+            writer.finish("complete", cpu_ms=cpu)
             final_places = state.final_places
         else:
             self._stopped = True
-            writer.finish("stopped", f"the referee stopped the game after deal {config.deals_per_game}, as asked")
+            detail = f"the referee stopped the game after deal {config.deals_per_game}, as asked"
+            writer.finish("stopped", detail, cpu_ms=cpu)
             final_places = state.places_by_totals()
         self.replays.append(str(writer.path))
         for seat in self.seats:
@@ -288,6 +308,38 @@ class Match:
             ended = state.events[-1]
             assert isinstance(ended, GameEnded)
             self.progress(game_number, config.games, ended)
+
+    def _game_cpu(self) -> list[float | None] | None:
+        """Per seat, the CPU time (ms) its bot used in the game just played (and note it in the results); None
+        without control groups."""
+        if self._fair is None or self._fair.group is None:
+            return None
+        per_seat: list[float | None] = []
+        for seat in self.seats:
+            index = self.players.index(seat)
+            now = seat.cpu_ns()
+            if now < 0 or self.results[index].startup_cpu_ms is None:
+                per_seat.append(None)
+                continue
+            used = (now - self._cpu_marks[index]) / 1e6
+            self._cpu_marks[index] = now
+            self.results[index].cpu_ms.append(used)
+            per_seat.append(round(used, 3))
+        return per_seat
+
+    def _isolation(self) -> IsolationRecord | None:
+        fair = self._fair
+        if fair is None:
+            return None
+        return IsolationRecord(
+            sandbox=self.config.sandbox,
+            cgroups=fair.version,
+            clock="cpu" if fair.group is not None else "wall",
+            freeze=fair.freezes,
+            memory="cgroup" if fair.controls("memory") else "rlimit",
+            processes="cgroup" if fair.controls("pids") else "rlimit",
+            bot_uid=bot_uid(self.config.sandbox),
+        )
 
     def _header(self, game_number: int, state: GameState) -> Header:
         config = self.config
@@ -316,6 +368,7 @@ class Match:
                 bank_ms=clock.bank_ms,
                 increment_ms=clock.increment_ms,
             ),
+            isolation=self._isolation(),
         )
 
     def _dispatch(self, events: Sequence[Event], messages: SeatMessages, writer: ReplayWriter) -> None:
@@ -340,12 +393,12 @@ class Match:
         if state.phase is _PASS:
             if index not in self._passes:
                 self._ask_passes(state, game_number)
-            request_id, answer, spent, ignored = self._passes.pop(index)
+            request_id, answer, spent, ignored, cpu = self._passes.pop(index)
         else:
             request_id = seat.new_id()
             request, line = wire.request_line_for(state, request_id, game_number, int(seat.deadline_s() * 1000))
             reply = seat.converse(request, line=line)
-            answer, spent, ignored = reply.outcome, reply.elapsed_s, seat.ignored_since_request
+            answer, spent, ignored, cpu = reply.outcome, reply.elapsed_s, seat.ignored_since_request, reply.cpu_s
         fault: Fault
         if isinstance(answer, Fault):
             fault = answer
@@ -358,9 +411,10 @@ class Match:
             except IllegalActionError as illegal:
                 fault = Fault(FaultCode.ILLEGAL, f"{illegal.message} [rule: {illegal.rule}]")
             else:
-                writer.write(decision_record(index, action, spent * 1000, False, ignored=ignored))
+                cpu_ms = None if cpu is None else cpu * 1000
+                writer.write(decision_record(index, action, spent * 1000, False, ignored=ignored, cpu_ms=cpu_ms))
                 return events
-        return self._fault(state, seat, request_id, fault, writer, spent, ignored)
+        return self._fault(state, seat, request_id, fault, writer, spent, ignored, cpu)
 
     def _ask_passes(self, state: GameState, game_number: int) -> None:
         """Ask every seat still to pass at once (a pass depends only on the seat's own hand) and keep the replies.
@@ -376,7 +430,8 @@ class Match:
                 time_ms = int(seat.deadline_s() * 1000)
                 asks.append((seat, wire.pass_request_for(state, index, request_id, game_number, time_ms)))
         for (seat, request), reply in zip(asks, converse_all(asks), strict=True):
-            self._passes[seat.seat] = (request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request)
+            outcome = (request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request, reply.cpu_s)
+            self._passes[seat.seat] = outcome
 
     def _fault(
         self,
@@ -387,6 +442,7 @@ class Match:
         writer: ReplayWriter,
         spent: float,
         ignored: int = 0,
+        cpu: float | None = None,
     ) -> list[Event]:
         """Tell the bot what it did wrong, play the fallback for it, and forfeit the seat when the policy says so."""
         seat.record_fault(fault)
@@ -419,7 +475,8 @@ class Match:
                 result.forfeited_in_game = len(result.totals) + 1
                 result.forfeit_reason = f"{fault.code.value} (strike {seat.strikes}): {fault.message}"
         events = state.apply(action)
-        writer.write(decision_record(seat.seat, action, spent * 1000, True, ignored=ignored))
+        cpu_ms = None if cpu is None else cpu * 1000
+        writer.write(decision_record(seat.seat, action, spent * 1000, True, ignored=ignored, cpu_ms=cpu_ms))
         return events
 
     def _close_all(self, reason: m.ByeReason) -> None:
@@ -446,6 +503,7 @@ class Match:
             result.stderr_log_error = getattr(seat.process, "stderr_log_error", None)
             result.ignored_lines = stats.ignored_lines
         ruleset = self.config.ruleset
+        isolation = self._isolation()
         return MatchResult(
             game=ruleset.game.value,
             players=ruleset.players,
@@ -457,6 +515,7 @@ class Match:
             out_dir=os.fspath(self.config.out_dir),
             status=status,
             rotated=self.config.rotate and self.config.games > 1,
+            isolation=None if isolation is None else msgspec.structs.asdict(isolation),
         )
 
 

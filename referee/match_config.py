@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 
+from referee.bots.fairplay import FairPlay
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -77,6 +78,8 @@ class MatchConfig(msgspec.Struct, frozen=True):
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
     bot_ro: tuple[Path, ...] = ()  # extra folders a sandboxed bot may read (--bot-ro)
+    # Each bot in a control group of its own, timed on its CPU time, frozen while not to move (fairplay.py).
+    fair_play: FairPlay = msgspec.field(default_factory=FairPlay)
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
     # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.

@@ -82,11 +82,13 @@ def _files(out: Path) -> list[Path]:
 
 
 def _replay_lines(path: Path) -> list[dict[str, object]]:
-    """The replay's lines without what the clock decides: the header's start and each decision's milliseconds."""
+    """The replay's lines without what the clock decides: the header's start, each decision's milliseconds and
+    CPU time, each game's CPU time."""
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     lines[0].pop("started")
     for line in lines:
         line.pop("ms", None)
+        line.pop("cpu_ms", None)
     return lines
 
 

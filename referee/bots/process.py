@@ -131,6 +131,7 @@ class BotProcess:
         self._watch = FdWatch()
         self._cgroup = cgroup
         self._frozen = False
+        self._cpu_final = -1  # its CPU time when its group was removed
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -216,7 +217,7 @@ class BotProcess:
         """CPU time every process of the bot has used so far (its control group's), in ns; -1 without a group."""
         group = self._cgroup
         if group is None or group.removed:
-            return -1
+            return self._cpu_final
         return group.cpu_ns()
 
     def freeze(self) -> None:
@@ -481,6 +482,7 @@ class BotProcess:
             self._drain_stderr()  # the dead bot's last words explain crashes
             if group is not None:
                 try:
+                    self._cpu_final = group.cpu_ns()
                     group.remove()
                 except CgroupError as error:
                     raise BotProcessError(str(error)) from None

@@ -58,6 +58,7 @@ __all__ = [
     "SandboxError",
     "SandboxKind",
     "bot_env",
+    "bot_uid",
     "bwrap_argv",
     "check_bwrap",
     "describe_exit",
@@ -125,6 +126,14 @@ class PreparedBot(msgspec.Struct, frozen=True):
     env: dict[str, str]
     home: Path
     launchers: int = 0  # processes in front of the bot that hold its pipes (bubblewrap and its init: 2)
+
+
+BOT_UID: Final = 65534  # "nobody": who a bot runs as inside bubblewrap when the referee is root
+
+
+def bot_uid(sandbox: SandboxKind) -> int | None:
+    """The uid bots run as when it is not the referee's: inside bubblewrap, when the referee is root."""
+    return BOT_UID if sandbox == "bwrap" and os.geteuid() == 0 else None
 
 
 def user_task_count(uid: int | None = None) -> int:
