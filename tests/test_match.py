@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,9 @@ def test_full_match_every_game(tmp_path: Path, game: str, players: int) -> None:
     end = records[-1]
     assert {k: v for k, v in end.items() if k != "cpu_ms"} == {"type": "end", "status": "complete"}
     if result["isolation"]["cgroups"] is not None:  # each bot's CPU time in the game, per seat
-        assert len(end["cpu_ms"]) == len(seats) and all(ms > 0 for ms in end["cpu_ms"])
-        assert [s["cpu_ms"] for s in seats] == [[ms] for ms in end["cpu_ms"]]
+        per_seat = typing.cast(list[float], end["cpu_ms"])
+        assert len(per_seat) == len(seats) and all(ms > 0 for ms in per_seat)
+        assert [s["cpu_ms"] for s in seats] == [[ms] for ms in per_seat]
     else:
         assert "cpu_ms" not in end
     game_end = records[-2]
