@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 
 from competition.runner import GameOutcome, GameTask, game_record, game_stem
+from referee.bots.fairplay import FairPlay
 from referee.bots.sandbox import Limits, SandboxError, check_bwrap
 from referee.bots.seat import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
@@ -88,6 +89,7 @@ class GameSpec(msgspec.Struct, frozen=True, kw_only=True):
     sandbox: str = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
     bot_ro: tuple[str, ...] = ()
+    fair_play: FairPlay = FairPlay()
     stderr_cap_bytes: int = 1_000_000
     forfeit_unstartable: bool = True
     absent: tuple[tuple[int, str], ...] = ()
@@ -184,6 +186,7 @@ def game_spec(task: GameTask) -> GameSpec:
         sandbox=config.sandbox,
         bot_env=config.bot_env,
         bot_ro=tuple(os.fspath(path) for path in config.bot_ro),
+        fair_play=config.fair_play,
         stderr_cap_bytes=config.stderr_cap_bytes,
         forfeit_unstartable=config.forfeit_unstartable,
         absent=config.absent,
@@ -279,6 +282,7 @@ def match_config(spec: GameSpec, out_dir: Path) -> MatchConfig:
         sandbox=spec.sandbox,  # type: ignore[arg-type]
         bot_env=spec.bot_env,
         bot_ro=tuple(Path(path) for path in spec.bot_ro),
+        fair_play=spec.fair_play,
         stderr_cap_bytes=spec.stderr_cap_bytes,
         forfeit_unstartable=spec.forfeit_unstartable,
         absent=spec.absent,

@@ -93,6 +93,7 @@ def game_record(
         faults=tuple(dict(s.faults) for s in result.seats),
         start_failed=tuple(s.start_failure is not None for s in result.seats),
         forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
+        cpu_ms=tuple(s.cpu_total_ms for s in result.seats),
         replay=f"{final_dir}/{game_stem(index)}.replay.jsonl",
     )
     skipped = dict(absent)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from competition import stats
 from competition.executors import ExecutorSpec, InfrastructureError
 from competition.model import GameRecord, SetRecord
@@ -29,6 +31,7 @@ from competition.plan import Entrant, Format, Plan, PlannedSet, Rotations, round
 from competition.results import ResultsFile
 from competition.runner import GameOutcome, GameTask, game_stem
 from competition.stopping import stop_signals_held
+from referee.bots.fairplay import FairPlay
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -61,6 +64,7 @@ class TournamentConfig:
     bot_env: tuple[tuple[str, str], ...] = ()
     bot_ro: tuple[Path, ...] = ()
     drop_after: int = 3
+    fair_play: FairPlay = field(default_factory=FairPlay)
 
     @property
     def plan(self) -> Plan:
@@ -90,6 +94,8 @@ class TournamentConfig:
             "bot_env": [list(pair) for pair in self.bot_env],
             "bot_ro": [str(path) for path in self.bot_ro],
             "drop_after": self.drop_after,
+            # Only when not the default: a tournament stored before fair play existed resumes with the default.
+            **({} if self.fair_play == FairPlay() else {"fair_play": msgspec.structs.asdict(self.fair_play)}),
         }
 
     def bot_spec(self, entrant: Entrant) -> BotSpec:
@@ -345,6 +351,7 @@ class Tournament:
             sandbox=config.sandbox,
             bot_env=config.bot_env,
             bot_ro=config.bot_ro,
+            fair_play=config.fair_play,
             forfeit_unstartable=True,
             absent=absent,
         )

@@ -12,8 +12,9 @@ import sys
 import click
 
 from kierki_cli.common import parse_pairs, startup_time_option, time_per_move_option
-from kierki_cli.isolation import Isolation, isolation_options
+from kierki_cli.isolation import Isolation, isolation_options, note_fair_play
 from referee import checkbot
+from referee.bots.fairplay import FairPlayError
 from referee.bots.sandbox import SandboxError
 from referee.bots.seat import TimeControl
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, scenario
@@ -141,8 +142,10 @@ def check_bot(
         sandbox=isolation.sandbox,
         bot_env=isolation.bot_env,
         bot_ro=isolation.bot_ro,
+        fair_play=isolation.fair_play,
     )
     click.echo(f"checking {shlex.join(argv)}")
+    note_fair_play(isolation.fair_play)
     table = f", {players} players" if players is not None else ""
     rules = "".join(f", {key}={value}" for key, value in rule_options.items())
     click.echo(
@@ -155,7 +158,7 @@ def check_bot(
 
     try:
         report = checkbot.check_bot(options, show)
-    except SandboxError as error:
+    except (SandboxError, FairPlayError) as error:
         raise click.ClickException(str(error)) from None
     passed, failed, skipped = report.count("PASS"), report.count("FAIL"), report.count("SKIP")
     summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")

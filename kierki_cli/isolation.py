@@ -17,6 +17,7 @@ from typing import Any, cast
 import click
 
 from kierki_cli.common import parse_pairs
+from referee.bots.fairplay import FAIR_PLAY_MODES, FairPlay, FairPlayMode, fair_play_problem
 from referee.bots.sandbox import (
     DEFAULT_CPU_S_PER_GAME,
     DEFAULT_FILE_MB,
@@ -34,16 +35,28 @@ class Isolation:
     """The options' values, as a match and check-bot take them. (A plain class: read once, never compared,
     and a dataclass costs about half a millisecond at every ``kierki`` start.)"""
 
-    __slots__ = ("bot_env", "bot_ro", "limits", "sandbox")
+    __slots__ = ("bot_env", "bot_ro", "fair_play", "limits", "sandbox")
 
     def __init__(
-        self, limits: Limits, sandbox: SandboxKind, bot_env: tuple[tuple[str, str], ...], bot_ro: tuple[Path, ...] = ()
+        self,
+        limits: Limits,
+        sandbox: SandboxKind,
+        bot_env: tuple[tuple[str, str], ...],
+        bot_ro: tuple[Path, ...] = (),
+        fair_play: FairPlay | None = None,
     ) -> None:
         self.limits = limits
         self.sandbox = sandbox
         self.bot_env = bot_env
         self.bot_ro = bot_ro
+        self.fair_play = FairPlay() if fair_play is None else fair_play
 
+
+FAIR_PLAY_HELP = (
+    "auto: each bot in a control group of its own where one can be made (its deadline judged on its own CPU time, "
+    "frozen while not to move, memory and processes limited per bot), else the wall clock, with a note. "
+    "cgroup: refuse to run without. none: the wall clock. See SECURITY.md."
+)
 
 SANDBOX_HELP = (
     "none: scrubbed environment, private directory OUT/seatN and the limits. bwrap: also bubblewrap "
@@ -60,7 +73,8 @@ def _options(sandbox_default: str, sandbox_help: str) -> tuple[Callable[[Any], A
             default=DEFAULT_MEMORY_MB,
             show_default=True,
             metavar="MB",
-            help="Address space per bot (RLIMIT_AS); 0: no limit. JVMs and some runtimes reserve more than they use.",
+            help="Memory per bot: its control group's resident memory with --fair-play, else its address space "
+            "(RLIMIT_AS, which JVMs and some runtimes exceed at start); 0: no limit.",
         ),
         click.option(
             "--limit-cpu",
@@ -76,8 +90,8 @@ def _options(sandbox_default: str, sandbox_help: str) -> tuple[Callable[[Any], A
             default=DEFAULT_PROCESSES,
             show_default=True,
             metavar="N",
-            help="Processes and threads a bot may add to the user's current count (RLIMIT_NPROC, shared per user, "
-            "no effect as root); 0: no limit.",
+            help="Processes and threads per bot: its control group's pids.max with --fair-play, else what it may add "
+            "to the user's count (RLIMIT_NPROC, shared per user, no effect as root); 0: no limit.",
         ),
         click.option(
             "--limit-file",
@@ -104,6 +118,21 @@ def _options(sandbox_default: str, sandbox_help: str) -> tuple[Callable[[Any], A
             help=sandbox_help,
         ),
         click.option(
+            "--fair-play",
+            "fair_play",
+            type=click.Choice(FAIR_PLAY_MODES),
+            default="auto",
+            show_default=True,
+            help=FAIR_PLAY_HELP,
+        ),
+        click.option(
+            "--no-freeze",
+            "no_freeze",
+            is_flag=True,
+            help="With control groups: let bots run while it is not their turn (pondering, for trusted bots); their "
+            "deadlines are still their own CPU time.",
+        ),
+        click.option(
             "--bot-ro",
             "bot_ro",
             multiple=True,
@@ -121,6 +150,20 @@ def _options(sandbox_default: str, sandbox_help: str) -> tuple[Callable[[Any], A
             "repeat for several.",
         ),
     )
+
+
+def note_fair_play(fair_play: FairPlay) -> None:
+    """With ``--fair-play auto`` where no control group can be made: one line on stderr that says so and what
+    follows (the match runs as before)."""
+    if fair_play.mode != "auto":
+        return
+    problem = fair_play_problem(fair_play)
+    if problem is not None:
+        click.echo(
+            f"note: no control groups here ({problem}): bots are timed on the wall clock, not frozen between turns, "
+            'and limited per process (SECURITY.md, "Fair play"); --fair-play none silences this',
+            err=True,
+        )
 
 
 def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -146,12 +189,16 @@ def _add_options(command: Callable[..., Any], *, sandbox_default: SandboxKind, s
         limit_file: int,
         limit_disk: int,
         sandbox: str,
+        fair_play: str,
+        no_freeze: bool,
         bot_env: tuple[str, ...],
         bot_ro: tuple[Path, ...],
         **kwargs: Any,
     ) -> Any:
         if (limit_disk or bot_ro) and sandbox != "bwrap":
             raise click.UsageError("--limit-disk and --bot-ro apply inside a sandbox: add --sandbox bwrap")
+        if no_freeze and fair_play == "none":
+            raise click.UsageError("--no-freeze applies to bots in control groups: leave out --fair-play none")
         kwargs["isolation"] = Isolation(
             limits=Limits(
                 memory_mb=limit_memory,
@@ -163,6 +210,7 @@ def _add_options(command: Callable[..., Any], *, sandbox_default: SandboxKind, s
             sandbox=cast(SandboxKind, sandbox),
             bot_env=tuple(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE", keys=_ENV_NAME)),
             bot_ro=bot_ro,
+            fair_play=FairPlay(mode=cast(FairPlayMode, fair_play), freeze=not no_freeze),
         )
         return command(*args, **kwargs)
 

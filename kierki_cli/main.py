@@ -27,7 +27,7 @@ from kierki_cli.common import (
 )
 from kierki_cli.entry import INTERRUPTED_EXIT
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
-from kierki_cli.isolation import Isolation, isolation_options
+from kierki_cli.isolation import Isolation, isolation_options, note_fair_play
 from referee.bots.seat import TimeControl
 from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.faults import Consequence, FaultCode, FaultPolicy
@@ -238,6 +238,7 @@ def match(
         sandbox=isolation.sandbox,
         bot_env=isolation.bot_env,
         bot_ro=isolation.bot_ro,
+        fair_play=isolation.fair_play,
     )
     err = sys.stderr
     on_terminal = err.isatty()
@@ -258,6 +259,7 @@ def match(
     make_out_dir(out_dir)
     if not as_json:  # only once the match is sure to start writing into the folder, and it exists
         click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
+    note_fair_play(isolation.fair_play)
     try:
         with pinned(cpu):  # before the bots start: they inherit it
             result = runner.run()

@@ -164,6 +164,7 @@ def tournament_config(
             sandbox=isolation.sandbox,
             bot_env=isolation.bot_env,
             bot_ro=isolation.bot_ro,
+            fair_play=isolation.fair_play,
             drop_after=drop_after,
             **kinds,
         )

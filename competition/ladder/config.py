@@ -20,6 +20,7 @@ import tomli_w
 
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
+from referee.bots.fairplay import FAIR_PLAY_MODES, FairPlay
 from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, SANDBOXES, Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.rules import Ruleset
@@ -65,12 +66,27 @@ class Isolation:
     disk_mb: int = 0
     bot_ro: list[str] = field(default_factory=list)  # read-only paths every bot may read (relative: to DIR)
     bot_env: dict[str, str] = field(default_factory=dict)  # environment variables for every bot
+    # Each bot in a control group of its own (referee/bots/fairplay.py): "auto" or "cgroup" (a run refuses to
+    # start where none can be made), or "none"; freeze: frozen while not to move (false: trusted bots ponder).
+    fair_play: str = "auto"
+    freeze: bool = True
 
     @classmethod
-    def of(cls, limits: Limits, sandbox: SandboxKind, *, bot_ro: list[str], bot_env: dict[str, str]) -> Isolation:
+    def of(
+        cls,
+        limits: Limits,
+        sandbox: SandboxKind,
+        *,
+        bot_ro: list[str],
+        bot_env: dict[str, str],
+        fair_play: FairPlay | None = None,
+    ) -> Isolation:
         """The settings of the command line's isolation options (``kierki_cli.isolation``), as ladder.toml writes
         them: every limit explicit, the CPU limit left out being the referee's default for one game."""
+        fair = FairPlay() if fair_play is None else fair_play
         return cls(
+            fair_play=fair.mode,
+            freeze=fair.freeze,
             sandbox=sandbox,
             memory_mb=limits.memory_mb,
             cpu_s=DEFAULT_CPU_S_PER_GAME if limits.cpu_s is None else limits.cpu_s,
@@ -81,12 +97,19 @@ class Isolation:
             bot_env=bot_env,
         )
 
+    def fair_play_setting(self) -> FairPlay:
+        """What the ladder's games run under: strict control groups unless "none" (a ladder runs strangers' bots,
+        so a game on a machine without them fails instead of running on the wall clock)."""
+        return FairPlay(mode="none" if self.fair_play == "none" else "cgroup", freeze=self.freeze)
+
     def bot_ro_paths(self, folder: Path) -> tuple[Path, ...]:
         return tuple((folder / path).resolve() for path in self.bot_ro)
 
     def check(self, where: str) -> None:
         if not all(isinstance(path, str) and path for path in self.bot_ro):
             raise ConfigError(f"{where}: isolation.bot_ro must be a list of paths (strings)")
+        if self.fair_play not in FAIR_PLAY_MODES:
+            raise ConfigError(f'{where}: isolation.fair_play {self.fair_play!r}: use "auto", "cgroup" or "none"')
         if self.bot_ro and self.sandbox != "bwrap":
             raise ConfigError(f'{where}: isolation.bot_ro applies inside the sandbox: set sandbox = "bwrap"')
         for name, value in self.bot_env.items():
@@ -207,6 +230,7 @@ class LadderConfig:
         header = (
             "# The ladder's settings (kierki ladder init wrote them; edit freely, every run reads them).\n"
             '# isolation.sandbox: "bwrap" (a run refuses to start without a working bubblewrap) or "none".\n'
+            '# isolation.fair_play: "auto" (a run refuses to start where no control group can be made) or "none".\n'
             '# Durations: a number with s, m, h or d. site_dir: "" for no site, else where runs write it.\n'
             "# [isolation]: as kierki match's options (cpu_s: --limit-cpu, per game); 0 turns a limit off.\n"
         )

@@ -185,6 +185,7 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
         sandbox=config.isolation.sandbox,
         bot_env=tuple(config.isolation.bot_env.items()),
         bot_ro=config.isolation.bot_ro_paths(folder),
+        fair_play=config.isolation.fair_play_setting(),
         deals_per_game=config.bots.validation_deals or None,
     )
     try:

@@ -24,6 +24,7 @@ from competition.executors import GameExecutor
 from competition.model import GameRecord, SetRecord
 from competition.plan import set_rotations
 from competition.runner import GameOutcome, GameTask
+from referee.bots.fairplay import FairPlay
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.faults import FaultPolicy
@@ -59,6 +60,7 @@ class SetRequest:
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
     bot_ro: tuple[Path, ...] = ()
+    fair_play: FairPlay = field(default_factory=FairPlay)
     max_strikes: int = 3
 
     @property
@@ -93,6 +95,7 @@ def play_set(request: SetRequest, runner: GameExecutor) -> SetOutcome:
             sandbox=request.sandbox,
             bot_env=request.bot_env,
             bot_ro=request.bot_ro,
+            fair_play=request.fair_play,
             forfeit_unstartable=True,
         )
         task = GameTask(request.set_id, index, config, names, partial, request.relative_dir)

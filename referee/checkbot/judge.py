@@ -99,10 +99,11 @@ class Judged:
 class Run:
     """One start of the bot: its transport, the seat that talks to it, and whether it can still be asked."""
 
-    def __init__(self, transport: Transport, options: CheckOptions) -> None:
+    def __init__(self, transport: Transport, options: CheckOptions, freeze: bool = False) -> None:
         self.transport = transport
         self.options = options
         self.seat = BotSeat(0, transport, options.time, keep_lines=_LAST_LINES)
+        self.seat.freeze = freeze
         self.dead = False  # the bot cannot be asked anything more in this run
 
     def exchange(self) -> list[str]:
@@ -117,6 +118,7 @@ class Run:
         timeout_ms = options.time.startup_ms if startup else options.time.move_ms
         reply = self.seat.converse(
             request,
+            startup=startup,
             timeout_s=timeout_ms / 1000,
             line=line,
             read_on=True,
@@ -194,6 +196,7 @@ class Run:
         """Send what is queued, then wait for the bot to exit: (lines it still wrote, exit status or None)."""
         exit_s = self.options.exit_ms / 1000
         deadline = time.monotonic() + exit_s
+        self.seat.thaw()  # it must run to read the last events and bye, and exit
         self.seat.flush(exit_s)
         extra: list[str] = []
         while True:

@@ -11,6 +11,7 @@ from typing import Final, Literal
 
 from protocol import codec
 from protocol import messages as m
+from referee.bots.fairplay import FairPlay
 from referee.bots.sandbox import Limits, SandboxKind
 from referee.bots.seat import TimeControl
 from referee.checkbot.scenarios import ALL_GAMES
@@ -114,3 +115,4 @@ class CheckOptions:
     sandbox: SandboxKind = "none"
     bot_env: tuple[tuple[str, str], ...] = ()
     bot_ro: tuple[Path, ...] = ()
+    fair_play: FairPlay = field(default_factory=FairPlay)
