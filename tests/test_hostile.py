@@ -34,6 +34,7 @@ from click.testing import CliRunner
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
+from referee.bots.fairplay import FairPlay, fair_play_problem
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import (
     NO_LIMITS,
@@ -77,6 +78,11 @@ def bwrap_problem() -> str | None:
 
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=str(bwrap_problem()))
+# How a bot that allocates without end ends: killed for its control group's memory, or a MemoryError (RLIMIT_AS).
+OUT_OF_MEMORY = "exit status 1" if fair_play_problem(FairPlay(mode="cgroup")) else "out of memory: limit 256 MB"
+needs_cgroups = pytest.mark.skipif(
+    fair_play_problem(FairPlay(mode="cgroup")) is not None, reason=f"no cgroups: {fair_play_problem(FairPlay())}"
+)
 
 
 # --- processes -------------------------------------------------------------------------------------------------
@@ -202,6 +208,7 @@ def play(
     sandbox: SandboxKind = "none",
     bot_env: tuple[tuple[str, str], ...] = (),
     seat: int = 0,
+    fair_play: FairPlay | None = None,
 ) -> Played:
     """Play one game with ``bad`` at ``seat`` and sample bots elsewhere, and check what must hold for any bot."""
     if options is None and game == "hearts":
@@ -220,6 +227,7 @@ def play(
         limits=Limits() if limits is None else limits,
         sandbox=sandbox,
         bot_env=bot_env,
+        fair_play=FairPlay() if fair_play is None else fair_play,
     )
     match = Match(config)
     try:
@@ -499,10 +507,31 @@ def test_a_bot_that_ignores_sigterm_and_bye_is_killed_at_the_end(tmp_path: Path)
 # --- resource limits ---------------------------------------------------------------------------------------
 
 
-def test_memory_without_limit_meets_the_memory_limit(tmp_path: Path) -> None:
-    played = play(tmp_path, hostile("memory_hog", "2"), limits=Limits(memory_mb=256), move_ms=SLOW_OK_MS)
+def test_memory_without_limit_meets_the_memory_limit_of_its_address_space_without_control_groups(
+    tmp_path: Path,
+) -> None:
+    played = play(
+        tmp_path,
+        hostile("memory_hog", "2"),
+        limits=Limits(memory_mb=256),
+        move_ms=SLOW_OK_MS,
+        fair_play=FairPlay(mode="none"),
+    )
     assert_forfeited_by(played, "crash", 1)
     assert b"MemoryError" in played.stderr()
+
+
+@needs_cgroups
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+def test_a_bot_allocating_past_the_limit_is_reported_as_out_of_memory(tmp_path: Path, sandbox: SandboxKind) -> None:
+    """In a control group the limit is resident memory: the kernel kills the bot when it goes over, and the bot is
+    told (and the log says) that it ran out of its memory, its own fault."""
+    played = play(
+        tmp_path, hostile("memory_hog", "2"), limits=Limits(memory_mb=256), move_ms=SLOW_OK_MS, sandbox=sandbox
+    )
+    assert_forfeited_by(played, "crash", 1)
+    assert "out of memory: limit 256 MB (--limit-memory)" in played.faults()[0]["message"]
+    assert played.result.isolation is not None and played.result.isolation["memory"] == "cgroup"
 
 
 def test_a_huge_file_is_cut_at_the_file_size_limit(tmp_path: Path) -> None:
@@ -526,7 +555,8 @@ def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None
     assert "forked" in said
     forked = int(said.split("forked ")[1].split()[0])
     assert 1 <= forked <= 200
-    if os.getuid() != 0:  # RLIMIT_NPROC does not apply to root; then only the bot's own cap held it
+    held = played.result.isolation is not None and played.result.isolation["processes"] == "cgroup"
+    if held or os.getuid() != 0:  # RLIMIT_NPROC does not apply to root (pids.max does); else the bot's own cap
         assert forked <= 64 and "fork failed" in said
     # play() has checked that none of them is left
 
@@ -543,7 +573,7 @@ def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None
         ("ignore_sigterm", [], Limits(), {}, ""),
         ("close_stdout", ["2"], Limits(), {"crash": 1}, "closed its output but kept running"),
         ("fork_bomb", [], Limits(processes=64), {}, ""),
-        ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, "exit status 1"),
+        ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, OUT_OF_MEMORY),
         ("cpu_hog", [], Limits(cpu_s=1), {"crash": 1}, "128 + SIGXCPU: the CPU-time limit (--limit-cpu)"),
     ],
 )
@@ -935,7 +965,9 @@ def test_bot_ro_shows_a_folder_read_only_that_the_sandbox_hides_otherwise(tmp_pa
     sighted = CliRunner().invoke(cli, [*args, reader, random_bot, random_bot, random_bot])
     assert sighted.exit_code == 0, sighted.output
     log = (tmp_path / "o2" / "seat0.stderr.log").read_text()
-    assert "read weights" in log and "write refused 30" in log  # EROFS: read-only
+    # EROFS: read-only; as root's bot it runs as nobody, and the file is root's (EACCES comes first)
+    refused = 30 if os.geteuid() != 0 else 13
+    assert "read weights" in log and f"write refused {refused}" in log
     assert (data / "weights.txt").read_text() == "weights\n"
     unsandboxed = CliRunner().invoke(cli, ["match", "--bot-ro", str(data)])
     assert unsandboxed.exit_code == 2 and "--limit-disk and --bot-ro apply inside a sandbox" in unsandboxed.output

@@ -301,8 +301,9 @@ def bwrap_argv(
                 "keep bot programs outside --out"
             )
     visible = _visible_folders([*(_program_folder(f) for f in files), *read_only])
+    made: set[Path] = set()
     for folder in visible:
-        args += ["--ro-bind", str(folder), str(folder)]
+        args += [*_reachable(folder, made), "--ro-bind", str(folder), str(folder)]
     # Match data inside a visible folder: the --out folder's top folder there (earlier matches' logs live beside
     # it), and the organiser's deal or replay file.
     read_only_last = [str(out_dir), "/"]  # made read-only once every mount point inside them exists
@@ -317,7 +318,7 @@ def bwrap_argv(
         if any(_is_within(file, folder) for folder in visible) and not _is_within(file, out_dir):
             args += ["--ro-bind", "/dev/null", str(file)]
     # The --out folder is an empty stand-in (wherever it is, /tmp included) holding only the private directory.
-    args += ["--tmpfs", str(out_dir)]
+    args += [*_reachable(out_dir, made), "--tmpfs", str(out_dir)]
     if disk_mb > 0:  # (1777: the bot may run as another user than the sandbox's tmpfs belongs to)
         args += ["--perms", "1777", "--size", str(disk_mb * MIB), "--tmpfs", str(home)]
         args += ["--perms", "1777", "--dir", str(home / "tmp")]
@@ -328,6 +329,20 @@ def bwrap_argv(
         args += ["--remount-ro", mount]
     args += ["--chdir", str(home), "--", *drop_root(), *argv]
     return tuple(args)
+
+
+def _reachable(path: Path, made: set[Path]) -> list[str]:
+    """``--dir`` (mode 755) for each folder above ``path`` that is not there yet: bubblewrap makes the folders that
+    hold a mount point with the host's modes, and a bot running as another user than the referee (root's bots run
+    as ``BOT_UID``) could not pass a folder that is private on the host (``/root``, pytest's temporary folders).
+    Only their names show; what they hold on the host does not."""
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        if parent == Path("/") or parent in made:
+            continue
+        made.add(parent)
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
 
 
 def _program_folder(file: Path) -> Path:
