@@ -635,6 +635,7 @@ def test_without_a_sandbox_a_bot_can_read_other_seats_files_and_the_replay(
     assert report["write_out"]["ok"] and (played.out / "planted-by-snoop.txt").exists()
     assert report["write_outside"]["ok"] and (tmp_path / "outside" / "planted-by-snoop.txt").exists()
     assert report["connect"]["ok"]
+    assert report["read_shadow"]["ok"] == (os.geteuid() == 0)  # the referee's user: root reads it too
 
 
 @needs_bwrap
@@ -649,6 +650,8 @@ def test_in_bubblewrap_a_bot_sees_no_other_seat_no_log_and_no_network(
     assert not report["write_outside"]["ok"] and not (tmp_path / "outside" / "planted-by-snoop.txt").exists()
     assert not report["connect"]["ok"]
     assert not (played.out / "planted-by-snoop.txt").exists()
+    # /etc is shown read-only, but a bot never runs as root: as root's bot it is nobody, else the user's own
+    assert not report["read_shadow"]["ok"] and "PermissionError" in report["read_shadow"]["error"]
 
 
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
