@@ -25,6 +25,7 @@ from referee.bots.cgroups import CgroupError
 from referee.bots.fairplay import FairPlayError, FairPlaySetup
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
+from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
 from referee.bots.sandbox import SandboxError, bot_uid, check_bwrap, prepare
 from referee.bots.seat import BotSeat, Transport, converse_all
 from referee.bots.stderr_log import last_lines
@@ -222,9 +223,9 @@ class Match:
                     )
                 if isinstance(answer, Fault):
                     tail = last_lines(seat.stderr_tail())
-                    raise MatchSetupError(
-                        f"seat {seat.seat} ({command}) failed the handshake: {answer.message}", tuple(tail)
-                    )
+                    runtime = next((r for h in reply.heard if (r := runtime_failure(h.line)) is not None), None)
+                    why = answer.message if runtime is None else f"{runtime} could not start ({RUNTIME_HINT})"
+                    raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {why}", tuple(tail))
                 assert isinstance(answer, m.HelloAnswer)
                 if answer.protocol != codec.PROTOCOL_VERSION:
                     seat.close("protocol_mismatch")

@@ -17,6 +17,7 @@ from typing import Final
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Line, LineTooLong, Overflow
+from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
 from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport, backlog_note
 from referee.bots.stderr_log import last_lines
 from referee.checkbot.report import (
@@ -76,6 +77,10 @@ _JSON_FRAGMENT: Final = re.compile(rb'^\s*(?:[{}\[\]],?|"[^"]*"\s*:.*)\s*$')
 
 
 def _explain_bad_line(error: codec.ProtocolError, line: bytes) -> Problem:
+    runtime = runtime_failure(line)
+    if runtime is not None:
+        shown = clip(line.decode("utf-8", "replace").strip())
+        return f"{runtime} could not start; it printed on stdout: {shown}", RUNTIME_HINT
     problem = f"your bot wrote a line that is not a valid answer: {error.problem}"
     if error.message_type is not None and error.message_type in _REFEREE_TYPES:
         return problem, HINT_EVENTS
