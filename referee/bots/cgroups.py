@@ -377,8 +377,8 @@ class MatchCgroups:
                 with contextlib.suppress(OSError, CgroupError):
                     (_V1Bot if self.version == "v1" else _V2Bot)(paths, frozenset()).remove()
         for path in dict.fromkeys(top.values()):
-            with contextlib.suppress(OSError):
-                path.rmdir()
+            with contextlib.suppress(OSError, CgroupError):
+                _rmdir(path)
 
 
 class BotCgroup:
@@ -416,6 +416,10 @@ class BotCgroup:
         raise NotImplementedError
 
     def thaw(self) -> None:
+        raise NotImplementedError
+
+    def is_frozen(self) -> bool:
+        """Whether every process of the group has stopped (freezing takes a moment after ``freeze``)."""
         raise NotImplementedError
 
     def oom_kills(self) -> int:
@@ -508,6 +512,9 @@ class _V2Bot(BotCgroup):
     def thaw(self) -> None:
         os.write(self._freeze_fd, b"0")
 
+    def is_frozen(self) -> bool:
+        return _flat(_read(self.dirs[""] / "cgroup.events"), "frozen") == 1
+
     def oom_kills(self) -> int:
         try:
             return _flat(_read(self.dirs[""] / "memory.events"), "oom_kill")
@@ -545,6 +552,9 @@ class _V1Bot(BotCgroup):
 
     def thaw(self) -> None:
         os.write(self._freeze_fd, b"THAWED")
+
+    def is_frozen(self) -> bool:
+        return _read(self.dirs["freezer"] / "freezer.state").strip() == "FROZEN"
 
     def oom_kills(self) -> int:
         if "memory" not in self.dirs:
