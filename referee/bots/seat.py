@@ -245,7 +245,7 @@ class BotSeat:
         if bot is not None:
             if bot.frozen and self._cpu_seen >= 0:
                 cpu = self._cpu_seen  # frozen since its last reply was read: it has used nothing since
-                bot.thaw()
+                bot.thaw_after_write()  # its time starts with the request, in the pipe before it runs
             else:
                 bot.thaw()
                 cpu = bot.cpu_ns()
