@@ -26,6 +26,7 @@ from typing import Any
 from bench.referee_bench import _pinned_here, _result, build
 from referee.bots.cgroups import CgroupError, find_cgroups
 from referee.bots.fairplay import FairPlay, FairPlayMode
+from referee.bots.process import BotProcess
 from referee.bots.seat import TimeControl
 from referee.bots.spawn import join_prefix
 from referee.match import BotSpec, Match, MatchConfig
@@ -142,7 +143,71 @@ def freezer_anchor(seconds: float) -> Result:
     )
 
 
+def _round_trips(bots: list[BotProcess], mode: str, count: int) -> float:
+    """CPU time (ours and the bots' groups', µs) per request and answer, alternating between the bots."""
+    request = b'{"type":"play","id":1,"legal":["2C"]}\n'
+    start = time.process_time() + sum(bot.cpu_ns() for bot in bots) / 1e9
+    for k in range(count):
+        bot = bots[k % len(bots)]
+        if mode == "thaw_first":
+            bot.thaw()
+        elif mode == "write_first":
+            bot.thaw_after_write()
+        bot.send(request)
+        bot.read_line(time.monotonic() + 10)
+        if mode != "no_freeze":
+            bot.freeze()
+    for bot in bots:
+        bot.thaw()
+    return (time.process_time() + sum(bot.cpu_ns() for bot in bots) / 1e9 - start) / count * 1e6
+
+
+def freeze_round_trip(seconds: float) -> Result:
+    """What freezing adds to a decision, in CPU time (so other load on the machine barely moves it): two trivial C
+    bots in control groups answer requests in turn, on one CPU. Ours: frozen after each answer and thawed after
+    the next request is written (what the referee does); baseline: never frozen; ``thaw_first_us``: thawed before
+    the request is written (the bot wakes once for the thaw and again for the request)."""
+    try:
+        cgroups = find_cgroups()
+    except CgroupError as error:
+        return {"name": "freeze_round_trip", "skipped": f"no control groups here: {error}"}
+    results: dict[str, list[float]] = {"write_first": [], "no_freeze": [], "thaw_first": []}
+    with tempfile.TemporaryDirectory() as tmp, _pinned_here():
+        binary = build("trivial_bot", Path(tmp))
+        match = cgroups.open_match()
+        bots = [
+            BotProcess.start(
+                [str(binary)], cwd=Path(tmp), env=None, stderr_log=Path(os.devnull), cgroup=match.bot(f"s{i}")
+            )
+            for i in range(2)
+        ]
+        try:
+            for _ in range(3):
+                for mode, found in results.items():
+                    deadline = time.perf_counter() + seconds / 3
+                    samples = []
+                    while time.perf_counter() < deadline:
+                        samples.append(_round_trips(bots, mode, 500))
+                    found.append(statistics.median(samples))
+        finally:
+            for bot in bots:
+                bot.terminate(0)
+            match.close()
+    return _result(
+        "freeze_round_trip",
+        "µs of CPU time (referee and bots) per request and answer (ours: frozen between turns; baseline: not)",
+        statistics.median(results["write_first"]),
+        statistics.median(results["no_freeze"]),
+        "lower",
+        cgroups=cgroups.version,
+        thaw_first_us=round(statistics.median(results["thaw_first"]), 2),
+        freeze_cost_us=round(statistics.median(results["write_first"]) - statistics.median(results["no_freeze"]), 2),
+        target="freeze cost <= 5 µs per decision",
+    )
+
+
 BENCHMARKS: dict[str, Callable[[float], Result]] = {
     "passes_cpu_heavy": passes_cpu_heavy,
     "freezer_anchor": freezer_anchor,
+    "freeze_round_trip": freeze_round_trip,
 }

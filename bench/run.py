@@ -554,7 +554,7 @@ def _fairplay_benchmark(name: str) -> Callable[[Config], Result]:
     return run
 
 
-for _name in ("passes_cpu_heavy", "freezer_anchor"):
+for _name in ("passes_cpu_heavy", "freezer_anchor", "freeze_round_trip"):
     BENCHMARKS[_name] = _fairplay_benchmark(_name)
 
 
