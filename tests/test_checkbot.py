@@ -275,7 +275,15 @@ def test_the_bot_runs_as_in_a_match_not_in_the_users_environment(
 
 _LIMITS_BOT = """
 import json, os, resource, sys
-name = f"{resource.getrlimit(resource.RLIMIT_AS)[0]}:{os.environ.get('KIERKI_CHECK_VAR', '-')}"
+def memory_limit():  # its control group's memory limit (v1, or a pure v2 mount), else its address-space limit
+    for line in open("/proc/self/cgroup"):
+        _, names, path = line.strip().split(":", 2)
+        for kind, where in (("memory", f"/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"),
+                            ("", f"/sys/fs/cgroup{path}/memory.max")):
+            if names == kind and os.path.exists(where):
+                return open(where).read().strip()
+    return resource.getrlimit(resource.RLIMIT_AS)[0]
+name = f"{memory_limit()}:{os.environ.get('KIERKI_CHECK_VAR', '-')}"
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg["type"]
@@ -289,7 +297,8 @@ for line in sys.stdin:
 
 
 def test_the_bot_gets_the_matchs_limits_and_bot_env(tmp_path: Path) -> None:
-    """The isolation options are a match's: a bot that needs more memory than the match allows must fail here."""
+    """The isolation options are a match's: a bot that needs more memory than the match allows must fail here (its
+    control group's limit, or without one its address space)."""
     bot = tmp_path / "limits_bot.py"
     bot.write_text(_LIMITS_BOT)
     args = ["check-bot", "--game", "hearts", "--limit-memory", "300", "--bot-env", "KIERKI_CHECK_VAR=set"]

@@ -17,9 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_hostile import kierki_in_a_process, needs_bwrap, needs_cgroups, settle
+from click.testing import CliRunner
+from test_hostile import kierki_in_a_process, needs_bwrap, needs_cgroups, processes_with, settle
 
-from referee.bots.cgroups import find_cgroups, sweep_stale
+from kierki_cli.main import cli
+from referee.bots import fairplay
+from referee.bots.cgroups import CgroupError, find_cgroups, sweep_stale
 from referee.bots.fairplay import FairPlay
 from referee.bots.sandbox import SandboxKind
 from referee.bots.seat import TimeControl
@@ -90,23 +93,7 @@ def test_children_that_leave_the_session_and_spin_cost_the_honest_bots_nothing(
     honest = result.seats[1]
     assert honest.decisions > 10 and honest.cpu_ms and honest.cpu_ms[0] >= HONEST_MS * (honest.decisions - 1)
     assert kierki_groups() == []
-    assert settle(lambda: _pids_running(FAIR)) == []
-
-
-def _pids_running(script: Path) -> list[int]:
-    """Live processes whose command line names ``script`` (the bots and their children)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if str(script).encode() in cmdline and state not in (b"Z", b"X"):
-            found.append(int(name))
-    return found
+    assert settle(lambda: processes_with(str(FAIR))) == []
 
 
 @needs_cgroups
@@ -180,7 +167,7 @@ def test_a_referee_killed_with_sigkill_leaves_groups_that_the_next_match_removes
 def _children_of_spinners() -> list[int]:
     """Live spinning children (they carry the bot's command line: fair.py spinners)."""
     found = []
-    for pid in _pids_running(FAIR):
+    for pid in processes_with(str(FAIR)):
         try:
             spinning = b"spinners" in Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
@@ -196,3 +183,70 @@ def _session_left(pid: int) -> bool:
     except OSError:
         return False
     return int(fields[3]) == pid  # its own session: one of the children that called setsid()
+
+
+# --- where no control group can be made ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_cgroups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine as one without control groups (an unprivileged user without delegation)."""
+
+    def nothing(prefer: object = None) -> object:
+        raise CgroupError("no cgroup file system is mounted")
+
+    monkeypatch.setattr(fairplay, "find_cgroups", nothing)
+
+
+@pytest.mark.usefixtures("no_cgroups")
+def test_without_control_groups_a_match_says_so_in_one_line_and_cgroup_refuses(tmp_path: Path) -> None:
+    args = ["match", "--game", "hearts", "--option", "target=10", "--seed", "some-seed-for-the-test-1"]
+    ran = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "auto")])
+    assert ran.exit_code == 0, ran.output
+    assert ran.output.count("note: no control groups here (no cgroup file system is mounted)") == 1
+    result = json.loads((tmp_path / "auto" / "result.json").read_text())
+    assert result["isolation"]["clock"] == "wall" and result["isolation"]["cgroups"] is None
+    assert all(seat["cpu_ms"] == [] and seat["cpu_total_ms"] is None for seat in result["seats"])
+    refused = CliRunner().invoke(cli, [*args, "--fair-play", "cgroup", "--out", str(tmp_path / "strict")])
+    assert refused.exit_code == 1 and "--fair-play cgroup: no control group can be made here" in refused.output
+    quiet = CliRunner().invoke(cli, [*args, "--fair-play", "none", "--out", str(tmp_path / "none")])
+    assert quiet.exit_code == 0 and "note:" not in quiet.output
+    mistaken = CliRunner().invoke(cli, [*args, "--fair-play", "none", "--no-freeze"])
+    assert mistaken.exit_code == 2 and "--no-freeze applies to bots in control groups" in mistaken.output
+
+
+@pytest.mark.usefixtures("no_cgroups")
+def test_a_tournament_of_strangers_bots_refuses_to_run_without_control_groups_unless_told(tmp_path: Path) -> None:
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        '[[bot]]\nname = "a"\ncommand = "sample:heuristic"\nowner = "alice"\n'
+        '[[bot]]\nname = "b"\ncommand = "sample:random"\nowner = "bob"\n'
+    )
+    args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10", "--sets", "1"]
+    args += ["--seed", "fair-play-owners-seed-1234", "--jobs", "1", "--sandbox", "none"]
+    refused = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "refused")])
+    assert refused.exit_code == 2 and not (tmp_path / "refused").exists()
+    assert "2 owners (alice, bob), so each runs in a control group of its own by default" in refused.output
+    assert "give --fair-play none" in refused.output
+    told = CliRunner().invoke(cli, [*args, "--fair-play", "none", "--out", str(tmp_path / "told")])
+    assert told.exit_code == 0, told.output
+    stored = json.loads((tmp_path / "told" / "tournament.json").read_text())
+    assert stored["fair_play"] == {"mode": "none", "freeze": True}
+
+
+@needs_cgroups
+def test_a_tournament_of_strangers_bots_requires_control_groups_in_every_game(tmp_path: Path) -> None:
+    """With control groups here, strangers' games ask for them strictly (a worker without them refuses), and
+    each bot's CPU time reaches the standings."""
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        '[[bot]]\nname = "a"\ncommand = "sample:heuristic"\nowner = "alice"\n'
+        '[[bot]]\nname = "b"\ncommand = "sample:random"\nowner = "bob"\n'
+    )
+    args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10", "--sets", "1"]
+    args += ["--seed", "fair-play-owners-seed-1234", "--jobs", "1", "--sandbox", "none", "--json"]
+    ran = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "out")])
+    assert ran.exit_code == 0, ran.output
+    assert json.loads((tmp_path / "out" / "tournament.json").read_text())["fair_play"]["mode"] == "cgroup"
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert all(bot["cpu_ms"] > 0 for bot in standings["bots"])
