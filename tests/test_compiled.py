@@ -47,10 +47,17 @@ RULES_TESTS = (
     "test_hostile.py",
     "test_no_leaks.py",
     "test_checkbot.py",
+    # fair play: the compiled seat and transport freeze, thaw and time bots on their control groups' CPU time
+    "test_fair_play.py",
+    "test_cgroups.py",
 )
 # Left out: the bash bot that starts jq for every message takes about 40 s, nearly all of it in jq's starts, and
 # asks the compiled build nothing the other good bots do not.
-NOT_AGAINST_COMPILED = ("test_checkbot.py::test_a_bash_bot_that_starts_jq_for_every_message_passes",)
+# The default JVM's check (five JVM starts) asks the compiled build nothing the C and Python bots do not either.
+NOT_AGAINST_COMPILED = (
+    "test_checkbot.py::test_a_bash_bot_that_starts_jq_for_every_message_passes",
+    "test_checkbot.py::test_a_default_jvm_bot_passes",
+)
 
 
 def compiled_run_args() -> list[str]:
