@@ -563,8 +563,8 @@ def converse_all(asks: Sequence[tuple[BotSeat, m.Request]]) -> list[Reply]:
     nothing beyond their own answers. With transports that are not processes (scripted fakes, which answer at
     once), the replies are collected one seat after the other.
     """
-    together = len(asks)
-    sent = [(seat, seat.send_request(request, together=together)) for seat, request in asks]
+    at_once = len(asks)
+    sent = [(seat, seat.send_request(request, together=at_once)) for seat, request in asks]
     replies: list[Reply | None] = [None] * len(sent)
     processes = [seat.process for seat, _ in sent]
     together = all(isinstance(p, BotProcess) for p in processes)
