@@ -57,6 +57,10 @@ RULES_TESTS = (
 NOT_AGAINST_COMPILED = (
     "test_checkbot.py::test_a_bash_bot_that_starts_jq_for_every_message_passes",
     "test_checkbot.py::test_a_default_jvm_bot_passes",
+    # the command line's and the tournament's side of fair play: nothing of it is compiled
+    "test_fair_play.py::test_without_control_groups_a_match_says_so_in_one_line_and_cgroup_refuses",
+    "test_fair_play.py::test_a_tournament_of_strangers_bots_refuses_to_run_without_control_groups_unless_told",
+    "test_fair_play.py::test_a_tournament_of_strangers_bots_requires_control_groups_in_every_game",
 )
 
 
@@ -99,6 +103,7 @@ def test_compiled_and_pure_builds_play_identical_games(compiled_build: str) -> N
         assert ours == theirs
 
 
+@pytest.mark.timeout(1800)  # the build and a few hundred tests in one subprocess: a guard against a hang only
 def test_the_rules_tests_pass_against_the_compiled_build(compiled_build: str) -> None:
     if COMPILED:
         pytest.skip("this session already runs against the compiled build")
@@ -126,12 +131,16 @@ def collected(*args: str) -> set[str]:
 
 
 def test_the_compiled_run_takes_every_checkbot_test_but_the_jq_bot() -> None:
-    """check-bot's good bots run against the compiled build as its broken ones do; only the slow jq bot is left
-    out (and it is a test that exists: a renamed one would be run again, not silently dropped)."""
-    ours = [arg for arg in compiled_run_args() if "test_checkbot.py" in arg]
+    """check-bot's good bots run against the compiled build as its broken ones do; only the slow jq bot and the
+    JVM are left out (and they are tests that exist: a renamed one would be run again, not silently dropped); so
+    are fair play's tests of the command line and tournaments, which use no compiled module of their own."""
+    for module in ("test_checkbot.py", "test_fair_play.py"):
+        ours = [arg for arg in compiled_run_args() if module in arg]
+        every = collected(f"tests/{module}")
+        left_out = every - collected(*ours)
+        assert left_out == {f"tests/{name}" for name in NOT_AGAINST_COMPILED if name.startswith(module)}
     every = collected("tests/test_checkbot.py")
-    left_out = every - collected(*ours)
-    assert left_out == {f"tests/{name}" for name in NOT_AGAINST_COMPILED}
+    left_out = every - collected(*[arg for arg in compiled_run_args() if "test_checkbot.py" in arg])
     for good in ("test_python_sample_bots_pass[heuristic_bot.py]", "test_c_bot_passes", "test_js_bot_passes"):
         assert f"tests/test_checkbot.py::{good}" in every - left_out
 

@@ -227,11 +227,7 @@ def test_a_tournament_of_strangers_bots_refuses_to_run_without_control_groups_un
     refused = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "refused")])
     assert refused.exit_code == 2 and not (tmp_path / "refused").exists()
     assert "2 owners (alice, bob), so each runs in a control group of its own by default" in refused.output
-    assert "give --fair-play none" in refused.output
-    told = CliRunner().invoke(cli, [*args, "--fair-play", "none", "--out", str(tmp_path / "told")])
-    assert told.exit_code == 0, told.output
-    stored = json.loads((tmp_path / "told" / "tournament.json").read_text())
-    assert stored["fair_play"] == {"mode": "none", "freeze": True}
+    assert "give --fair-play none" in refused.output  # (told so, it runs: as with --sandbox none, test_tournament)
 
 
 @needs_cgroups
