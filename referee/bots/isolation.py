@@ -98,7 +98,9 @@ class Isolation(msgspec.Struct, frozen=True):
             check_bwrap()
 
     def resource_limits(self, games: int) -> ResourceLimits:
-        """The kernel limits of each bot of a match of ``games`` games (`Limits.resource_limits`)."""
+        """The kernel limits of each bot of a match of ``games`` games (`Limits.resource_limits`), all of them: a
+        match or check-bot with control groups asks ``FairPlaySetup.resource_limits``, which leaves out the memory
+        and process limits the groups hold instead."""
         return self.limits.resource_limits(games)
 
     def prepare(
