@@ -595,6 +595,20 @@ for _name in ("unpinned_penalty", "match_wall", "cli_startup", "passes_concurren
     BENCHMARKS[_name] = _referee_benchmark(_name)
 
 
+# Fair play (issue 23): CPU-heavy passers asked at once, the freezer's anchor group.
+def _fairplay_benchmark(name: str) -> Callable[[Config], Result]:
+    def run(config: Config) -> Result:
+        from bench import fairplay_bench
+
+        return {**fairplay_bench.BENCHMARKS[name](config.seconds), "clock": "wall"}
+
+    return run
+
+
+for _name in ("passes_cpu_heavy", "freezer_anchor", "freeze_round_trip"):
+    BENCHMARKS[_name] = _fairplay_benchmark(_name)
+
+
 # --- tournaments (bench/tournament_bench.py): wall clock, real bot processes, a pool of workers ---------------
 
 

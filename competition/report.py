@@ -90,6 +90,7 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "faults": stats.faults,
         "start_failures": stats.start_failures,
         "forfeits": stats.forfeits,
+        "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
     }
 
 
@@ -128,6 +129,7 @@ CSV_COLUMNS = (
     "faults",
     "start_failures",
     "forfeits",
+    "cpu_s",
 )
 
 
@@ -163,6 +165,7 @@ def standings_csv(standings: Standings) -> str:
                 ";".join(f"{code}={count}" for code, count in stats.faults.items()),
                 stats.start_failures,
                 stats.forfeits,
+                "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
             ]
         )
     return buffer.getvalue()
@@ -182,7 +185,7 @@ def _plus_minus(interval: Interval) -> str:
 def format_table(standings: Standings, escape: Callable[[str], str] = printable) -> str:
     """The standings as a plain-text table, one row per bot, best first; names passed through ``escape``."""
     direction = "higher" if standings.higher_is_better else "lower"
-    header = ("#", "bot", "μ−3σ", "mean/game", "sets", "games", "place", "wins", "faults")
+    header = ("#", "bot", "μ−3σ", "mean/game", "sets", "games", "place", "wins", "faults", "CPU s")
     rows = [
         (
             str(stats.rank),
@@ -194,6 +197,7 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
             f"{stats.mean_place:.2f}",
             str(stats.first_places),
             str(sum(stats.faults.values())),
+            NO_INTERVAL if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.1f}",
         )
         for stats in standings.bots
     ]

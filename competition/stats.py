@@ -112,6 +112,7 @@ class BotStats:
     faults: dict[FaultCode, int] = field(default_factory=dict)  # fault code -> count, summed over games and seats
     start_failures: int = 0  # seats the bot could not start or failed its handshake in
     forfeits: int = 0  # seats forfeited during a game
+    cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,7 @@ class _Tally:
     faults: Counter[FaultCode] = field(default_factory=Counter)
     start_failures: int = 0
     forfeits: int = 0
+    cpu_ms: float | None = None
 
 
 def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
@@ -219,6 +221,9 @@ def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
                     tally.faults.update(game.faults[seat])
                 tally.start_failures += int(seat < len(game.start_failed) and game.start_failed[seat])
                 tally.forfeits += int(seat < len(game.forfeited) and game.forfeited[seat])
+                cpu = game.cpu_of(seat)
+                if cpu is not None:
+                    tally.cpu_ms = (tally.cpu_ms or 0.0) + cpu
     return tallies
 
 
@@ -290,6 +295,7 @@ def standings(
             faults=dict(sorted(tallies[bot].faults.items())),
             start_failures=tallies[bot].start_failures,
             forfeits=tallies[bot].forfeits,
+            cpu_ms=tallies[bot].cpu_ms,
         )
         for rank, bot in enumerate(ranked, start=1)
     )

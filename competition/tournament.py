@@ -86,7 +86,7 @@ class TournamentConfig:
             "bots": [e.to_json() for e in self.entrants],
             "time": vars(self.time),
             "max_strikes": self.max_strikes,
-            **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro"
+            **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro" (and fair play if not default)
             "drop_after": self.drop_after,
         }
 

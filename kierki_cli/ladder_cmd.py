@@ -177,13 +177,14 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    click.echo(f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5}  status")
+    click.echo(f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5} {'CPU s':>8}  status")
     for r in rows:
         place = f"{r['mean_place']:.2f}" if r["mean_place"] is not None else "-"
+        cpu = f"{r['cpu_ms'] / 1000:.1f}" if r["cpu_ms"] is not None else "-"
         status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == "active" else "")
         click.echo(
             f"{r['rank']:>3}  {printable(r['label']):<24} {r['conservative']:>7.2f} {r['mu']:>7.2f} "
-            f"{r['sigma']:>6.2f} {r['sets']:>5} {place:>5}  {status}"
+            f"{r['sigma']:>6.2f} {r['sets']:>5} {place:>5} {cpu:>8}  {status}"
         )
 
 

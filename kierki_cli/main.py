@@ -23,6 +23,7 @@ from kierki_cli.shared_options import (
     RuleOptions,
     isolation_options,
     max_strikes_option,
+    note_fair_play,
     rules_options,
     time_options,
 )
@@ -227,6 +228,7 @@ def match(
     make_out_dir(out_dir)
     if not as_json:  # only once the match is sure to start writing into the folder, and it exists
         click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
+    note_fair_play(isolation)
     try:
         with pinned(cpu):  # before the bots start: they inherit it
             result = runner.run()

@@ -33,6 +33,7 @@ class Standing:
     faults: dict[FaultCode, int] = field(default_factory=dict)
     start_failures: int = 0
     forfeits: int = 0
+    cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
 
 
 def standings(store: Store, records: list[SetRecord] | None = None) -> list[Standing]:
@@ -43,6 +44,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     faults: dict[str, Counter[FaultCode]] = {}
     start_failures: Counter[str] = Counter()
     forfeits: Counter[str] = Counter()
+    cpu: dict[str, float] = {}
     for record in records:
         for game in record.games:
             for label in set(game.seats):
@@ -54,6 +56,9 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                     start_failures[label] += 1
                 elif seat < len(game.forfeited) and game.forfeited[seat]:
                     forfeits[label] += 1
+                used = game.cpu_of(seat)
+                if used is not None:
+                    cpu[label] = cpu.get(label, 0.0) + used
 
     def row(bot: Bot) -> tuple[Bot, Rating]:
         return bot, ratings.get(bot.label) or Rating(params.mu, params.sigma, 0)
@@ -82,6 +87,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                 faults=dict(sorted(faults.get(bot.label, Counter()).items())),
                 start_failures=start_failures[bot.label],
                 forfeits=forfeits[bot.label],
+                cpu_ms=cpu.get(bot.label),
             )
         )
     return table
