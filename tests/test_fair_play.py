@@ -32,6 +32,9 @@ from referee.match import BotSpec, Match, MatchConfig, MatchResult
 from referee.rules import Ruleset
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"
+# One pytest-xdist worker runs this file's tests one after another: the SIGKILL test counts every live spinning
+# child of fair.py on the machine, which another of these tests would otherwise be starting at the same moment.
+pytestmark = pytest.mark.xdist_group("fair_play")
 HONEST_MS = 40  # CPU time an honest bot spends on each decision
 DEADLINE_MS = 300
 
@@ -133,7 +136,9 @@ def test_a_bot_that_thinks_while_it_is_not_its_turn_gets_no_cpu_then(tmp_path: P
         found = re.search(r"pondered ([0-9.]+) ms over (\d+) gaps", said)
         assert found is not None, said
         pondered[freeze] = float(found[1]) / int(found[2])  # per gap, in which the three others spent 60 ms
-    assert pondered[True] < 3.0
+    # A frozen bot ponders only in the moment between its answer and the referee's freeze (longer when the machine
+    # is busy); a thawed one through the others' 60 ms.
+    assert pondered[True] < 3.0 or pondered[True] * 10 < pondered[False], pondered
     assert pondered[False] > pondered[True]
 
 
