@@ -258,22 +258,33 @@ def referee_path() -> Workload:
 
 
 def _match(games: int) -> Workload:
-    from bench.referee_bench import build
+    """A match of four trivial C bots, the same work in every tree: without control groups (where the tree has
+    them, ``fair_play="none"``: the trees before issue 23 have none), configured the way the tree configures one."""
     from referee.bots.seat import TimeControl
     from referee.match import BotSpec, Match, MatchConfig
-    from referee.match_config import MatchSpec
     from referee.rules import Ruleset
 
     work = Path(tempfile.mkdtemp(prefix="kierki-instructions-"))
-    bot = build("trivial_bot", work)
-    spec = MatchSpec.of(
-        Ruleset.create("kierki"),
-        bots=tuple(BotSpec((str(bot),)) for _ in range(4)),
-        seed="2",
-        games=games,
-        time=TimeControl(move_ms=60_000, startup_ms=60_000),
-    )
-    config = MatchConfig.from_spec(spec, work / "out")
+    bot = work / "trivial_bot"
+    subprocess.run(["cc", "-O2", "-o", str(bot), str(HERE / "trivial_bot.c")], check=True)
+    ruleset = Ruleset.create("kierki")
+    bots = tuple(BotSpec((str(bot),)) for _ in range(4))
+    time = TimeControl(move_ms=60_000, startup_ms=60_000)
+    try:
+        from referee.match_config import MatchSpec
+    except ImportError:  # the tree before issue 21: MatchConfig built directly
+        config = MatchConfig(ruleset=ruleset, bots=bots, out_dir=work / "out", seed="2", games=games, time=time)
+    else:
+        fields: dict[str, Any] = {}
+        try:
+            from referee.bots.isolation import Isolation
+
+            if "fair_play" in Isolation.__struct_fields__:
+                fields["isolation"] = Isolation(fair_play="none")
+        except ImportError:
+            pass
+        spec = MatchSpec.of(ruleset, bots=bots, seed="2", games=games, time=time, **fields)
+        config = MatchConfig.from_spec(spec, work / "out")
 
     def run() -> tuple[int, str]:
         match = Match(config)
