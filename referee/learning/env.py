@@ -61,6 +61,7 @@ RENDER_MODES = ("ansi", "human")
 __all__ = ["IllegalAction", "KierkiEnv", "RewardKind", "agent_name"]
 
 
+_FLOAT32: Final = np.dtype("<f4")  # `features` writes float32 little-endian
 _PASS: Final = Phase.PASS
 _PLAY: Final = Phase.PLAY
 
@@ -189,7 +190,7 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         if selected is self._selected:
             self._mask = bytes(mask)  # what `step` checks the action against, until the state changes
         return {
-            "observation": np.frombuffer(seat_vector(layout, table, state.totals, seat, selected), dtype=np.float32),
+            "observation": np.frombuffer(seat_vector(layout, table, state.totals, seat, selected), dtype=_FLOAT32),
             "action_mask": np.frombuffer(mask, dtype=np.int8),
         }
 

@@ -11,7 +11,7 @@ game that its vector and mask are exactly the encoding of ``observe``'s `Observa
 
 from __future__ import annotations
 
-from array import array
+import struct
 from collections.abc import Sequence
 from typing import Final
 
@@ -19,7 +19,7 @@ from referee.rules.cards import card_list
 from referee.rules.legality import legal_mask
 from referee.rules.observation import exchange_seen, moon_projection, tricks_seen, trump_cards_seen
 from referee.rules.records import DealKind, MoonOption, Phase
-from referee.rules.table import Table
+from referee.rules.table import Table, TrickView
 
 N_CARDS: Final = 52
 N_ACTIONS: Final = 59  # 52 cards, 4 trump suits, no trump, the moon's two options
@@ -43,6 +43,23 @@ _OTHERS: Final = MoonOption.OTHERS
 _TRUMP_ACTIONS: Final = b"\1\1\1\1"
 _MOON_ACTIONS: Final = b"\1\1"
 
+# The vector is float32 little-endian, made by joining ready-made pieces of bytes: a card section (52 elements) from
+# its mask, 13 cards at a time, a one-hot section from its index. Joining bytes is an
+# order of magnitude cheaper than storing each 1.0 into an array("f") (which parses its argument every time) or
+# a byte at a time into a bytearray (callgrind; BENCHMARKS.md, "The learning environment").
+_FLOAT_0: Final = bytes(4)
+_FLOAT_1: Final = struct.pack("<f", 1.0)
+_FLOAT_2_HIGH: Final = struct.pack("<f", 2.0)[3]
+_CHUNKS: Final[list[bytes | None]] = [None] * (1 << 13)  # 13 cards' elements by their 13 bits, made when first met
+_NO_CARDS: Final = bytes(4 * N_CARDS)
+_SECTIONS: Final = ("hand", "pass_selected", "passed", "received", "trick", "played", "table", "phase", "kind")
+_SECTIONS_AFTER: Final = ("trump", "dealer", "to_act", "leader", "pass_direction", "lottery_start", "numbers")
+
+
+def _one_hot(width: int) -> list[bytes]:
+    """The section of ``width`` elements with a 1 at each index, and (at index ``width``) the section of none."""
+    return [_FLOAT_0 * i + _FLOAT_1 + _FLOAT_0 * (width - i - 1) for i in range(width)] + [_FLOAT_0 * width]
+
 
 class VectorLayout:
     """Where each section of the vector starts (``encoding.Layout`` makes one from its slices), and the scales."""
@@ -56,125 +73,159 @@ class VectorLayout:
         scale: float,
         allow_no_trump: bool,
     ) -> None:
-        (
-            self.hand,
-            self.pass_selected,
-            self.passed,
-            self.received,
-            self.trick,
-            self.played,
-            self.table,
-            self.phase,
-            self.kind,
-            self.trump,
-            self.dealer,
-            self.to_act,
-            self.leader,
-            self.pass_direction,
-            self.lottery_start,
-            self.numbers,
-        ) = starts
+        n = (starts[5] - starts[4]) // N_CARDS  # the trick section: one block per seat
+        widths = [N_CARDS] * 4 + [n * N_CARDS] * 2 + [N_CARDS, len(PHASES), len(KINDS), 4] + [n] * 4 + [13]
+        if len(starts) != 16 or any(starts[i + 1] - starts[i] != w for i, w in enumerate(widths)):
+            raise ValueError(f"the sections must lie in {_SECTIONS + _SECTIONS_AFTER}'s order: {list(starts)}")
+        self.players = n
+        self.numbers = starts[15]
         self.size = size
-        self.zeros = bytes(4 * size)
+        self.numbers_struct = struct.Struct(f"<{size - self.numbers}f")
+        self.phases = _one_hot(len(PHASES))
+        self.kinds = _one_hot(len(KINDS))
+        self.trumps = _one_hot(4)  # index 4: no trump
+        self.seats = _one_hot(n)  # index n: no seat
+        self.ranks = _one_hot(13)  # index 13: no rank
         self.inverse_hand = 1 / hand_size
         self.deck_size = deck_size
         self.scale = scale
         self.allow_no_trump = allow_no_trump
 
 
-def _set_bits(vector: array[float], base: int, mask: int) -> None:
-    while mask:
-        low = mask & -mask
-        vector[base + low.bit_length() - 1] = 1.0
-        mask ^= low
+def _chunk(bits: int) -> bytes:
+    piece = _CHUNKS[bits]
+    if piece is None:
+        piece = b"".join(_FLOAT_1 if bits >> k & 1 else _FLOAT_0 for k in range(13))
+        _CHUNKS[bits] = piece
+    return piece
 
 
-def _add_cards(vector: array[float], base: int, cards: Sequence[int]) -> None:
+def _cards(parts: list[bytes], mask: int) -> None:
+    """A card section of the vector from its mask, 13 cards at a time."""
+    if not mask:
+        parts.append(_NO_CARDS)
+        return
+    parts.append(_chunk(mask & 8191))
+    parts.append(_chunk(mask >> 13 & 8191))
+    parts.append(_chunk(mask >> 26 & 8191))
+    parts.append(_chunk(mask >> 39))
+
+
+def _index(values: tuple[object, ...], value: object) -> int:
+    for i in range(len(values)):
+        if values[i] is value:
+            return i
+    raise ValueError(f"{value!r} is not one of {values}")
+
+
+def _mask(cards: Sequence[int], base: int, twos: list[int]) -> int:
+    """The mask of ``cards``; a card there twice (two decks) goes to ``twos`` as ``base + card``."""
+    mask = 0
     for card in cards:
-        vector[base + card] += 1.0
+        bit = 1 << card
+        if mask & bit:
+            twos.append(base + card)
+        else:
+            mask |= bit
+    return mask
+
+
+def _played(views: Sequence[TrickView], seat: int, base: int, twos: list[int]) -> int:
+    """The cards ``seat`` played to the finished tricks ``views`` (a card played twice goes to ``twos``)."""
+    mask = 0
+    for view in views:
+        plays = view.plays
+        n = len(plays)
+        for i in range(n):
+            s, card = plays[(seat - view.leader + i) % n]  # (its own card comes first, in a trick of every seat)
+            if s == seat:
+                bit = 1 << card
+                if mask & bit:
+                    twos.append(base + card)
+                else:
+                    mask |= bit
+                break
+    return mask
 
 
 def seat_vector(
     layout: VectorLayout, table: Table, totals: Sequence[int], seat: int, selected: Sequence[int]
-) -> array[float]:
-    """The observation vector of ``seat`` (``encoding.encode`` of its `Observation`), with ``selected`` the cards
-    it has chosen so far in a pass it is making (empty otherwise)."""
-    n = table.flags.players
-    vector = array("f", layout.zeros)
+) -> bytearray:
+    """The observation vector of ``seat`` (``encoding.encode`` of its `Observation`) as float32 little-endian bytes,
+    with ``selected`` the cards it has chosen so far in a pass it is making (empty otherwise)."""
+    n = layout.players
+    parts: list[bytes] = []
+    twos: list[int] = []  # the elements that hold 2 (Cancellation Hearts' second copies)
     phase = table.phase
     trump_phase = phase is _TRUMP
-    double_deck = table.flags.double_deck
     # The cards: the seat's hand (while trump is named, the dealer's first cards only, nobody else's).
     if trump_phase:
-        if seat == table.dealer:
-            _add_cards(vector, layout.hand, trump_cards_seen(table))
+        _cards(parts, _mask(trump_cards_seen(table), 0, twos) if seat == table.dealer else 0)
     else:
-        _set_bits(vector, layout.hand, table.hands[seat])
-        if double_deck:
-            _add_cards(vector, layout.hand, card_list(table.doubles[seat]))
-    _add_cards(vector, layout.pass_selected, selected)
+        _cards(parts, table.hands[seat])
+        if table.doubles[seat]:
+            twos.extend(card_list(table.doubles[seat]))
+    _cards(parts, _mask(selected, N_CARDS, twos))
     offset, sent, received = exchange_seen(table, seat)
-    _add_cards(vector, layout.passed, sent)
-    _add_cards(vector, layout.received, received)
-    base = layout.trick
-    for s, card in table.plays:
-        vector[base + (s - seat) % n * N_CARDS + card] = 1.0
+    _cards(parts, _mask(sent, 2 * N_CARDS, twos))
+    _cards(parts, _mask(received, 3 * N_CARDS, twos))
+    plays = table.plays
+    for k in range(n):
+        s = (seat + k) % n
+        mask = 0
+        for who, card in plays:
+            if who == s:
+                mask |= 1 << card
+        _cards(parts, mask)
     views = tricks_seen(table)
-    base = layout.played
-    if double_deck:
-        for view in views:
-            for s, card in view.plays:
-                vector[base + (s - seat) % n * N_CARDS + card] += 1.0
-    else:
-        played = [0] * n
-        for view in views:
-            for s, card in view.plays:
-                played[s] |= 1 << card
-        for s in range(n):
-            _set_bits(vector, base + (s - seat) % n * N_CARDS, played[s])
-    base = layout.table
+    base = (4 + n) * N_CARDS
+    for k in range(n):
+        _cards(parts, _played(views, (seat + k) % n, base + k * N_CARDS, twos) if views else 0)
+    mask = 0
     for suit in range(4):
         column = table.columns[suit]
         if column is not None:
             for rank in range(column[0], column[1] + 1):
-                vector[base + rank * 4 + suit] = 1.0
+                mask |= 1 << (rank * 4 + suit)
+    _cards(parts, mask)
     # The one-hot sections.
-    vector[layout.phase + PHASES.index(phase)] = 1.0
+    parts.append(layout.phases[_index(PHASES, phase)])
     kind = table.kind
-    vector[layout.kind + KINDS.index(kind)] = 1.0
+    parts.append(layout.kinds[_index(KINDS, kind)])
     trump = table.trump
-    if trump is not None:
-        vector[layout.trump + trump] = 1.0
-    vector[layout.dealer + (table.dealer - seat) % n] = 1.0
+    parts.append(layout.trumps[4 if trump is None else trump])
+    seats = layout.seats
+    parts.append(seats[(table.dealer - seat) % n])
     to_act = table.to_act
-    if to_act >= 0:
-        vector[layout.to_act + (to_act - seat) % n] = 1.0
-    if phase is _PLAY and kind is not _LOTTERY:
-        vector[layout.leader + (table.leader - seat) % n] = 1.0
-    vector[layout.pass_direction + offset] = 1.0
-    if table.start_rank is not None:
-        vector[layout.lottery_start + table.start_rank] = 1.0
+    parts.append(seats[(to_act - seat) % n if to_act >= 0 else n])
+    parts.append(seats[(table.leader - seat) % n if phase is _PLAY and kind is not _LOTTERY else n])
+    parts.append(seats[offset])
+    start = table.start_rank
+    parts.append(layout.ranks[13 if start is None else start])
     # The real numbers, relative seat by relative seat, clipped: as ``encoding.encode`` computes them.
-    at = layout.numbers
     inverse_hand = layout.inverse_hand
     scale = layout.scale
     scores = table.scores
-    moon = None
+    order = [(seat + k) % n for k in range(n)]
+    if trump_phase:
+        numbers = [0.0] * n
+    else:
+        numbers = [(table.hands[s].bit_count() + table.doubles[s].bit_count()) * inverse_hand for s in order]
+    numbers += [scores[s] * scale for s in order]
+    numbers += [totals[s] * scale for s in order]
     if phase is _MOON and seat == to_act:
         moon = moon_projection(table, totals)
-    for k in range(n):
-        s = (seat + k) % n
-        held = 0 if trump_phase else table.hands[s].bit_count() + table.doubles[s].bit_count()
-        vector[at + k] = _clip(held * inverse_hand)
-        vector[at + n + k] = _clip(scores[s] * scale)
-        vector[at + 2 * n + k] = _clip(totals[s] * scale)
-        if moon is not None:
-            vector[at + 3 * n + k] = _clip(moon[_SELF][s] * scale)
-            vector[at + 4 * n + k] = _clip(moon[_OTHERS][s] * scale)
-    at += 5 * n
-    vector[at] = len(views) * inverse_hand
-    vector[at + 1] = len(table.kitty) / 8
-    vector[at + 2] = len(table.pending) / layout.deck_size
+        own, others = moon[_SELF], moon[_OTHERS]
+        numbers += [own[s] * scale for s in order]
+        numbers += [others[s] * scale for s in order]
+    else:
+        numbers += [0.0] * (2 * n)
+    numbers += [len(views) * inverse_hand, len(table.kitty) / 8, len(table.pending) / layout.deck_size]
+    parts.append(layout.numbers_struct.pack(*[_clip(x) for x in numbers]))
+    vector = bytearray(b"").join(parts)
+    for index in twos:  # 2.0 is 00 00 00 40 where 1.0 is 00 00 80 3F
+        vector[4 * index + 2] = 0
+        vector[4 * index + 3] = _FLOAT_2_HIGH
     return vector
 
 
