@@ -52,8 +52,6 @@ _FLOAT_1: Final = struct.pack("<f", 1.0)
 _FLOAT_2_HIGH: Final = struct.pack("<f", 2.0)[3]
 _CHUNKS: Final[list[bytes | None]] = [None] * (1 << 13)  # 13 cards' elements by their 13 bits, made when first met
 _NO_CARDS: Final = bytes(4 * N_CARDS)
-_LEGAL_CHUNKS: Final[list[bytes | None]] = [None] * (1 << 13)  # the action mask's bytes of 13 cards, likewise
-_NO_OTHER_ACTIONS: Final = bytes(N_ACTIONS - N_CARDS)
 _POPCOUNT: Final = [bin(bits).count("1") for bits in range(1 << 13)]
 _SECTIONS: Final = ("hand", "pass_selected", "passed", "received", "trick", "played", "table", "phase", "kind")
 _SECTIONS_AFTER: Final = ("trump", "dealer", "to_act", "leader", "pass_direction", "lottery_start", "numbers")
@@ -245,32 +243,20 @@ def _clip(x: float) -> float:
     return -SCORE_CLIP if x < -SCORE_CLIP else SCORE_CLIP if x > SCORE_CLIP else x
 
 
-def _legal_chunk(bits: int) -> bytes:
-    piece = _LEGAL_CHUNKS[bits]
-    if piece is None:
-        piece = bytes(bits >> k & 1 for k in range(13))
-        _LEGAL_CHUNKS[bits] = piece
-    return piece
-
-
 def action_mask(layout: VectorLayout, table: Table, seat: int, selected: Sequence[int]) -> bytearray:
     """1 for each action ``seat`` may take now (``encoding.legal_bytes`` of its `Observation`); all 0 when it is
     not that seat's turn."""
+    mask = bytearray(N_ACTIONS)
     if seat != table.to_act:
-        return bytearray(N_ACTIONS)
+        return mask
     phase = table.phase
     if phase is _PLAY:
         legal = legal_mask(table)
-        return bytearray(b"").join(
-            [
-                _legal_chunk(legal & 8191),
-                _legal_chunk(legal >> 13 & 8191),
-                _legal_chunk(legal >> 26 & 8191),
-                _legal_chunk(legal >> 39),
-                _NO_OTHER_ACTIONS,
-            ]
-        )
-    mask = bytearray(N_ACTIONS)
+        while legal:
+            low = legal & -legal
+            mask[low.bit_length() - 1] = 1
+            legal ^= low
+        return mask
     if phase is _PASS:
         left = table.hand(seat)
         for card in selected:
