@@ -120,6 +120,34 @@ def playouts() -> Workload:
     return run
 
 
+def _deals(runner: Callable[[], Callable[[random.Random], int]], deals: int) -> Workload:
+    one_deal = runner()
+
+    def run() -> tuple[int, str]:
+        rng = random.Random(7)
+        for _ in range(deals):
+            one_deal(rng)
+        return deals, "deal"
+
+    return run
+
+
+@workload("env_vs_playout")
+def env_deals() -> Workload:
+    """bench/run.py's env_vs_playout, its environment's side: random Hearts deals stepped through KierkiEnv."""
+    from bench import learning_bench
+
+    return _deals(learning_bench.env_runner, 64)
+
+
+@workload("env_playout_side")
+def env_playout_side() -> Workload:
+    """env_vs_playout's baseline: the same deals, each dealt from its seed and played out by ``playout``."""
+    from bench import learning_bench
+
+    return _deals(learning_bench.playout_runner, 64)
+
+
 @workload("sampled_playouts")
 def sampled_playouts() -> Workload:
     """bench/run.py's sampled_playouts: a world sampled from a seat's observation, then played out."""

@@ -1,12 +1,15 @@
 """The PettingZoo environment (referee.learning) against the rules core's own playout, on the same deals.
 
 Both sides play deal 1 of Hearts games dealt from the seeds 0 to 255 in turn, passing left, at random to the deal's
-end. **Environment:** ``KierkiEnv.reset(seed=k)``, then per step ``env.last()`` (the seat's observation, encoded,
-with its mask) and ``env.step(a)`` with ``a = legal[int(random() * len(legal))]`` from the mask, until the deal's
-result is in: 12 pass steps (a pass is three), 52 plays and a moon choice when one is shot. **Playout:**
-``GameState(ruleset, seed=k)`` then ``playout(state, rng)``, which plays the same deal's passes and cards inside
-the rules core. ``apply_only`` (context) plays the same deals through ``GameState.apply`` with random choices and no
-observation at all: what any environment over the public API costs before it shows a seat anything.
+end, with a target of 1 so that the deal ends the game on both sides (with a higher target the environment's game
+would go on and deal its deal 2 before the step returns, a second dealing from the seed that the playout never
+does). **Environment:** ``KierkiEnv.reset(seed=k)``, then per step ``env.last()`` (the seat's observation, encoded,
+with its mask) and ``env.step(a)`` with ``a = legal[int(random() * len(legal))]``, ``legal = mask.nonzero()[0]``
+(the mask's legal actions, as numpy gives them most cheaply), until the deal's result is in: 12 pass steps (a pass
+is three), 52 plays and a moon choice when one is shot. **Playout:** ``GameState(ruleset, seed=k)`` then
+``playout(state, rng)``, which plays the same deal's passes and cards inside the rules core. ``apply_only``
+(context) plays the same deals through ``GameState.apply`` with random choices and no observation at all: what any
+environment over the public API costs before it shows a seat anything.
 """
 
 from __future__ import annotations
@@ -14,12 +17,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import numpy as np
-
 from referee.rules import GameState, PassCards, Phase, PlayCard, Ruleset, playout
 
 DEALS = 256
-OPTIONS = {"passing": "left", "target": 100}
+OPTIONS = {"passing": "left", "target": 1}
 
 
 def env_runner() -> Any:
@@ -38,7 +39,7 @@ def env_runner() -> Any:
         steps = 0
         while not results:
             mask = last()[0]["action_mask"]  # type: ignore[index]
-            legal = np.flatnonzero(mask)
+            legal = mask.nonzero()[0]
             step(int(legal[int(rand() * len(legal))]))
             steps += 1
         return steps

@@ -38,6 +38,8 @@ COMPILED_TESTS = (  # the tests of the compiled modules, run again against the c
     "test_projection.py",
     "test_observation.py",
     "test_request_complete.py",
+    # the learning environment's vector, written by the rules core's features.py (compiled with it)
+    "test_learning_features.py",
     # the transport, the seat's conversation, the replay writer and the match loop (compiled since issue 14)
     "test_lines.py",
     "test_process.py",

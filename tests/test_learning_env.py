@@ -254,8 +254,8 @@ def test_the_hiding_check_catches_a_leak() -> None:
     seen = state.observation(0)
     theirs = state.hand(1)[0]
     leaky = type(seen)(**{**{f: getattr(seen, f) for f in seen.__dataclass_fields__}, "received": (theirs,)})
-    original = env.seat_observation
-    env.seat_observation = lambda agent: leaky if agent == "player_0" else original(agent)  # type: ignore[method-assign]
+    original = env.observe
+    env.observe = lambda agent: encode(env.layout, leaky) if agent == "player_0" else original(agent)  # type: ignore[method-assign]
     with pytest.raises(AssertionError, match="may not know"):
         _check_seat(env, "player_0")
     assert encode(env.layout, leaky)["observation"][env.layout.slices["received"]][theirs] == 1

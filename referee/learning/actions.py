@@ -14,7 +14,7 @@ from referee.learning.encoding import (
     NO_TRUMP_ACTION,
     TRUMP_ACTION,
 )
-from referee.rules import Action, Card, ChooseMoon, ChooseTrump, MoonOption, Observation, Phase, PlayCard, card_name
+from referee.rules import Action, Card, ChooseMoon, ChooseTrump, MoonOption, Phase, PlayCard, card_name
 
 _SUIT_LETTERS = "CDHS"
 
@@ -49,7 +49,7 @@ def describe(action: int) -> str:
     return f"{action} (not an action)"
 
 
-def check_action(action: object, mask: bytes | bytearray | memoryview, seen: Observation) -> int:
+def check_action(action: object, mask: bytes | bytearray | memoryview, seat: int, phase: Phase) -> int:
     """``action`` as an int if the mask allows it, else `IllegalAction` naming the legal actions."""
     try:
         index = int(cast(int, action))
@@ -58,6 +58,6 @@ def check_action(action: object, mask: bytes | bytearray | memoryview, seen: Obs
     if index != action or not 0 <= index < len(mask) or not mask[index]:
         legal = ", ".join(f"{i} ({describe(i)})" for i in range(len(mask)) if mask[i])
         raise IllegalAction(
-            f"seat {seen.seat} may not take action {describe(index)} in the {seen.phase.value} phase; legal: {legal}"
+            f"seat {seat} may not take action {describe(index)} in the {phase.value} phase; legal: {legal}"
         )
     return index

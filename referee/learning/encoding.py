@@ -35,18 +35,44 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.rules import Card, DealKind, Game, GameState, MoonOption, Observation, Phase, Ruleset
+from referee.rules.features import (
+    KINDS,
+    MOON_OTHERS_ACTION,
+    MOON_SELF_ACTION,
+    N_ACTIONS,
+    N_CARDS,
+    NO_TRUMP_ACTION,
+    PHASES,
+    SCORE_CLIP,
+    TRUMP_ACTION,
+    VectorLayout,
+)
 
-N_CARDS: Final = 52
-TRUMP_ACTION: Final = 52  # + suit (0 clubs ... 3 spades)
-NO_TRUMP_ACTION: Final = 56
-MOON_SELF_ACTION: Final = 57
-MOON_OTHERS_ACTION: Final = 58
-N_ACTIONS: Final = 59
+# The actions (the trump actions are TRUMP_ACTION + suit, 0 clubs ... 3 spades), the phases' and the kinds' order,
+# and the clip of scaled scores to [-8, 8] (far beyond any real game: see `score_scale`) are the rules core's,
+# whose `features` writes this module's vector straight from the table.
 PASS_COUNT: Final = 3  # cards in a pass (PROTOCOL.md: a pass request's ``count``)
 
-PHASES: Final = (Phase.PASS, Phase.TRUMP, Phase.PLAY, Phase.MOON, Phase.OVER)
-KINDS: Final = tuple(DealKind)
-SCORE_CLIP: Final = 8.0  # scaled scores are clipped to [-8, 8] (far beyond any real game: see `score_scale`)
+__all__ = [
+    "KINDS",
+    "MOON_OTHERS_ACTION",
+    "MOON_SELF_ACTION",
+    "NO_TRUMP_ACTION",
+    "N_ACTIONS",
+    "N_CARDS",
+    "PASS_COUNT",
+    "PHASES",
+    "SCORE_CLIP",
+    "TRUMP_ACTION",
+    "Encoded",
+    "FloatArray",
+    "Layout",
+    "MaskArray",
+    "encode",
+    "legal_bytes",
+    "legal_mask",
+    "score_scale",
+]
 
 FloatArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
@@ -102,6 +128,7 @@ class Layout:
     zeros: bytes  # the observation of nothing, as float32 bytes (a new observation starts as a copy)
     scale: float  # `score_scale`
     relative: tuple[tuple[int, ...], ...]  # relative[me][k]: the seat k places to the left of seat me
+    features: VectorLayout  # the same layout for the rules core's `features`, which writes it from the table
 
     @classmethod
     def of(cls, ruleset: Ruleset) -> Layout:
@@ -134,18 +161,22 @@ class Layout:
         for name, width in widths:
             slices[name] = slice(at, at + width)
             at += width
+        deck_size = hand_size * n + (104 % n if ruleset.game is Game.CANCELLATION else 0)
+        scale = score_scale(ruleset)
+        starts = [slices[name].start for name, _ in widths[: widths.index(("hand_sizes", n)) + 1]]
         return cls(
             ruleset=ruleset,
             players=n,
             hand_size=hand_size,
-            deck_size=hand_size * n + (104 % n if ruleset.game is Game.CANCELLATION else 0),
+            deck_size=deck_size,
             slices=slices,
             size=at,
             counts_end=slices["hand_sizes"].start,
             max_count=2 if ruleset.game is Game.CANCELLATION else 1,
             zeros=bytes(4 * at),
-            scale=score_scale(ruleset),
+            scale=scale,
             relative=tuple(tuple((me + k) % n for k in range(n)) for me in range(n)),
+            features=VectorLayout(starts, at, hand_size, deck_size, scale, ruleset.allow_no_trump),
         )
 
     def bounds(self) -> tuple[FloatArray, FloatArray]:

@@ -33,14 +33,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
 from referee.learning.actions import IllegalAction, check_action, choice_for, describe
-from referee.learning.encoding import N_ACTIONS, Encoded, Layout, encode, legal_bytes
+from referee.learning.encoding import N_ACTIONS, Encoded, Layout
 from referee.rules import (
     Action,
     Card,
@@ -49,14 +49,21 @@ from referee.rules import (
     Observation,
     PassCards,
     Phase,
+    PlayCard,
     Ruleset,
     card_name,
 )
+from referee.rules.features import action_mask, seat_vector
 
 RewardKind = Literal["points", "place"]
 RENDER_MODES = ("ansi", "human")
 
 __all__ = ["IllegalAction", "KierkiEnv", "RewardKind", "agent_name"]
+
+
+_FLOAT32: Final = np.dtype("<f4")  # `features` writes float32 little-endian
+_PASS: Final = Phase.PASS
+_PLAY: Final = Phase.PLAY
 
 
 def agent_name(seat: int) -> str:
@@ -109,6 +116,8 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         self.game_state: GameState | None = None  # (not `state`: PettingZoo's `state()` is the global view)
         self._selected: list[Card] = []  # the passing seat's cards chosen so far
         self._seen: tuple[int, Observation] | None = None  # the latest observation made, by seat, until a step
+        self._mask: bytes | None = None  # the action mask `observe` last gave the seat to act, until a step
+        self._rewarded = False  # whether `rewards` holds anything but zeros
         self.agents: list[str] = []
 
     # --- the spaces ------------------------------------------------------------------------------------------
@@ -147,6 +156,8 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._selected = []
         self._seen = None
+        self._mask = None
+        self._rewarded = False
         self._skip_agent_selection = None  # type: ignore[assignment]  # (PettingZoo's dead-step bookkeeping)
         self.agent_selection = self.possible_agents[self.game_state.to_act]
         if self.render_mode == "human":
@@ -167,7 +178,21 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         return tuple(self._selected) if state.phase is Phase.PASS and self._seat_of[agent] == state.to_act else ()
 
     def observe(self, agent: str) -> Encoded:
-        return encode(self.layout, self.seat_observation(agent), self.selected(agent))
+        """``encode`` of the seat's `seat_observation` (with its pass so far), written by the rules core's
+        `features` straight from the table: the same arrays, without building the `Observation` (tested equal at
+        every step of many games, tests/test_learning_features.py)."""
+        state = self._live_state()
+        seat = self._seat_of[agent]
+        table = state.table
+        selected = self._selected if seat == table.to_act else ()
+        layout = self.layout.features
+        mask = action_mask(layout, table, seat, selected)
+        if selected is self._selected:
+            self._mask = bytes(mask)  # what `step` checks the action against, until the state changes
+        return {
+            "observation": np.frombuffer(seat_vector(layout, table, state.totals, seat, selected), dtype=_FLOAT32),
+            "action_mask": np.frombuffer(mask, dtype=np.int8),
+        }
 
     def step(self, action: int | np.integer[Any] | None) -> None:
         agent = self.agent_selection
@@ -176,29 +201,37 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
             return
         state = self._live_state()
         seat = state.to_act
-        seen = self.seat_observation(agent)
-        index = check_action(action, legal_bytes(self.layout, seen, self._selected), seen)
+        mask = self._mask
+        if mask is None:
+            mask = bytes(action_mask(self.layout.features, state.table, seat, self._selected))
+        phase = state.phase
+        index = check_action(action, mask, seat, phase)
+        self._mask = None
         self._seen = None
         self._cumulative_rewards[agent] = 0.0
-        for name in self.rewards:
-            self.rewards[name] = 0.0
-        deals_before = len(state.deal_results)
-        choice = choice_for(state.phase, index)
-        if isinstance(choice, int):  # one card of a pass
-            self._selected.append(choice)
+        rewards = self.rewards
+        if self._rewarded:  # (rewards are all 0 between deals: nothing to reset or to add up)
+            for name in rewards:
+                rewards[name] = 0.0
+            self._rewarded = False
+        if phase is _PASS:  # one card of a pass
+            self._selected.append(index)
             if len(self._selected) < 3:
-                self._accumulate_rewards()
                 return
             passed: Action = PassCards(tuple(self._selected))
             self._selected = []
             state.apply(passed, seat)
         else:
-            state.apply(choice, seat)
-        if self.reward_kind == "points":
-            for ended in state.deal_results[deals_before:]:
-                for s, points in enumerate(ended.scores):
-                    self.rewards[self.possible_agents[s]] += float(self._sign * points)
+            deals_before = len(state.deal_results)
+            choice = PlayCard(index) if phase is _PLAY else choice_for(phase, index)
+            state.apply(choice, seat)  # type: ignore[arg-type]
+            if self.reward_kind == "points" and len(state.deal_results) > deals_before:
+                self._rewarded = True
+                for ended in state.deal_results[deals_before:]:
+                    for s, points in enumerate(ended.scores):
+                        rewards[self.possible_agents[s]] += float(self._sign * points)
         if state.is_over:
+            self._rewarded = True
             places = state.final_places or state.places_by_totals()
             n = self.ruleset.players
             for s, name in enumerate(self.possible_agents):
@@ -208,7 +241,8 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
             self.agent_selection = self.possible_agents[0]
         else:
             self.agent_selection = self.possible_agents[state.to_act]
-        self._accumulate_rewards()
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
