@@ -28,6 +28,8 @@ from referee.bots.process import BotProcess
 from referee.bots.seat import BotSeat, TimeControl
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"
+# On the pytest-xdist worker of test_fair_play.py, whose SIGKILL test counts every spinning child of fair.py.
+pytestmark = pytest.mark.xdist_group("fair_play")
 
 PURE_V2 = (
     "0::/user.slice/user-1000.slice/user@1000.service/app.slice/kierki.scope\n",

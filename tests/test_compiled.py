@@ -74,7 +74,7 @@ def compiled_run_args() -> list[str]:
     return [*(f"tests/{name}" for name in COMPILED_TESTS), *deselected]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per worker: xdist may run other files' tests between these
 def compiled_build(tmp_path_factory: pytest.TempPathFactory) -> str:
     if COMPILED:
         return os.path.abspath(COMPILED)

@@ -32,8 +32,8 @@ from referee.match import BotSpec, Match, MatchConfig, MatchResult
 from referee.rules import Ruleset
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"
-# One pytest-xdist worker runs this file's tests one after another: the SIGKILL test counts every live spinning
-# child of fair.py on the machine, which another of these tests would otherwise be starting at the same moment.
+# One pytest-xdist worker runs this file's tests (and test_cgroups.py's) one after another: the SIGKILL test counts
+# every live spinning child of fair.py on the machine, which another of these tests would otherwise be starting.
 pytestmark = pytest.mark.xdist_group("fair_play")
 HONEST_MS = 40  # CPU time an honest bot spends on each decision
 DEADLINE_MS = 300
