@@ -150,7 +150,7 @@ class TournamentConfig:
             time = TimeControl(**{**vars(self.time), **own}) if own else None
         except SettingError as error:
             raise PlanError(f"bot {entrant.name}: time.{error}") from None
-        return BotSpec(spec.argv, Path(entrant.cwd) if entrant.cwd else spec.cwd, entrant.env, time)
+        return BotSpec(spec.argv, Path(entrant.cwd) if entrant.cwd else spec.cwd, entrant.env, time, entrant.name)
 
 
 def _path_hook(kind: type, value: Any) -> Any:

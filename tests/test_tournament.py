@@ -20,9 +20,12 @@ from competition.results_file import read_results
 from competition.runner import Runner
 from competition.tournament import StopRule, Tournament, TournamentConfig, TournamentError, run_tournament
 from kierki_cli.main import cli
+from kierki_cli.replay_story import header_lines
 from kierki_cli.tournament_cmd import format_standings
+from referee.replay.html import page_data
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
+from referee.replay.timeline import build_timeline
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -46,6 +49,15 @@ def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Pat
             assert game.replay is not None
             replay = load(tmp_path / game.replay)
             assert replay.header.seed == record.seed
+            # Each seat carries the organiser's name (NAME=), the bot's own beside it.
+            assert [b.label for b in replay.header.bots] == list(game.seats)
+            assert [replay.bot_name(s) for s in range(len(game.seats))] == list(game.seats)
+            assert replay.calls_itself(0) in ("heuristic_bot 1.0", "random_bot 1.0")
+            timeline = build_timeline(replay)
+            data = page_data(timeline, file=game.replay)
+            assert data["names"] == list(game.seats) and data["file"] == game.replay
+            assert data["calls"] == [replay.calls_itself(s) for s in range(len(game.seats))]
+            assert f"seat 0: {game.seats[0]} (calls itself" in str(header_lines(timeline))
             deals.append(
                 [(e.record.dealer, e.record.hands) for e in replay.entries if isinstance(e.record, DealRecord)]
             )

@@ -100,13 +100,14 @@ def program_file(argv: Sequence[str], cwd: Path) -> Path | None:
     return None
 
 
-def bot_spec(command: str, cwd: Path) -> BotSpec:
-    """How to start a bot: its command line (or ``sample:heuristic``, ``sample:random``) run from ``cwd``."""
+def bot_spec(command: str, cwd: Path, label: str | None = None) -> BotSpec:
+    """How to start a bot: its command line (or ``sample:heuristic``, ``sample:random``) run from ``cwd``;
+    ``label`` (NAME@version) names its seat in the replays."""
     try:
         spec = BotSpec.parse(command)
     except MatchSetupError as error:
         raise LadderError(str(error)) from None
-    return spec if command.startswith("sample:") else BotSpec(spec.argv, cwd)
+    return BotSpec(spec.argv, spec.cwd if command.startswith("sample:") else cwd, label=label)
 
 
 def check_name(name: str) -> str:

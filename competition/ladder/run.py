@@ -220,7 +220,10 @@ class _Run:
                     set_id=claimed.set_id,
                     seed=claimed.seed,
                     table=claimed.table,
-                    bots={label: bot_spec(bots[label].command, Path(bots[label].cwd)) for label in set(claimed.table)},
+                    bots={
+                        label: bot_spec(bots[label].command, Path(bots[label].cwd), label)
+                        for label in set(claimed.table)
+                    },
                     match=self.match,
                     root=self.folder,
                     set_dir=f"sets/{claimed.set_id:06d}",
