@@ -20,8 +20,8 @@ import click
 import filelock
 
 from competition.ladder.config import LOCK_NAME, ConfigError, LadderConfig, ladder_isolation, parse_duration
-from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot
-from competition.ladder.run import run_ladder
+from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, reactivate_bot, retire_bot
+from competition.ladder.run import nothing_to_play, run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.command_table import ExitStatus
@@ -104,20 +104,43 @@ def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolati
 @click.argument("name")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--owner", default=None, metavar="WHO", help="Who wrote it: one version per owner sits at a table.")
-def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None) -> None:
+@click.option("--new-version", is_flag=True, help="Make a new version even if the command and program are unchanged.")
+def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None, new_version: bool) -> None:
     """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
 
-    COMMAND is the bot's command line after --, or sample:heuristic / sample:random. An existing NAME gets a new
-    version (NAME@2), rated from scratch; the old one is retired and its results kept. The SHA-256 of the bot's
-    program file is recorded: a run deactivates a bot whose file changed since, until it is added again.
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random. A name belongs to the owner
+    who first added it: another --owner is refused. An existing NAME gets a new version (NAME@2), rated from
+    scratch, only when its command or program file changed (or with --new-version); the old one is retired and its
+    results kept. Adding an unchanged bot again changes nothing. The SHA-256 of the bot's program file is
+    recorded: a run deactivates a bot whose file changed since, until its new version is added.
     """
     try:
-        bot, retired = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner, warn=_warn)
+        added = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner, new_version=new_version, warn=_warn)
     except _ERRORS as error:
         raise _fail(error) from None
+    bot = added.bot
+    if added.unchanged:
+        state = "" if bot.status == "active" else f"; it is {bot.status}: bring it back with `kierki ladder reactivate`"
+        click.echo(f"{bot.label} is unchanged (the same command and program file): nothing to do{state}")
+        return
     click.echo(f"added {bot.label}" + (f" (program file {printable(bot.program)})" if bot.program else ""))
-    for old in retired:
+    for old in added.retired:
         click.echo(f"retired {old.label}: its results and rating are kept")
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("name")
+@click.option(
+    "--reason", default="reactivated by the organiser", show_default=True, help="Why, as the ladder's log keeps it."
+)
+def reactivate(folder: Path, name: str, reason: str) -> None:
+    """Bring back a deactivated or retired bot NAME (its newest version, or NAME@N) with its rating and results."""
+    try:
+        bot = reactivate_bot(folder, name, reason)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    click.echo(f"reactivated {bot.label}: it is scheduled again, with its rating")
 
 
 @ladder.command()
@@ -165,9 +188,9 @@ def _standings_json(folder: Path) -> list[dict[str, Any]]:
 @ladder.command(name="standings")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of the rows.")
-@click.option("--all", "show_all", is_flag=True, help="Also retired and deactivated bots.")
+@click.option("--all", "show_all", is_flag=True, help="Also retired and deactivated bots (ranked apart, below).")
 def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
-    """The bots ranked by mu - 3 sigma."""
+    """The active bots ranked by mu - 3 sigma (a game the fallback played for a bot is its last place)."""
     try:
         rows = _standings_json(folder)
     except _ERRORS as error:
@@ -177,14 +200,30 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    click.echo(f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5}  status")
-    for r in rows:
-        place = f"{r['mean_place']:.2f}" if r["mean_place"] is not None else "-"
-        status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == "active" else "")
-        click.echo(
-            f"{r['rank']:>3}  {printable(r['label']):<24} {r['conservative']:>7.2f} {r['mu']:>7.2f} "
-            f"{r['sigma']:>6.2f} {r['sets']:>5} {place:>5}  {status}"
-        )
+    head = (
+        f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5} {'no start':>8} {'forfeits':>8}"
+    )
+    active = [r for r in rows if r["status"] == "active"]
+    gone = [r for r in rows if r["status"] != "active"]
+    click.echo(head + "  status")
+    for r in active:
+        click.echo(_standings_line(r))
+    if gone:
+        click.echo("retired and deactivated (ranked apart):")
+        for r in gone:
+            click.echo(_standings_line(r))
+
+
+def _standings_line(r: dict[str, Any]) -> str:
+    place = f"{r['mean_place']:.2f}" if r["mean_place"] is not None else "-"
+    status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == "active" else "")
+    if r["reason"] and r["status"] != "active":
+        status += f": {printable(r['reason'])}"
+    rank = "–" if r["rank"] is None else str(r["rank"])
+    return (
+        f"{rank:>3}  {printable(r['label']):<24} {r['conservative']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+        f"{r['sets']:>5} {place:>5} {r['start_failures']:>8} {r['forfeits']:>8}  {status}"
+    )
 
 
 @ladder.command()
@@ -234,11 +273,16 @@ def rerate(folder: Path) -> None:
 def status(folder: Path) -> None:
     """The last run, the sets played, whether a run is going (or died), the deactivated bots."""
     try:
+        config = LadderConfig.load(folder)
         with open_store(folder) as store:
             last = store.last_run()
-            played, planned, claimed, voided = (store.count(s) for s in ("played", "planned", "claimed", "voided"))
+            played, planned, claimed, voided, cancelled = (
+                store.count(s) for s in ("played", "planned", "claimed", "voided", "cancelled")
+            )
             deactivated = store.bots("deactivated")
             active = store.bots("active")
+            events = store.events(5)
+            idle = nothing_to_play(active, config.players)
     except _ERRORS as error:
         raise _fail(error) from None
     lock = filelock.FileLock(folder / LOCK_NAME)
@@ -248,8 +292,13 @@ def status(folder: Path) -> None:
         lock.release()
     except filelock.Timeout:
         running = True
-    click.echo(f"sets: {played} played, {planned} planned, {claimed} claimed, {voided} voided")
+    click.echo(
+        f"sets: {played} played, {planned} planned, {claimed} claimed, {voided} voided (the referee failed), "
+        f"{cancelled} cancelled (a bot left before they were played)"
+    )
     click.echo(f"bots: {len(active)} active, {len(deactivated)} deactivated")
+    if idle is not None:
+        click.echo(idle)
     if last is None:
         click.echo("no run yet")
     else:
@@ -263,3 +312,7 @@ def status(folder: Path) -> None:
         click.echo(f"last run: {started} (pid {last.pid}), {last.sets_played} sets played: {state}")
     for bot in deactivated:
         click.echo(f"deactivated {bot.label}: {printable(bot.reason or '')}")
+    for event in events:
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
+        who = f" {event.label}" if event.label else ""
+        click.echo(f"{at} {event.event}{who}: {printable(event.detail or '')}")

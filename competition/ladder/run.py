@@ -14,7 +14,7 @@ import random
 import shutil
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,14 +31,21 @@ from competition.ladder.config import (
     set_seed,
     unapplied_warnings,
 )
-from competition.ladder.ladder import LadderError, bot_spec, changed_programs, gzip_old_replays, open_store
+from competition.ladder.ladder import (
+    LadderError,
+    bot_spec,
+    changed_programs,
+    gzip_old_replays,
+    open_store,
+    readd_hint,
+)
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
-from competition.ladder.store import Store, StoreError
+from competition.ladder.store import Bot, Store, StoreError
 from competition.open_executor import open_executor
 from referee.bots.sandbox import SandboxError
 
-__all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "run_ladder"]
+__all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "nothing_to_play", "run_ladder"]
 
 PlaySet = Callable[[SetRequest, GameExecutor], SetOutcome]
 REFEREE_FAILURES_TO_STOP = 3  # sets in a row voided by a failure of the referee: the run stops
@@ -75,16 +82,21 @@ def _alive(pid: int, host: str) -> bool:
     return True
 
 
-def _nothing_to_play(store: Store) -> str:
-    """Why no set could be planned: too few active bots, or too few owners (one version per owner at a table)."""
-    active = store.bots("active")
+def nothing_to_play(active: Sequence[Bot], players: int) -> str | None:
+    """Why no table can be planned from the active bots (None: one can). A bot never takes two seats at a table,
+    and a table holds at most one bot per owner (a bot never plays its owner's other bots)."""
     sides = {bot.owner if bot.owner is not None else f"\0{bot.label}" for bot in active}
-    if len(active) >= 2 and len(sides) < 2:
+    if len(active) < players:
         return (
-            f"nothing to play: the {len(active)} active bots share one owner, and a bot never plays its owner's "
-            "other bots; add a bot of another owner"
+            f"nothing to play: {len(active)} active bot{'' if len(active) == 1 else 's'} for {players} seats, and a "
+            f"bot never takes two seats at a table: add {players - len(active)} more"
         )
-    return "nothing to play: the ladder needs at least two active bots"
+    if len(sides) < players:
+        return (
+            f"nothing to play: the {len(active)} active bots have {len(sides)} owners for {players} seats, and a "
+            "bot never plays its owner's other bots: add bots of other owners"
+        )
+    return None
 
 
 def run_ladder(
@@ -186,7 +198,9 @@ class _Run:
             store.set_rating_params(self.config.rating)  # the organiser changed the model: rerate with it
         for label, reason in changed_programs(store).items():
             report.deactivated[label] = reason
-            self.progress(f"{label} deactivated: {reason}")
+            bot = store.bot(label)
+            hint = f" (here: `{readd_hint(bot)}`)" if bot is not None else ""  # the terminal may see its command
+            self.progress(f"{label} deactivated: {reason}{hint}")
         report.reclaimed = store.reclaim_stale(parse_duration(self.config.run.claim_timeout), _alive)
         for set_id in report.reclaimed:
             self.progress(f"set {set_id} reclaimed: the run that claimed it died")
@@ -212,7 +226,9 @@ class _Run:
                 claimed = store.claim_next(run_id, os.getpid(), socket.gethostname())
                 report.db_seconds += time.perf_counter() - tick
                 if claimed is None:
-                    report.stop_reason = _nothing_to_play(store)
+                    report.stop_reason = nothing_to_play(store.bots("active"), self.ruleset.players) or (
+                        "nothing to play: no planned set could be claimed"
+                    )
                     break
                 self.progress(f"set {claimed.set_id} claimed: {', '.join(claimed.table)}")
                 bots = {bot.label: bot for bot in store.bots("active")}

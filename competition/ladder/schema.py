@@ -77,6 +77,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             sigma REAL NOT NULL,
             PRIMARY KEY (set_id, bot_id))""",
     ),
+    (  # 3 (issue 22): a planned set cancelled because one of its bots left is told from one the referee failed
+        # (voided); a log of the ladder's events (a bot reactivated, the ratings recomputed under a new rule); the
+        # ratings are recomputed once under the ranking rule (a game the fallback played for a bot is its last
+        # place): the pending event below, done by `competition.ladder.store.Store.open` as it opens the file
+        "ALTER TABLE sets ADD COLUMN cancelled INTEGER NOT NULL DEFAULT 0",
+        "UPDATE sets SET cancelled = 1"
+        " WHERE status = 'voided' AND void_reason LIKE '% left the ladder before the set was played'",
+        """CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            bot_id INTEGER REFERENCES bots(id),
+            event TEXT NOT NULL,  -- 'reactivated', 'rerate' (pending), 'rerated'
+            detail TEXT)""",
+        "INSERT INTO events (at, event, detail) SELECT CAST(strftime('%s', 'now') AS REAL), 'rerate',"
+        " 'the ranking rule of issue 22: a game the fallback played (in part) for a bot is its last place'"
+        " WHERE EXISTS (SELECT 1 FROM sets WHERE status = 'played')",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

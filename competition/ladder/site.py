@@ -3,12 +3,19 @@ of its last stderr log) and a head-to-head table, from Jinja2 templates with aut
 
 The site is written whole into a new folder beside ``OUT`` and then published by renaming a symlink over ``OUT``
 (``rename(2)`` is atomic): a web server serving ``OUT`` sees the old site or the new one, never half of either. The
-replays of the recent sets it links to are hard-linked (or copied) into it, so it is self-contained.
+replays of the recent sets it links to are copied into it, so it is self-contained.
+
+Nothing published shows the server (`public`): a path inside the ladder's folder is shown relative to it, any
+other absolute path by its last part (a bot's command, a reason, its stderr, the replay logs' headers and the
+replay pages' resume hint); a seat is named by its label.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -33,7 +40,10 @@ __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 RECENT_SETS = 10  # per bot page
 # Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
 PAGE_SETS = 3
-PAGES_DIR = "replay-pages"  # in the ladder's folder: the replay pages of the sets the site shows
+# In the ladder's folder: the replay pages of the sets the site shows (named anew when what a page shows changed:
+# "replay-pages", of older kierki, named the log by its absolute path)
+PAGES_DIR = "replay-pages-2"
+OLD_PAGES_DIRS = ("replay-pages",)
 STDERR_TAIL_BYTES = 4000
 KEEP_VERSIONS = 2  # the published site and the one before it (a reader may still be on it)
 
@@ -48,6 +58,25 @@ def _visible(text: str) -> str:
     """Each line through ``referee.text.printable`` (control and invisible characters as escapes); escaping for
     HTML is the template's job."""
     return "\n".join(printable(line) for line in text.split("\n"))
+
+
+# An absolute path: a "/" at the start of a line or after a space, a quote, "=", "(", "[", "{", ":" or "," (not
+# "</b>", "a/b" or "1/2"), up to a character no path of ours holds.
+_ABSOLUTE_PATH = re.compile(r"(?:^|(?<=[\s'\"=(\[{:,]))/[^\s'\"`:;,()<>\[\]{}|]*", re.MULTILINE)
+
+
+def public(text: str, folder: Path) -> str:
+    """``text`` as the site may show it: a path inside the ladder's folder relative to it, any other absolute path
+    by its last part (``/srv/bots/erin/bot.pl`` -> ``bot.pl``), so no page shows where the server keeps things."""
+    root = str(folder.resolve())
+
+    def replace(match: re.Match[str]) -> str:
+        path = match.group(0)
+        if path == root or path.startswith(root + "/"):
+            return path[len(root) + 1 :] or "."
+        return path.rstrip("/").rsplit("/", 1)[-1] or "/"
+
+    return _ABSOLUTE_PATH.sub(replace, text)
 
 
 @dataclass(frozen=True)
@@ -101,7 +130,15 @@ def _render(folder: Path, store: Store, target: Path) -> None:
     }
     pages = {row.label: bot_page(bots[row.label]) for row in rows}
     (target / "bots").mkdir()
-    _write(target / "index.html", "index.html", common, root="", rows=[_row_view(r, pages) for r in rows])
+    views = [_row_view(r, pages, folder) for r in rows]
+    _write(
+        target / "index.html",
+        "index.html",
+        common,
+        root="",
+        rows=[v for v in views if v["status"] == "active"],
+        inactive=[v for v in views if v["status"] != "active"],
+    )
     _write_head_to_head(target, records, rows, common)
     shown_ids: set[int] = set()
     by_bot: dict[str, list[SetRecord]] = {}
@@ -123,21 +160,24 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             "bot.html",
             common,
             root="../",
-            row=_row_view(row, pages),
-            bot=bot,
+            row=_row_view(row, pages, folder),
+            command=public(bot.command, folder),
             plot=plot,
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
         )
     _prune_pages(folder, shown_ids)
+    for old in OLD_PAGES_DIRS:
+        shutil.rmtree(folder / old, ignore_errors=True)
 
 
 def _write(path: Path, template: str, common: dict[str, Any], **values: Any) -> None:
     path.write_text(_environment.get_template(template).render(**common, **values))
 
 
-def _row_view(row: Standing, pages: dict[str, str]) -> dict[str, Any]:
-    return {**row.__dict__, "page": pages[row.label]}
+def _row_view(row: Standing, pages: dict[str, str], folder: Path) -> dict[str, Any]:
+    reason = public(row.reason, folder) if row.reason else row.reason
+    return {**row.__dict__, "reason": reason, "page": pages[row.label]}
 
 
 def _write_head_to_head(target: Path, records: list[SetRecord], rows: list[Standing], common: dict[str, Any]) -> None:
@@ -161,6 +201,29 @@ def _publish(source: Path, target: Path, relative: Path) -> str:
     return "../" + relative.as_posix()
 
 
+def _publish_log(folder: Path, source: Path, target: Path, relative: Path) -> str:
+    """Copy a replay log into the site with its header made `public` (the bots' commands name the server's
+    paths; nothing else in a log does, and `kierki replay` still verifies the copy); its address from a bot page."""
+    destination = target / relative
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if not destination.exists():
+        compressed = source.name.endswith(".gz")
+        data = gzip.decompress(source.read_bytes()) if compressed else source.read_bytes()
+        first, newline, rest = data.partition(b"\n")
+        try:
+            header = json.loads(first)
+            for bot in header.get("bots", []):
+                bot["command"] = public(str(bot.get("command", "")), folder)
+            if header.get("deals_file"):
+                header["deals_file"] = public(str(header["deals_file"]), folder)
+            first = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+        except (ValueError, AttributeError, TypeError):
+            first = b""  # not a header we can read: publish no line of it rather than a path
+        data = first + newline + rest
+        destination.write_bytes(gzip.compress(data, mtime=0) if compressed else data)
+    return "../" + relative.as_posix()
+
+
 def _replay_page(folder: Path, log: Path, set_id: int, game: int) -> Path | None:
     """The game's replay page (``referee.replay.html``), rendered once into ``DIR/replay-pages`` and reused by
     every later site: a played game never changes. None when its log cannot be read back."""
@@ -173,7 +236,8 @@ def _replay_page(folder: Path, log: Path, set_id: int, game: int) -> Path | None
         return None
     page.parent.mkdir(parents=True, exist_ok=True)
     temporary = page.with_name(page.name + ".tmp")
-    write_html(timeline, temporary, title=f"set {set_id}, game {game}")
+    # The page names its log, and says how to resume from it, relative to the ladder's folder.
+    write_html(timeline, temporary, title=f"set {set_id}, game {game}", file=public(str(log.resolve()), folder))
     os.replace(temporary, page)
     return page
 
@@ -198,7 +262,7 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, page
             continue
         number = game.index + 1
         folder_name = Path("replays") / f"{record.set_id:06d}"
-        log = _publish(source, target, folder_name / source.name)
+        log = _publish_log(folder, source, target, folder_name / source.name)
         page = _replay_page(folder, source, record.set_id, number) if pages else None
         html = _publish(page, target, folder_name / page.name) if page is not None else None
         links.append(_Link(number, html or log, log))
@@ -221,7 +285,7 @@ def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, s
                 data, size = log_tail(path, STDERR_TAIL_BYTES)
                 if not size:
                     continue
-                text = _visible(data.decode("utf-8", "replace"))
+                text = public(_visible(data.decode("utf-8", "replace")), folder)
                 where = f"set {record.set_id}, game {game.index + 1}, seat {seat}"
                 if size > STDERR_TAIL_BYTES:
                     where += f" (its last {STDERR_TAIL_BYTES} of {size} bytes)"

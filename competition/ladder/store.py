@@ -27,8 +27,11 @@ from competition.ratings import Rating, RatingParams
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "Added",
     "Bot",
     "ClaimedSet",
+    "Event",
+    "NameTaken",
     "RunInfo",
     "SetRow",
     "Store",
@@ -37,7 +40,31 @@ __all__ = [
 ]
 
 BotStatus = Literal["active", "retired", "deactivated"]
-SetStatus = Literal["planned", "claimed", "played", "voided"]
+# "cancelled": a planned set one of whose bots left before it was played (stored as voided, ``cancelled = 1``);
+# "voided": a set the referee failed, never a bot (it is planned again in its place).
+SetStatus = Literal["planned", "claimed", "played", "voided", "cancelled"]
+
+
+class NameTaken(StoreError):
+    """``add`` of a name that belongs to another owner."""
+
+
+@dataclass(frozen=True)
+class Added:
+    """What ``add`` did: the bot (the new version, or the unchanged one), the versions it retired, and whether it
+    found the bot unchanged (same command and program file: nothing was touched)."""
+
+    bot: Bot
+    retired: list[Bot]
+    unchanged: bool = False
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float
+    label: str | None
+    event: str
+    detail: str | None
 
 
 @dataclass(frozen=True)
@@ -98,7 +125,39 @@ class Store:
             raise StoreError(f"{path} does not exist: create the ladder with `kierki ladder init`")
         connection = connect(path)
         migrate(connection)
-        return cls(connection, clock=clock)
+        store = cls(connection, clock=clock)
+        store._finish_upgrade()
+        return store
+
+    def _finish_upgrade(self) -> None:
+        """What a migration left to do in Python: the ratings recomputed once under a new rule (migration 3's
+        pending ``rerate`` event), in one transaction with the event's change to ``rerated``, so that it is done
+        exactly once even if a process is killed half-way."""
+        if not self.db.execute("SELECT 1 FROM events WHERE event = 'rerate'").fetchone():
+            return
+        with self.transaction() as db:
+            pending = db.execute("SELECT id, detail FROM events WHERE event = 'rerate'").fetchall()
+            if not pending:
+                return
+            before = rating_cache.stored_ratings(db)
+            rating_cache.rerate(db)
+            after = rating_cache.stored_ratings(db)
+            moved = sum(1 for label, rating in after.items() if before.get(label) != rating)
+            played = db.execute("SELECT COUNT(*) FROM sets WHERE status = 'played'").fetchone()[0]
+            for event_id, why in pending:
+                db.execute(
+                    "UPDATE events SET event = 'rerated', at = ?, detail = ? WHERE id = ?",
+                    (self.clock(), f"ratings recomputed from {played} sets under {why}; {moved} changed", event_id),
+                )
+
+    def events(self, limit: int = 20) -> list[Event]:
+        """The ladder's newest events (a bot reactivated, the ratings recomputed by an upgrade), oldest first."""
+        rows = self.db.execute(
+            "SELECT e.at, b.label, e.event, e.detail FROM events e LEFT JOIN bots b ON b.id = e.bot_id"
+            " ORDER BY e.id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [Event(*row) for row in reversed(rows)]
 
     def close(self) -> None:
         self.db.close()
@@ -131,9 +190,17 @@ class Store:
         owner: str | None = None,
         program: str | None = None,
         program_hash: str | None = None,
-    ) -> tuple[Bot, list[Bot]]:
-        """Register a new version of ``name``; earlier active versions are retired (kept, with their results)."""
+        new_version: bool = False,
+    ) -> Added:
+        """Register ``name``: a name belongs to the owner of its first version (`NameTaken` for another owner); a new
+        version is made only when the command or the program file's hash changed, or with ``new_version`` (earlier
+        active versions are then retired, kept with their results); an unchanged bot is left as it is."""
         with self.transaction() as db:
+            latest = self._latest(db, name)
+            if latest is not None:
+                check_owner(latest, owner)
+                if not new_version and (latest.command, latest.program_hash) == (command, program_hash):
+                    return Added(latest, [], unchanged=True)
             earlier = [
                 self._bot(row) for row in db.execute(_BOT_SELECT + " WHERE name = ? AND status = 'active'", (name,))
             ]
@@ -151,7 +218,43 @@ class Store:
                 (f"{name}@{version}", name, version, owner, command, cwd, program, program_hash, self.clock()),
             )
             bot = self._bot(db.execute(_BOT_SELECT + " WHERE name = ? AND version = ?", (name, version)).fetchone())
-        return bot, earlier
+        return Added(bot, earlier)
+
+    def latest(self, name: str) -> Bot | None:
+        """The newest version of ``name``, whatever its status."""
+        return self._latest(self.db, name)
+
+    def _latest(self, db: sqlite3.Connection, name: str) -> Bot | None:
+        row = db.execute(_BOT_SELECT + " WHERE name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
+        return None if row is None else self._bot(row)
+
+    def reactivate(self, name: str, reason: str) -> Bot:
+        """Bring back a deactivated or retired bot (``name``: its newest version; ``name@N``: that one) with its
+        rating and results; its failure count starts again and the reason is logged. A `StoreError` says why not
+        (no such bot, already active, another version of it active)."""
+        with self.transaction() as db:
+            bot = self._bot_row(db, name) if "@" in name else self._latest(db, name)
+            if bot is None:
+                raise StoreError(f"no bot {name!r} in this ladder")
+            if bot.status == "active":
+                raise StoreError(f"{bot.label} is active already")
+            other = db.execute(
+                "SELECT label FROM bots WHERE name = ? AND status = 'active' AND id != ?", (bot.name, bot.id)
+            ).fetchone()
+            if other is not None:
+                raise StoreError(f"{other[0]} is the active version of {bot.name}: retire it first")
+            db.execute("UPDATE bots SET status = 'active', reason = NULL, failures = 0 WHERE id = ?", (bot.id,))
+            db.execute(
+                "INSERT INTO events (at, bot_id, event, detail) VALUES (?, ?, 'reactivated', ?)",
+                (self.clock(), bot.id, f"was {bot.status} ({bot.reason or 'no reason recorded'}); {reason}"),
+            )
+            reactivated = self._bot_row(db, bot.label)
+        assert reactivated is not None
+        return reactivated
+
+    def _bot_row(self, db: sqlite3.Connection, label: str) -> Bot | None:
+        row = db.execute(_BOT_SELECT + " WHERE label = ?", (label,)).fetchone()
+        return None if row is None else self._bot(row)
 
     def bots(self, status: BotStatus | None = None) -> list[Bot]:
         if status is None:
@@ -161,8 +264,7 @@ class Store:
         return [self._bot(row) for row in rows]
 
     def bot(self, label: str) -> Bot | None:
-        row = self.db.execute(_BOT_SELECT + " WHERE label = ?", (label,)).fetchone()
-        return None if row is None else self._bot(row)
+        return self._bot_row(self.db, label)
 
     def retire(self, name: str) -> list[Bot]:
         """Retire every active version of ``name`` (it is never scheduled again; its results stay)."""
@@ -213,7 +315,10 @@ class Store:
         return set_id
 
     def count(self, status: SetStatus) -> int:
-        return cast(int, self.db.execute("SELECT COUNT(*) FROM sets WHERE status = ?", (status,)).fetchone()[0])
+        stored, cancelled = _stored_status(status)
+        query = "SELECT COUNT(*) FROM sets WHERE status = ?" + ("" if cancelled is None else " AND cancelled = ?")
+        values = (stored,) if cancelled is None else (stored, cancelled)
+        return cast(int, self.db.execute(query, values).fetchone()[0])
 
     def pending_tables(self) -> list[tuple[str, ...]]:
         """The tables of the sets planned or claimed and not yet played (matchmaking counts them)."""
@@ -229,10 +334,12 @@ class Store:
             ).fetchall():
                 table = tuple(json.loads(bots))
                 gone = sorted(set(table) - active)
-                if gone:
+                why = f"{', '.join(gone)} left the ladder before the set was played" if gone else None
+                if len(set(table)) < len(table):  # planned by an older kierki: a bot never sits twice at a table
+                    why = "a bot was seated twice at its table"
+                if why is not None:
                     db.execute(
-                        "UPDATE sets SET status = 'voided', void_reason = ? WHERE id = ?",
-                        (f"{', '.join(gone)} left the ladder before the set was played", set_id),
+                        "UPDATE sets SET status = 'voided', cancelled = 1, void_reason = ? WHERE id = ?", (why, set_id)
                     )
                     continue
                 db.execute(
@@ -316,13 +423,25 @@ class Store:
             return self._insert_planned(db, row[2], seed_for, set_id)
 
     def sets(self, status: SetStatus | None = None) -> list[SetRow]:
-        query = "SELECT id, status, bots, result, played, void_reason FROM sets"
-        rows = self.db.execute(
-            query + (" WHERE status = ? ORDER BY id" if status else " ORDER BY id"), (status,) if status else ()
-        )
+        query = "SELECT id, status, cancelled, bots, result, played, void_reason FROM sets"
+        if status is None:
+            rows = self.db.execute(query + " ORDER BY id")
+        else:
+            stored, cancelled = _stored_status(status)
+            where = " WHERE status = ?" + ("" if cancelled is None else " AND cancelled = ?")
+            rows = self.db.execute(
+                query + where + " ORDER BY id", (stored,) if cancelled is None else (stored, cancelled)
+            )
         return [
-            SetRow(set_id, state, tuple(json.loads(bots)), decode_set(result.encode()) if result else None, played, why)
-            for set_id, state, bots, result, played, why in rows
+            SetRow(
+                set_id,
+                "cancelled" if cancelled else state,
+                tuple(json.loads(bots)),
+                decode_set(result.encode()) if result else None,
+                played,
+                why,
+            )
+            for set_id, state, cancelled, bots, result, played, why in rows
         ]
 
     def uncompressed_before(self, cutoff: float) -> list[int]:
@@ -392,6 +511,24 @@ class Store:
 
     def runs(self) -> list[RunInfo]:
         return [RunInfo(*row) for row in self.db.execute(_RUN_SELECT + " ORDER BY id")]
+
+
+def check_owner(bot: Bot, owner: str | None) -> None:
+    """A name belongs to the owner of its first version: another owner (or none for an owned name) is refused."""
+    if bot.owner == owner:
+        return
+    if bot.owner is None:
+        raise NameTaken(
+            f"{bot.name} was added without an owner: add its new version without --owner, or choose another name"
+        )
+    raise NameTaken(f"{bot.name} belongs to {bot.owner}: choose another name")
+
+
+def _stored_status(status: SetStatus) -> tuple[str, int | None]:
+    """The stored status and ``cancelled`` flag a status is kept as (None: either)."""
+    if status == "cancelled":
+        return "voided", 1
+    return status, 0 if status == "voided" else None
 
 
 _BOT_SELECT = (
