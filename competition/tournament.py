@@ -159,17 +159,22 @@ def _path_hook(kind: type, value: Any) -> Any:
     raise NotImplementedError(f"cannot decode {kind}")
 
 
-def stored_config(out_dir: Path) -> TournamentConfig:
-    """The configuration of the tournament in ``out_dir`` (its ``tournament.json``)."""
+def _stored_json(out_dir: Path) -> Any:
+    """What ``out_dir/tournament.json`` holds, for a resume."""
     path = out_dir / "tournament.json"
     try:
-        data = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except FileNotFoundError:
         raise TournamentError(f"{out_dir} holds no tournament to resume (no tournament.json)") from None
     except (OSError, ValueError) as error:
         raise TournamentError(f"cannot read {path}: {error}") from None
+
+
+def stored_config(out_dir: Path) -> TournamentConfig:
+    """The configuration of the tournament in ``out_dir`` (its ``tournament.json``)."""
+    data = _stored_json(out_dir)
     if not isinstance(data, dict):
-        raise TournamentError(f"{path} holds no tournament configuration")
+        raise TournamentError(f"{out_dir / 'tournament.json'} holds no tournament configuration")
     return TournamentConfig.from_json(data)
 
 
@@ -225,12 +230,7 @@ def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool) ->
     """Create the folder and store the configuration, or on resume check that it is the same."""
     stored_path = out_dir / "tournament.json"
     if resume:
-        try:
-            stored = json.loads(stored_path.read_text())
-        except FileNotFoundError:
-            raise TournamentError(f"{out_dir} holds no tournament to resume (no tournament.json)") from None
-        except (OSError, ValueError) as error:
-            raise TournamentError(f"cannot read {stored_path}: {error}") from None
+        stored = _stored_json(out_dir)
         current = json.loads(json.dumps(config.to_json()))
         if stored != current:
             different = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
