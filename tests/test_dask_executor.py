@@ -208,6 +208,8 @@ def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_ch
         assert {(b.label, b.status, b.failures) for b in store.bots()} == {
             ("mine@1", "active", 0),
             ("r@1", "active", 0),
+            ("r2@1", "active", 0),
+            ("r3@1", "active", 0),
         }
 
 
