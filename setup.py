@@ -36,6 +36,7 @@ COMPILED = [
     "referee/rules/exchange.py",
     "referee/rules/fallback.py",
     "referee/rules/observation.py",
+    "referee/rules/features.py",
     "referee/rules/projection.py",
     "referee/wire.py",
     "referee/wire_requests.py",

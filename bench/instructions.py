@@ -120,6 +120,34 @@ def playouts() -> Workload:
     return run
 
 
+def _deals(runner: Callable[[], Callable[[random.Random], int]], deals: int) -> Workload:
+    one_deal = runner()
+
+    def run() -> tuple[int, str]:
+        rng = random.Random(7)
+        for _ in range(deals):
+            one_deal(rng)
+        return deals, "deal"
+
+    return run
+
+
+@workload("env_vs_playout")
+def env_deals() -> Workload:
+    """bench/run.py's env_vs_playout, its environment's side: random Hearts deals stepped through KierkiEnv."""
+    from bench import learning_bench
+
+    return _deals(learning_bench.env_runner, 64)
+
+
+@workload("env_playout_side")
+def env_playout_side() -> Workload:
+    """env_vs_playout's baseline: the same deals, each dealt from its seed and played out by ``playout``."""
+    from bench import learning_bench
+
+    return _deals(learning_bench.playout_runner, 64)
+
+
 @workload("sampled_playouts")
 def sampled_playouts() -> Workload:
     """bench/run.py's sampled_playouts: a world sampled from a seat's observation, then played out."""
@@ -212,11 +240,14 @@ def referee_path() -> Workload:
 
             requests: Any = wire_requests
             line_for = wire_requests.RequestLines(game).line_for
-        except ImportError:  # the tree before issue 21: the requests in wire, with module-level caches
+        except ImportError:  # before issue 25's merge: the requests in wire (RequestLines there since issue 21)
             requests = wire
+            if hasattr(wire, "RequestLines"):
+                line_for = wire.RequestLines(game).line_for
+            else:  # the tree before issue 21: module-level caches
 
-            def line_for(state: GameState, request_id: int, time_ms: int) -> tuple[m.Request, bytes]:
-                return wire.request_line_for(state, request_id, game, time_ms)  # type: ignore[attr-defined, no-any-return]
+                def line_for(state: GameState, request_id: int, time_ms: int) -> tuple[m.Request, bytes]:
+                    return wire.request_line_for(state, request_id, game, time_ms)  # type: ignore[attr-defined, no-any-return]
 
         sent = 0
         for event in state.events:
@@ -255,22 +286,33 @@ def referee_path() -> Workload:
 
 
 def _match(games: int) -> Workload:
-    from bench.referee_bench import build
+    """A match of four trivial C bots, the same work in every tree: without control groups (where the tree has
+    them, ``fair_play="none"``: the trees before issue 23 have none), configured the way the tree configures one."""
     from referee.bots.seat import TimeControl
     from referee.match import BotSpec, Match, MatchConfig
-    from referee.match_config import MatchSpec
     from referee.rules import Ruleset
 
     work = Path(tempfile.mkdtemp(prefix="kierki-instructions-"))
-    bot = build("trivial_bot", work)
-    spec = MatchSpec.of(
-        Ruleset.create("kierki"),
-        bots=tuple(BotSpec((str(bot),)) for _ in range(4)),
-        seed="2",
-        games=games,
-        time=TimeControl(move_ms=60_000, startup_ms=60_000),
-    )
-    config = MatchConfig.from_spec(spec, work / "out")
+    bot = work / "trivial_bot"
+    subprocess.run(["cc", "-O2", "-o", str(bot), str(HERE / "trivial_bot.c")], check=True)
+    ruleset = Ruleset.create("kierki")
+    bots = tuple(BotSpec((str(bot),)) for _ in range(4))
+    time = TimeControl(move_ms=60_000, startup_ms=60_000)
+    try:
+        from referee.match_config import MatchSpec
+    except ImportError:  # the tree before issue 21: MatchConfig built directly
+        config = MatchConfig(ruleset=ruleset, bots=bots, out_dir=work / "out", seed="2", games=games, time=time)
+    else:
+        fields: dict[str, Any] = {}
+        try:
+            from referee.bots.isolation import Isolation
+
+            if "fair_play" in Isolation.__struct_fields__:
+                fields["isolation"] = Isolation(fair_play="none")
+        except ImportError:
+            pass
+        spec = MatchSpec.of(ruleset, bots=bots, seed="2", games=games, time=time, **fields)
+        config = MatchConfig.from_spec(spec, work / "out")
 
     def run() -> tuple[int, str]:
         match = Match(config)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from referee.bots.isolation import Isolation
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig
 from referee.match_config import MatchSpec
@@ -70,10 +71,13 @@ class _pinned_here:
             os.sched_setaffinity(0, self.before)
 
 
-def play_match(bot: Path, out_dir: Path, seed: int, transcript: bool = False) -> tuple[float, int, Match]:
+def play_match(
+    bot: Path, out_dir: Path, seed: int, transcript: bool = False, isolation: Isolation | None = None
+) -> tuple[float, int, Match]:
     """One full 4-player Kierki match with trivial bots; returns (seconds, decisions, match).
 
     The seconds include starting and stopping the bots; ``match.game_seconds`` has the game loop alone.
+    ``isolation``: the match's (the default: control groups and freezing where they can be made).
     """
     spec = MatchSpec.of(
         Ruleset.create("kierki"),
@@ -81,6 +85,7 @@ def play_match(bot: Path, out_dir: Path, seed: int, transcript: bool = False) ->
         seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),
         transcript=transcript,
+        isolation=Isolation() if isolation is None else isolation,
     )
     config = MatchConfig.from_spec(spec, out_dir)
     match = Match(config)
@@ -130,13 +135,22 @@ def referee_overhead(seconds: float) -> Result:
         request_bytes, answer_bytes = _message_sizes(bot, work)
         ours: list[float] = []
         base: list[float] = []
+        # The same matches with control groups but no freezing, and without control groups, in the same repeats:
+        # what fair play costs per decision (two writes to freeze and thaw, two reads of the CPU time).
+        sides = {"no_freeze": Isolation(freeze=False), "no_cgroups": Isolation(fair_play="none")}
+        other: dict[str, list[float]] = {name: [] for name in sides}
+        in_force = None
         for repeat in range(3):
-            elapsed = decisions = 0.0
-            while elapsed < seconds:
-                _, count, match = play_match(bot, work / f"m{repeat}-{decisions}", seed=repeat + 2)
-                elapsed += match.game_seconds[0]
-                decisions += count
-            ours.append(elapsed / decisions)
+            for name, isolation in [("ours", None), *sides.items()]:
+                elapsed = decisions = 0.0
+                while elapsed < seconds:
+                    _, count, match = play_match(
+                        bot, work / f"m{repeat}-{name}-{decisions}", seed=repeat + 2, isolation=isolation
+                    )
+                    elapsed += match.game_seconds[0]
+                    decisions += count
+                    in_force = match.result_so_far().isolation if name == "ours" else in_force
+                (ours if name == "ours" else other[name]).append(elapsed / decisions)
             base.append(raw_round_trips(echo, request_bytes, answer_bytes, seconds))
     return _result(
         "referee_overhead",
@@ -148,6 +162,11 @@ def referee_overhead(seconds: float) -> Result:
         answer_bytes=answer_bytes,
         referee_build=referee_build(),
         target="<= 3.0",
+        fair_play=in_force,
+        no_freeze_us=round(statistics.median(other["no_freeze"]) * 1e6, 2),
+        no_cgroups_us=round(statistics.median(other["no_cgroups"]) * 1e6, 2),
+        freeze_cost_us=round((statistics.median(ours) - statistics.median(other["no_freeze"])) * 1e6, 2),
+        fair_play_cost_us=round((statistics.median(ours) - statistics.median(other["no_cgroups"])) * 1e6, 2),
     )
 
 

@@ -509,6 +509,31 @@ def sampled_playouts(config: Config) -> Result:
     return {**comparison("sampled_playouts", "worlds/s", rate.units_per_s, None), "rules_build": rules_build()}
 
 
+# --- the learning environment (bench/learning_bench.py) against the rules core's playout ------------------------
+
+
+@benchmark("env_vs_playout")
+def env_vs_playout(config: Config) -> Result:
+    """Random play of the same Hearts deals: PettingZoo environment steps against ``referee.rules.playout``."""
+    try:
+        import pettingzoo  # noqa: F401  (the rl extra)
+
+        from bench import learning_bench
+    except ImportError as error:
+        return {"name": "env_vs_playout", "skipped": f"needs kierki[rl]: {error}"}
+    ours, theirs, ratios = interleaved(config, learning_bench.env_runner(), learning_bench.playout_runner())
+    apply_only = measure(learning_bench.apply_runner(), config, salt=11)
+    return {
+        **comparison("env_vs_playout", "deals/s", ours.units_per_s, theirs.units_per_s),
+        "repeat_ratios": ratios,
+        "env_steps_per_s": round(ours.decisions_per_s, 1),
+        "env_steps_per_deal": round(ours.decisions_per_unit, 1),
+        "apply_only_deals_per_s": round(apply_only.units_per_s, 1),
+        "apply_only_over_playout": round(apply_only.units_per_s / theirs.units_per_s, 3),
+        "rules_build": rules_build(),
+    }
+
+
 # --- replay logs -------------------------------------------------------------------------------------------
 
 REPLAY_LOG = ROOT / "tests" / "golden" / "kierki-seed3.replay.jsonl"
@@ -570,6 +595,20 @@ for _name in ("unpinned_penalty", "match_wall", "cli_startup", "passes_concurren
     BENCHMARKS[_name] = _referee_benchmark(_name)
 
 
+# Fair play (issue 23): CPU-heavy passers asked at once, the freezer's anchor group.
+def _fairplay_benchmark(name: str) -> Callable[[Config], Result]:
+    def run(config: Config) -> Result:
+        from bench import fairplay_bench
+
+        return {**fairplay_bench.BENCHMARKS[name](config.seconds), "clock": "wall"}
+
+    return run
+
+
+for _name in ("passes_cpu_heavy", "freezer_anchor", "freeze_round_trip"):
+    BENCHMARKS[_name] = _fairplay_benchmark(_name)
+
+
 # --- tournaments (bench/tournament_bench.py): wall clock, real bot processes, a pool of workers ---------------
 
 
@@ -626,6 +665,16 @@ def referee_memory_under_flood(config: Config) -> Result:
         "better": "lower",
         **summary,
     }
+
+
+# --- the Monte Carlo sample bot's search (bench/montecarlo_bench.py): playouts per CPU second -----------------
+
+
+@benchmark("montecarlo_speed")
+def montecarlo_speed(config: Config) -> Result:
+    from bench import montecarlo_bench
+
+    return montecarlo_bench.montecarlo_speed(measure, config, rules_build())
 
 
 # --- command line ------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 /* The cheapest correct bot: answers every request by string search, no JSON parser.
    Used by the benchmarks so that the bot's own work is next to nothing and the referee's cost shows.
    Build: cc -O2 -o trivial_bot trivial_bot.c
-   Usage: trivial_bot [PASS_MS]: with PASS_MS, each pass answer is held back that many milliseconds (a slow passer). */
+   Usage: trivial_bot [PASS_MS]: with PASS_MS, each pass answer is held back that many milliseconds (a slow passer);
+   a negative PASS_MS computes that long instead, on its own CPU clock (a CPU-heavy passer). */
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,6 +28,16 @@ static void first_strings(const char *key, int n, char *out) {
     }
 }
 
+/* Spend ms milliseconds of this process's CPU time. */
+static void spin_ms(long ms) {
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    double until = now.tv_sec + now.tv_nsec / 1e9 + ms / 1000.0;
+    do {
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    } while (now.tv_sec + now.tv_nsec / 1e9 < until);
+}
+
 int main(int argc, char **argv) {
     char items[256];
     long pass_ms = argc > 1 ? atol(argv[1]) : 0;
@@ -41,6 +53,7 @@ int main(int argc, char **argv) {
         } else if (strncmp(line, "{\"type\":\"pass\"", 14) == 0) {
             first_strings("\"hand\":", 3, items);
             if (pass_ms > 0) usleep((useconds_t)(pass_ms * 1000));
+            if (pass_ms < 0) spin_ms(-pass_ms);
             printf("{\"type\":\"pass\",\"id\":%ld,\"cards\":[%s]}\n", id, items);
         } else if (strncmp(line, "{\"type\":\"trump\"", 15) == 0) {
             first_strings("\"choices\":", 1, items);

@@ -118,6 +118,7 @@ def game_record(spec: GameSpec, result: MatchResult) -> tuple[GameRecord, tuple[
         faults=tuple(dict(s.faults) for s in result.seats),
         start_failed=tuple(s.start_failure is not None for s in result.seats),
         forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
+        cpu_ms=tuple(s.cpu_total_ms for s in result.seats),
         replay=f"{spec.set_dir}/{spec.stem}.replay.jsonl",
     )
     skipped = dict(spec.match.absent)

@@ -25,11 +25,16 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     start_failed: tuple[bool, ...] = ()  # per seat: the bot could not start or failed its handshake
     forfeited: tuple[bool, ...] = ()  # per seat: the seat was forfeited during the game
     replay: str | None = None  # the replay log, relative to the tournament's folder
+    cpu_ms: tuple[float | None, ...] = ()  # per seat: its bot's CPU time, start-up included (None: not measured)
 
     def score_of(self, bot: str) -> float:
         """The bot's total; the mean of its seats when it sat in several (fewer bots than seats)."""
         mine = [total for seat, total in zip(self.seats, self.totals, strict=True) if seat == bot]
         return sum(mine) / len(mine)
+
+    def cpu_of(self, seat: int) -> float | None:
+        """The CPU time (ms) of the bot at ``seat``, start-up included; None where not measured."""
+        return self.cpu_ms[seat] if seat < len(self.cpu_ms) else None
 
     def place_of(self, bot: str) -> float:
         """The bot's place under the ranking rule (`ranked_places`); the mean of its seats' when it sat in several."""

@@ -97,6 +97,7 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "reason": stats.reason,
         "fallback_games": stats.fallback_games,
         "fallback_points_per_game": _finite(stats.fallback_score),
+        "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
     }
 
 
@@ -139,6 +140,7 @@ CSV_COLUMNS = (
     "reason",
     "fallback_games",
     "fallback_per_game",
+    "cpu_s",
 )
 
 
@@ -178,6 +180,7 @@ def standings_csv(standings: Standings) -> str:
                 _cell_text(stats.reason or ""),
                 stats.fallback_games,
                 _number(stats.fallback_score),
+                "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
             ]
         )
     return buffer.getvalue()
@@ -206,7 +209,7 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
     Below it, the ranking rule when the fallback played for a bot, and why each bot not ``ok`` is so."""
     direction = "higher" if standings.higher_is_better else "lower"
     header: tuple[str, ...] = ("#", "bot", "status", "μ−3σ", "mean/game", "sets", "games", "place", "wins")
-    header += ("faults", "no start", "forfeits")
+    header += ("faults", "no start", "forfeits", "CPU s")
     rows = [
         (
             rank_text(stats),
@@ -221,6 +224,7 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
             str(sum(stats.faults.values())),
             str(stats.start_failures),
             str(stats.forfeits),
+            NO_INTERVAL if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.1f}",
         )
         for stats in standings.bots
     ]

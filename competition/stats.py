@@ -121,6 +121,7 @@ class BotStats:
     reason: str | None = None  # why the bot was dropped (or deactivated, retired)
     fallback_games: int = 0  # games the fallback played (in part) for the bot: their points are the fallback's
     fallback_score: float = math.nan  # the mean points per game of those games (nan without any)
+    cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
 
     @property
     def ranked(self) -> bool:
@@ -212,6 +213,7 @@ class _Tally:
     forfeits: int = 0
     own_games: int = 0  # games the bot played for itself (no seat of its played by the fallback)
     fallback_points: list[float] = field(default_factory=list)
+    cpu_ms: float | None = None
 
 
 def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
@@ -238,6 +240,9 @@ def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
                     tally.faults.update(game.faults[seat])
                 tally.start_failures += int(seat < len(game.start_failed) and game.start_failed[seat])
                 tally.forfeits += int(seat < len(game.forfeited) and game.forfeited[seat])
+                cpu = game.cpu_of(seat)
+                if cpu is not None:
+                    tally.cpu_ms = (tally.cpu_ms or 0.0) + cpu
     return tallies
 
 
@@ -331,6 +336,7 @@ def standings(
                 if tallies[bot].fallback_points
                 else math.nan
             ),
+            cpu_ms=tallies[bot].cpu_ms,
         )
         for bot in ranked
     )

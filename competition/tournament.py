@@ -76,7 +76,7 @@ class TournamentConfig:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.ruleset.game.value in ("kierki", "kierki3")
+        return self.ruleset.game.higher_is_better
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,7 +92,7 @@ class TournamentConfig:
             "bots": [e.to_json() for e in self.entrants],
             "time": vars(self.time),
             "max_strikes": self.max_strikes,
-            **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro"
+            **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro" (and fair play if not default)
             "drop_after": self.drop_after,
         }
 

@@ -12,8 +12,9 @@ import sys
 import click
 
 from kierki_cli.command_table import ExitStatus
-from kierki_cli.shared_options import RuleOptions, isolation_options, rules_options, time_options
+from kierki_cli.shared_options import RuleOptions, isolation_options, note_fair_play, rules_options, time_options
 from referee import checkbot
+from referee.bots.fairplay import FairPlayError
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError
 from referee.bots.time_control import TimeControl
@@ -122,6 +123,7 @@ def check_bot(
         isolation=isolation,
     )
     click.echo(f"checking {shlex.join(argv)}")
+    note_fair_play(isolation)
     table = f", {rules.players} players" if rules.players is not None else ""
     shown = "".join(f", {key}={value}" for key, value in rule_options.items())
     click.echo(
@@ -134,7 +136,7 @@ def check_bot(
 
     try:
         report = checkbot.check_bot(options, show)
-    except SandboxError as error:
+    except (SandboxError, FairPlayError) as error:
         raise click.ClickException(str(error)) from None
     passed, failed, skipped = report.count("PASS"), report.count("FAIL"), report.count("SKIP")
     summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")

@@ -108,11 +108,11 @@ def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolati
 def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None, new_version: bool) -> None:
     """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
 
-    COMMAND is the bot's command line after --, or sample:heuristic / sample:random. A name belongs to the owner
-    who first added it: another --owner is refused. An existing NAME gets a new version (NAME@2), rated from
-    scratch, only when its command or program file changed (or with --new-version); the old one is retired and its
-    results kept. Adding an unchanged bot again changes nothing. The SHA-256 of the bot's program file is
-    recorded: a run deactivates a bot whose file changed since, until its new version is added.
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random / sample:montecarlo. A name
+    belongs to the owner who first added it: another --owner is refused. An existing NAME gets a new version
+    (NAME@2), rated from scratch, only when its command or program file changed (or with --new-version); the old
+    one is retired and its results kept. Adding an unchanged bot again changes nothing. The SHA-256 of the bot's
+    program file is recorded: a run deactivates a bot whose file changed since, until its new version is added.
     """
     try:
         added = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner, new_version=new_version, warn=_warn)
@@ -201,7 +201,8 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     head = (
-        f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5} {'no start':>8} {'forfeits':>8}"
+        f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5} {'no start':>8} {'forfeits':>8} "
+        f"{'CPU s':>8}"
     )
     active = [r for r in rows if r["status"] == "active"]
     gone = [r for r in rows if r["status"] != "active"]
@@ -220,9 +221,10 @@ def _standings_line(r: dict[str, Any]) -> str:
     if r["reason"] and r["status"] != "active":
         status += f": {printable(r['reason'])}"
     rank = "–" if r["rank"] is None else str(r["rank"])
+    cpu = f"{r['cpu_ms'] / 1000:.1f}" if r.get("cpu_ms") is not None else "-"
     return (
         f"{rank:>3}  {printable(r['label']):<24} {r['conservative']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
-        f"{r['sets']:>5} {place:>5} {r['start_failures']:>8} {r['forfeits']:>8}  {status}"
+        f"{r['sets']:>5} {place:>5} {r['start_failures']:>8} {r['forfeits']:>8} {cpu:>8}  {status}"
     )
 
 

@@ -23,6 +23,7 @@ from kierki_cli.shared_options import (
     RuleOptions,
     isolation_options,
     max_strikes_option,
+    note_fair_play,
     rules_options,
     time_options,
 )
@@ -140,8 +141,8 @@ def match(
     """Play a match between bots and print the result table.
 
     Each BOT_COMMAND is one quoted string, e.g. 'python3 my_bot.py --level 2', one per seat in seat order;
-    sample:heuristic and sample:random name the sample bots. With none, the sample bots play (heuristic and
-    random, alternating). With no arguments at all this plays one full 4-player Kierki match.
+    sample:heuristic, sample:random and sample:montecarlo name the sample bots. With none, the sample bots play
+    (heuristic and random, alternating). With no arguments at all this plays one full 4-player Kierki match.
 
     Exit status 0 when the match ran, whatever the bots did; 2 for a mistake on the command line; 1 when it could
     not run (with a one-line reason); 130 after Ctrl-C, with the standings of the finished games. The result is also
@@ -227,6 +228,7 @@ def match(
     make_out_dir(out_dir)
     if not as_json:  # only once the match is sure to start writing into the folder, and it exists
         click.echo(f"{ruleset.describe()}\nseed {seed}, {games} game(s), logs in {out_dir}", err=True)
+    note_fair_play(isolation)
     try:
         with pinned(cpu):  # before the bots start: they inherit it
             result = runner.run()

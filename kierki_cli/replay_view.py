@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kierki_cli.styled import Line, Span, Style, card_span, cards_spans, line_width, suit_text
+from referee.match_result import GameStatus
 from referee.replay.view import KIND_NAMES, ShownRecord, TableView
 from referee.rules import Card, DealKind, Phase, parse_card
 from referee.rules.cards import SUIT_LETTERS, CardParseError
@@ -123,7 +124,7 @@ def record_event(
         shown_places = ", ".join(f"{_ordinal(places[s])} seat {s} ({_signed(record['totals'][s])})" for s in order)
         return [(f"game over: {shown_places}", "bold")]
     if kind == "end":
-        if record["status"] == "complete":
+        if record["status"] == GameStatus.COMPLETE:
             return []
         detail = f": {printable(record['detail'])}" if record.get("detail") else ""
         return [(f"the log ends here: the game was {printable(record['status'])}{detail}", "bold")]

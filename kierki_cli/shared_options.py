@@ -1,11 +1,11 @@
 """The options several commands take, each declared once here with one help text, as click decorators that hand
 the command one value: the rules (``--game``, ``--players``, ``--option``) as `RuleOptions`, the clock
 (``--time-per-move``, ``--startup-time``, ``--time-bank``, ``--increment``) as a `TimeControl`, the isolation
-(``--limit-*``, ``--sandbox``, ``--bot-ro``, ``--bot-env``) as an `Isolation`. ``kierki match``, ``tournament``,
-``sprt``, ``check-bot``, ``ladder init`` (and ``play``, for the rules) use them, so an option means the same
-everywhere (``--limit-cpu 0`` is no limit; left out, 600 CPU seconds per game). A command chooses only its
-defaults where it must (the game of ``play``, the sandbox of ``ladder init``: a ladder runs strangers' bots) and
-which clock settings it takes (``check-bot``: no bank).
+(``--limit-*``, ``--sandbox``, ``--fair-play``, ``--no-freeze``, ``--bot-ro``, ``--bot-env``) as an `Isolation`.
+``kierki match``, ``tournament``, ``sprt``, ``check-bot``, ``ladder init`` (and ``play``, for the rules) use them, so
+an option means the same everywhere (``--limit-cpu 0`` is no limit; left out, 600 CPU seconds per game). A command
+chooses only its defaults where it must (the game of ``play``, the sandbox of ``ladder init``: a ladder runs
+strangers' bots) and which clock settings it takes (``check-bot``: no bank).
 
 The values check themselves (`referee.setting_error.SettingError`); an option's range is the value's own minimum,
 so that ``--help`` shows it. What each isolation option does is in SECURITY.md.
@@ -21,7 +21,8 @@ from typing import Any, cast
 import click
 
 from kierki_cli.common import parse_pairs
-from referee.bots.isolation import LIMIT_MINIMUMS, Isolation
+from referee.bots.fairplay import fair_play_problem
+from referee.bots.isolation import FAIR_PLAY_MODES, LIMIT_MINIMUMS, FairPlayMode, Isolation
 from referee.bots.sandbox import (
     DEFAULT_CPU_S_PER_GAME,
     DEFAULT_FILE_MB,
@@ -37,12 +38,14 @@ from referee.rules.ruleset import Game
 from referee.setting_error import SettingError
 
 __all__ = [
+    "FAIR_PLAY_HELP",
     "GAMES",
     "SANDBOX_HELP",
     "RuleOptions",
     "isolation_options",
     "isolation_options_for",
     "max_strikes_option",
+    "note_fair_play",
     "rules_options",
     "time_options",
 ]
@@ -183,6 +186,12 @@ SANDBOX_HELP = (
     "logs, deal files and other seats hidden). See SECURITY.md."
 )
 
+FAIR_PLAY_HELP = (
+    "auto: each bot in a control group of its own where one can be made (its deadline judged on its own CPU time, "
+    "frozen while not to move, memory and processes limited per bot), else the wall clock, with a note. "
+    "cgroup: refuse to run without. none: the wall clock. See SECURITY.md."
+)
+
 _LIMIT_OPTIONS = {  # Limits field: its option
     "memory_mb": "--limit-memory",
     "cpu_s": "--limit-cpu",
@@ -190,7 +199,14 @@ _LIMIT_OPTIONS = {  # Limits field: its option
     "file_mb": "--limit-file",
     "disk_mb": "--limit-disk",
 }
-_ISOLATION_OPTIONS = {**_LIMIT_OPTIONS, "sandbox": "--sandbox", "bot_env": "--bot-env", "bot_ro": "--bot-ro"}
+_ISOLATION_OPTIONS = {
+    **_LIMIT_OPTIONS,
+    "sandbox": "--sandbox",
+    "bot_env": "--bot-env",
+    "bot_ro": "--bot-ro",
+    "fair_play": "--fair-play",
+    "freeze": "--no-freeze",
+}
 
 
 def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorator]:
@@ -203,7 +219,8 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
             default=DEFAULT_MEMORY_MB,
             show_default=True,
             metavar="MB",
-            help="Address space per bot (RLIMIT_AS); 0: no limit. JVMs and some runtimes reserve more than they use.",
+            help="Memory per bot: its control group's resident memory with --fair-play, else its address space "
+            "(RLIMIT_AS, which JVMs and some runtimes exceed at start); 0: no limit.",
         ),
         limit(
             "cpu_s",
@@ -217,8 +234,8 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
             default=DEFAULT_PROCESSES,
             show_default=True,
             metavar="N",
-            help="Processes and threads a bot may add to the user's current count (RLIMIT_NPROC, shared per user, "
-            "no effect as root); 0: no limit.",
+            help="Processes and threads per bot: its control group's pids.max with --fair-play, else what it may add "
+            "to the user's count (RLIMIT_NPROC, shared per user, no effect as root); 0: no limit.",
         ),
         limit(
             "file_mb",
@@ -241,6 +258,21 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
             default=sandbox_default,
             show_default=True,
             help=sandbox_help,
+        ),
+        click.option(
+            "--fair-play",
+            "fair_play",
+            type=click.Choice(FAIR_PLAY_MODES),
+            default="auto",
+            show_default=True,
+            help=FAIR_PLAY_HELP,
+        ),
+        click.option(
+            "--no-freeze",
+            "no_freeze",
+            is_flag=True,
+            help="With control groups: let bots run while it is not their turn (pondering, for trusted bots); their "
+            "deadlines are still their own CPU time.",
         ),
         click.option(
             "--bot-ro",
@@ -281,6 +313,8 @@ def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_help: s
             limit_file: int,
             limit_disk: int,
             sandbox: str,
+            fair_play: str,
+            no_freeze: bool,
             bot_env: tuple[str, ...],
             bot_ro: tuple[Path, ...],
             **kwargs: Any,
@@ -292,12 +326,16 @@ def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_help: s
                 file_mb=limit_file,
                 disk_mb=limit_disk,
             )
+            if no_freeze and fair_play == "none":
+                raise click.UsageError("--no-freeze applies to bots in control groups: leave out --fair-play none")
             try:
                 isolation = Isolation(
                     limits=limits,
                     sandbox=cast(SandboxKind, sandbox),
                     bot_env=tuple(parse_pairs(bot_env, "--bot-env", "OMP_NUM_THREADS=1", metavar="NAME=VALUE")),
                     bot_ro=bot_ro,
+                    fair_play=cast(FairPlayMode, fair_play),
+                    freeze=not no_freeze,
                 )
             except SettingError as error:
                 raise click.BadParameter(
@@ -310,6 +348,20 @@ def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_help: s
         return _apply(wrapper, _isolation_options(sandbox_default, sandbox_help))
 
     return decorate
+
+
+def note_fair_play(isolation: Isolation) -> None:
+    """With ``--fair-play auto`` where no control group can be made: one line on stderr that says so and what
+    follows (the match runs as before)."""
+    if isolation.fair_play != "auto":
+        return
+    problem = fair_play_problem(isolation.fair_play)
+    if problem is not None:
+        click.echo(
+            f"note: no control groups here ({problem}): bots are timed on the wall clock, not frozen between turns, "
+            'and limited per process (SECURITY.md, "Fair play"); --fair-play none silences this',
+            err=True,
+        )
 
 
 # --- the fault policy -------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from competition.tournament import (
 )
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
+from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.match_result import GameStatus
@@ -157,19 +158,34 @@ def _run(
 
 def sandbox_for_owners(entrants: list[Entrant], isolation: Isolation) -> Isolation:
     """Bots of two or more owners (a bots file's ``owner``) are strangers to each other: without an explicit
-    ``--sandbox``, they run under bubblewrap, and the tournament refuses to start where it cannot be used."""
+    ``--sandbox``, they run under bubblewrap, and without an explicit ``--fair-play`` each in a control group
+    (``--fair-play cgroup``, so a worker without them refuses the game too); the tournament refuses to start where
+    either cannot be used."""
     named = owners(entrants)
-    source = click.get_current_context().get_parameter_source("sandbox")
-    if len(named) < 2 or source is not click.core.ParameterSource.DEFAULT or isolation.sandbox == "bwrap":
+    if len(named) < 2:
         return isolation
-    try:
-        check_bwrap()
-    except SandboxError as error:
-        raise click.UsageError(
-            f"the bots have {len(named)} owners ({', '.join(sorted(named))}), so they run under --sandbox bwrap "
-            f"by default, and it cannot be used here: {error}; to run them unsandboxed anyway, give --sandbox none"
-        ) from None
-    return msgspec.structs.replace(isolation, sandbox="bwrap")
+    context = click.get_current_context()
+    default = click.core.ParameterSource.DEFAULT
+    who = f"the bots have {len(named)} owners ({', '.join(sorted(named))})"
+    if context.get_parameter_source("sandbox") is default and isolation.sandbox != "bwrap":
+        try:
+            check_bwrap()
+        except SandboxError as error:
+            raise click.UsageError(
+                f"{who}, so they run under --sandbox bwrap by default, and it cannot be used here: {error}; to run "
+                "them unsandboxed anyway, give --sandbox none"
+            ) from None
+        isolation = msgspec.structs.replace(isolation, sandbox="bwrap")
+    if context.get_parameter_source("fair_play") is default and isolation.fair_play == "auto":
+        problem = fair_play_problem(isolation.fair_play)
+        if problem is not None:
+            raise click.UsageError(
+                f"{who}, so each runs in a control group of its own by default (its deadline its own CPU time, "
+                f"frozen while not to move), and none can be made here: {problem}; run as root or in a delegated "
+                "cgroup (README), or give --fair-play none to time them on the wall clock"
+            )
+        isolation = msgspec.structs.replace(isolation, fair_play="cgroup")
+    return isolation
 
 
 # --- kierki tournament ----------------------------------------------------------------------------------------

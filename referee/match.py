@@ -15,13 +15,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
+
 from protocol import codec
 from protocol import messages as m
 from referee import wire, wire_requests
 from referee.bots import reaper
+from referee.bots.cgroups import CgroupError
+from referee.bots.fairplay import FairPlayError, FairPlaySetup
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
-from referee.bots.sandbox import SandboxError
+from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
+from referee.bots.sandbox import SandboxError, bot_uid
 from referee.bots.seat import BotSeat, Transport, converse_all
 from referee.bots.stderr_log import last_lines
 from referee.faults import Fault, FaultCode
@@ -38,7 +43,7 @@ from referee.match_config import sample_bot_command as sample_bot_command
 from referee.match_result import GameStatus as GameStatus
 from referee.match_result import MatchResult as MatchResult
 from referee.match_result import SeatResult as SeatResult
-from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
+from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header, IsolationRecord
 from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
@@ -65,9 +70,11 @@ class Match:
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
         self._transcript_files: dict[int, Any] = {}
-        # seat: request id, outcome, time, lines ignored meanwhile
-        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int]] = {}
+        # seat: request id, outcome, time, lines ignored meanwhile, CPU time (None: not measured)
+        self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int, float | None]] = {}
         self._stopped = False  # a game was stopped after config.deals_per_game deals
+        self._fair: FairPlaySetup | None = None  # the control groups in force (None: scripted transports)
+        self._cpu_marks: list[int] = []  # per bot: its CPU time (ns) when its last game (or its hello) ended
 
     # --- running -------------------------------------------------------------------------------------------
 
@@ -95,6 +102,8 @@ class Match:
             raise
         finally:
             self._close_all("match_over" if status is GameStatus.COMPLETE and not self._stopped else "aborted")
+            if self._fair is not None:
+                self._fair.close()
             reaper.reap_orphans(children_before)
         return self._result(GameStatus.STOPPED if self._stopped and status is GameStatus.COMPLETE else status)
 
@@ -104,8 +113,9 @@ class Match:
         if self.transport_factory is None:
             try:
                 config.isolation.check_here()
-                limits = config.isolation.resource_limits(config.games)
-            except SandboxError as error:
+                self._fair = FairPlaySetup.open(config.isolation)
+                limits = self._fair.resource_limits(config.games)
+            except (SandboxError, FairPlayError) as error:
                 raise MatchSetupError(str(error)) from None
         absent = dict(config.absent)
         for seat, spec in enumerate(config.bots):
@@ -124,7 +134,9 @@ class Match:
                     failure = str(unstartable)
             transcript = self._transcript_writer(seat) if config.transcript else None
             self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
+            self.seats[-1].freeze = self._fair is not None and self._fair.freezes
             self.players.append(self.seats[-1])
+            self._cpu_marks.append(0)
             self.results.append(SeatResult(seat, f"seat{seat}", "", spec.command, start_failure=failure))
 
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
@@ -138,6 +150,7 @@ class Match:
                 own_env=spec.env,
                 hidden=(Path(config.deals_source),) if config.deals_source else (),
             )
+            group = None if self._fair is None else self._fair.bot_group(f"seat{seat}")
             return BotProcess.start(
                 bot.argv,
                 cwd=bot.cwd,
@@ -147,8 +160,9 @@ class Match:
                 max_line_bytes=codec.MAX_BOT_LINE_BYTES,
                 limits=limits,
                 launchers=bot.launchers,
+                cgroup=group,
             )
-        except (BotStartError, SandboxError) as error:
+        except (BotStartError, SandboxError, CgroupError) as error:
             raise MatchSetupError(f"seat {seat} ({spec.command}): {error}") from None
 
     def _transcript_writer(self, bot: int) -> Callable[[int, str, bytes], None]:
@@ -167,6 +181,7 @@ class Match:
         config = self.config
         ruleset = config.ruleset
         options = ruleset.options()
+        starting = sum(1 for seat in self.seats if not seat.forfeited)  # bots still starting, all at once
         for seat in self.seats:
             if seat.forfeited:
                 continue
@@ -180,8 +195,12 @@ class Match:
                 time=seat.time.to_wire(),
                 games=config.games,
             )
-            reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000)
+            reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000, startup=True, together=starting)
+            starting -= 1
             answer = reply.outcome
+            if reply.cpu_s is not None:
+                self._result_of(seat).startup_cpu_ms = reply.cpu_s * 1000
+                self._cpu_marks[self.players.index(seat)] = seat.cpu_ns()
             command = config.bots[seat.seat].command
             claimed = next((h.error.protocol for h in reversed(reply.heard) if h.error is not None), None)
             try:
@@ -194,9 +213,9 @@ class Match:
                     )
                 if isinstance(answer, Fault):
                     tail = last_lines(seat.stderr_tail())
-                    raise MatchSetupError(
-                        f"seat {seat.seat} ({command}) failed the handshake: {answer.message}", tuple(tail)
-                    )
+                    runtime = next((r for h in reply.heard if (r := runtime_failure(h.line)) is not None), None)
+                    why = answer.message if runtime is None else f"{runtime} could not start ({RUNTIME_HINT})"
+                    raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {why}", tuple(tail))
                 assert isinstance(answer, m.HelloAnswer)
                 if answer.protocol != codec.PROTOCOL_VERSION:
                     seat.close("protocol_mismatch")
@@ -261,14 +280,14 @@ class Match:
             status = GameStatus.INTERRUPTED if isinstance(error, KeyboardInterrupt) else GameStatus.ERROR
             writer.finish(status, f"{type(error).__name__}: {error}")
             raise
+        cpu = self._game_cpu()
         if over:
-            writer.finish(GameStatus.COMPLETE)
+            writer.finish(GameStatus.COMPLETE, cpu_ms=cpu)
             final_places = state.final_places
         else:
             self._stopped = True
-            writer.finish(
-                GameStatus.STOPPED, f"the referee stopped the game after deal {config.deals_per_game}, as asked"
-            )
+            detail = f"the referee stopped the game after deal {config.deals_per_game}, as asked"
+            writer.finish(GameStatus.STOPPED, detail, cpu_ms=cpu)
             final_places = state.places_by_totals()
         self.replays.append(str(writer.path))
         for seat in self.seats:
@@ -281,6 +300,38 @@ class Match:
             ended = state.events[-1]
             assert isinstance(ended, GameEnded)
             self.progress(game_number, config.games, ended)
+
+    def _game_cpu(self) -> list[float | None] | None:
+        """Per seat, the CPU time (ms) its bot used in the game just played (and note it in the results); None
+        without control groups."""
+        if self._fair is None or self._fair.group is None:
+            return None
+        per_seat: list[float | None] = []
+        for seat in self.seats:
+            index = self.players.index(seat)
+            now = seat.cpu_ns()
+            if now < 0 or self.results[index].startup_cpu_ms is None:
+                per_seat.append(None)
+                continue
+            used = (now - self._cpu_marks[index]) / 1e6
+            self._cpu_marks[index] = now
+            self.results[index].cpu_ms.append(used)
+            per_seat.append(round(used, 3))
+        return per_seat
+
+    def _isolation(self) -> IsolationRecord | None:
+        fair = self._fair
+        if fair is None:
+            return None
+        return IsolationRecord(
+            sandbox=self.config.isolation.sandbox,
+            cgroups=fair.version,
+            clock="cpu" if fair.group is not None else "wall",
+            freeze=fair.freezes,
+            memory="cgroup" if fair.controls("memory") else "rlimit",
+            processes="cgroup" if fair.controls("pids") else "rlimit",
+            bot_uid=bot_uid(self.config.isolation.sandbox),
+        )
 
     def _header(self, game_number: int, state: GameState) -> Header:
         config = self.config
@@ -315,6 +366,7 @@ class Match:
                 bank_ms=clock.bank_ms,
                 increment_ms=clock.increment_ms,
             ),
+            isolation=self._isolation(),
         )
 
     def _dispatch(self, events: Sequence[Event], messages: SeatMessages, writer: ReplayWriter) -> None:
@@ -341,12 +393,12 @@ class Match:
         if state.phase is _PASS:
             if index not in self._passes:
                 self._ask_passes(state, game_number)
-            request_id, answer, spent, ignored = self._passes.pop(index)
+            request_id, answer, spent, ignored, cpu = self._passes.pop(index)
         else:
             request_id = seat.new_id()
             request, line = requests.line_for(state, request_id, int(seat.deadline_s() * 1000))
             reply = seat.converse(request, line=line)
-            answer, spent, ignored = reply.outcome, reply.elapsed_s, seat.ignored_since_request
+            answer, spent, ignored, cpu = reply.outcome, reply.elapsed_s, seat.ignored_since_request, reply.cpu_s
         fault: Fault
         if isinstance(answer, Fault):
             fault = answer
@@ -359,9 +411,10 @@ class Match:
             except IllegalActionError as illegal:
                 fault = Fault(FaultCode.ILLEGAL, f"{illegal.message} [rule: {illegal.rule}]")
             else:
-                writer.write(decision_record(index, action, spent * 1000, False, ignored=ignored))
+                cpu_ms = None if cpu is None else cpu * 1000
+                writer.write(decision_record(index, action, spent * 1000, False, ignored=ignored, cpu_ms=cpu_ms))
                 return events
-        return self._fault(state, seat, request_id, fault, writer, spent, ignored)
+        return self._fault(state, seat, request_id, fault, writer, spent, ignored, cpu)
 
     def _ask_passes(self, state: GameState, game_number: int) -> None:
         """Ask every seat still to pass at once (a pass depends only on the seat's own hand) and keep the replies.
@@ -377,7 +430,8 @@ class Match:
                 time_ms = int(seat.deadline_s() * 1000)
                 asks.append((seat, wire_requests.pass_request_for(state, index, request_id, game_number, time_ms)))
         for (seat, request), reply in zip(asks, converse_all(asks), strict=True):
-            self._passes[seat.seat] = (request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request)
+            outcome = (request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request, reply.cpu_s)
+            self._passes[seat.seat] = outcome
 
     def _fault(
         self,
@@ -388,6 +442,7 @@ class Match:
         writer: ReplayWriter,
         spent: float,
         ignored: int = 0,
+        cpu: float | None = None,
     ) -> list[Event]:
         """Tell the bot what it did wrong, play the fallback for it, and forfeit the seat when the policy says so."""
         seat.record_fault(fault)
@@ -420,7 +475,8 @@ class Match:
                 result.forfeited_in_game = len(result.totals) + 1
                 result.forfeit_reason = f"{fault.code.value} (strike {seat.strikes}): {fault.message}"
         events = state.apply(action)
-        writer.write(decision_record(seat.seat, action, spent * 1000, True, ignored=ignored))
+        cpu_ms = None if cpu is None else cpu * 1000
+        writer.write(decision_record(seat.seat, action, spent * 1000, True, ignored=ignored, cpu_ms=cpu_ms))
         return events
 
     def _close_all(self, reason: m.ByeReason) -> None:
@@ -447,6 +503,7 @@ class Match:
             result.stderr_log_error = getattr(seat.process, "stderr_log_error", None)
             result.ignored_lines = stats.ignored_lines
         ruleset = self.config.ruleset
+        isolation = self._isolation()
         return MatchResult(
             game=ruleset.game.value,
             players=ruleset.players,
@@ -458,6 +515,7 @@ class Match:
             out_dir=os.fspath(self.config.out_dir),
             status=status,
             rotated=self.config.rotate and self.config.games > 1,
+            isolation=None if isolation is None else msgspec.structs.asdict(isolation),
         )
 
 

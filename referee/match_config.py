@@ -45,7 +45,8 @@ class BotSpec(msgspec.Struct, frozen=True):
 
     @classmethod
     def parse(cls, command: str) -> BotSpec:
-        """A shell-quoted command line, or ``sample:heuristic`` / ``sample:random`` for a sample bot."""
+        """A shell-quoted command line, or ``sample:NAME`` for a sample bot (``SAMPLE_BOTS``: heuristic, random,
+        montecarlo)."""
         if command.startswith("sample:"):
             name = command.removeprefix("sample:").removesuffix("_bot")
             if name not in SAMPLE_BOTS:
@@ -201,14 +202,17 @@ _SHARED_FIELDS = tuple(
 GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended
 
 
-SAMPLE_BOTS = ("heuristic", "random")
+SAMPLE_BOTS = ("heuristic", "random", "montecarlo")
 
 
 def sample_bot_command(name: str) -> BotSpec:
-    """A sample bot from ``sample_bots/``, run with this Python."""
+    """A sample bot from ``sample_bots/``, run with this Python: the file ``NAME.py``, or the package ``NAME``
+    without its ``_bot`` (``montecarlo_bot``: ``sample_bots/montecarlo/__main__.py``)."""
     import sample_bots
 
-    path = Path(sample_bots.__file__).parent / f"{name}.py"
+    folder = Path(sample_bots.__file__).parent
+    package = folder / name.removesuffix("_bot") / "__main__.py"
+    path = package if package.is_file() else folder / f"{name}.py"
     return BotSpec((sys.executable, str(path)))
 
 

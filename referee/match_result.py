@@ -41,6 +41,16 @@ class SeatResult(msgspec.Struct):
     stderr_log_error: str | None = None  # the bot's stderr log stopped early (e.g. a full disk)
     ignored_lines: int = 0  # lines that answered another request (an old or a wrong id), ignored
     start_failure: str | None = None  # why the bot could not start or failed its handshake (forfeit_unstartable)
+    # CPU time (ms) of the bot's control group: per game, and its start-up (to its hello); empty/None without one.
+    cpu_ms: list[float] = msgspec.field(default_factory=list)
+    startup_cpu_ms: float | None = None
+
+    @property
+    def cpu_total_ms(self) -> float | None:
+        """Its start-up and every game's CPU time, or None where it was not measured."""
+        if self.startup_cpu_ms is None:
+            return None
+        return self.startup_cpu_ms + sum(self.cpu_ms)
 
     @property
     def total(self) -> int:
@@ -64,6 +74,7 @@ class MatchResult(msgspec.Struct):
     out_dir: str
     status: GameStatus = GameStatus.COMPLETE
     rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
+    isolation: dict[str, Any] | None = None  # what was in force (the replay header's isolation record)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +87,7 @@ class MatchResult(msgspec.Struct):
             "rotated": self.rotated,
             "out_dir": self.out_dir,
             "replays": self.replays,
+            "isolation": self.isolation,
             "seats": [
                 {
                     "seat": s.seat,
@@ -96,6 +108,9 @@ class MatchResult(msgspec.Struct):
                     "stderr_log_error": s.stderr_log_error,
                     "ignored_lines": s.ignored_lines,
                     "start_failure": s.start_failure,
+                    "cpu_ms": [round(ms, 3) for ms in s.cpu_ms],
+                    "startup_cpu_ms": None if s.startup_cpu_ms is None else round(s.startup_cpu_ms, 3),
+                    "cpu_total_ms": None if s.cpu_total_ms is None else round(s.cpu_total_ms, 3),
                 }
                 for s in self.seats
             ],

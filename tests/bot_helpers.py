@@ -36,6 +36,22 @@ def script_bot(language: str) -> tuple[str, ...]:
     return (need(program), str(script))
 
 
+def build_java_bot(out_dir: Path) -> tuple[str, ...]:
+    """Compile sample_bots/java/Bot.java with javac as its comment says, warnings as errors; its command. Skips
+    where javac or java is missing (.ci/run installs them)."""
+    javac = shutil.which("javac")
+    java = shutil.which("java")
+    if javac is None or java is None:
+        pytest.skip("no Java compiler (javac) or java on this machine; .ci/run installs them")
+    built = subprocess.run(
+        [javac, "-Xlint:all", "-Werror", "-d", str(out_dir), str(SAMPLES / "java" / "Bot.java")],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    return (java, "-cp", str(out_dir), "Bot")
+
+
 def build_c_bot(out_dir: Path) -> Path:
     """Compile sample_bots/c/bot.c with cc as README says, warnings as errors; skip when cc or cJSON is missing."""
     cc = shutil.which("cc")

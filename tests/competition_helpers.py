@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import msgspec
+
 from competition.model import GameRecord, SetRecord
 from referee.bots.procfs import process_stat
 from referee.faults import FaultCode
@@ -132,3 +134,11 @@ def tournament_after_its_first_set(
         if line.startswith(b"set 1/"):
             break
     return process
+
+
+def untimed(records: Sequence[SetRecord]) -> list[SetRecord]:
+    """The sets in id order, without what the clock decides (each seat's CPU time), to compare two runs."""
+    return [
+        msgspec.structs.replace(record, games=tuple(msgspec.structs.replace(g, cpu_ms=()) for g in record.games))
+        for record in sorted(records, key=lambda r: r.set_id)
+    ]

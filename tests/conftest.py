@@ -40,7 +40,7 @@ if os.environ.get("KIERKI_COMPILED"):
 
 import hypothesis_profiles  # noqa: E402  (after the compiled build is put first: these may import referee)
 import pytest  # noqa: E402
-from bot_helpers import build_c_bot  # noqa: E402
+from bot_helpers import build_c_bot, build_java_bot  # noqa: E402
 
 hypothesis_profiles.load()
 
@@ -55,6 +55,12 @@ def viewer_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from html_helpers import viewer_logs as logs  # here: it imports the referee, after the compiled build is put first
 
     return logs(tmp_path_factory.mktemp("viewer_logs"))
+
+
+@pytest.fixture(scope="session")
+def java_bot(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
+    """sample_bots/java built once per session: the command that runs it (skips where javac is missing)."""
+    return build_java_bot(tmp_path_factory.mktemp("java_bot"))
 
 
 @pytest.fixture(scope="session")

@@ -42,7 +42,7 @@ GOLDENS = (
     Golden("cancellation6-target30-seed7.replay.jsonl", "cancellation", 6, {"target": 30}, 7),
 )
 
-TIMING_FIELDS = ("ms", "started", "referee")
+TIMING_FIELDS = ("ms", "cpu_ms", "started", "referee", "isolation")
 
 
 def normalise(record: dict[str, Any]) -> dict[str, Any]:

@@ -15,11 +15,14 @@ import pytest
 from bot_helpers import python_bot, script_bot
 from click.testing import CliRunner
 from rules_helpers import random_action
+from test_hostile import needs_cgroups
 
 from kierki_cli.checkbot_cmd import format_result
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
+from referee.bots.isolation import Isolation
+from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
 from referee.bots.seat import TimeControl
 from referee.checkbot import (
     ALL_GAMES,
@@ -193,6 +196,37 @@ def test_c_bot_passes(c_bot: Path) -> None:
     assert_all_pass(run_check((str(c_bot),)))
 
 
+@needs_cgroups
+def test_a_default_jvm_bot_passes(java_bot: tuple[str, ...]) -> None:
+    """The JVM with its default flags, under the default limits: in a control group the memory limit is resident
+    memory, so the JVM's large reservations (heap, compressed class space, thread stacks) do not stop it."""
+    assert_all_pass(run_check(java_bot))
+
+
+def test_a_runtime_that_cannot_start_is_named_with_its_cause(java_bot: tuple[str, ...]) -> None:
+    """Without control groups the memory limit is address space: a default JVM cannot start under 1 GiB, and says
+    so on stdout; check-bot names the JVM and the limit instead of calling it a debug print."""
+    options = CheckOptions(java_bot, ("hearts",), TimeControl(), cwd=ROOT, isolation=Isolation(fair_play="none"))
+    report = check_bot(options)
+    handshake = by_name(report, "handshake")[0]
+    assert handshake.status == "FAIL" and handshake.detail.startswith("the JVM could not start")
+    assert handshake.hint == RUNTIME_HINT and "--limit-memory" in handshake.hint
+
+
+def test_runtime_start_failures_are_told_from_debug_prints() -> None:
+    said = {
+        b"Error occurred during initialization of VM": "the JVM",
+        b"Could not allocate compressed class space: 1073741824 bytes": "the JVM",
+        b"# There is insufficient memory for the Java Runtime Environment to continue.": "the JVM",
+        b"Failed to create CoreCLR, HRESULT: 0x8007000E": ".NET",
+        b"fatal error: runtime: cannot allocate memory": "the Go runtime",
+        b"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory": "Node.js",
+        b"debug: thinking about 2C": None,
+        b'{"type":"play","id":3,"card":"2C"}': None,
+    }
+    assert {line: runtime_failure(line) for line in said} == said
+
+
 # --- each broken bot fails, with the message that names its mistake ------------------------------------------
 
 
@@ -241,7 +275,15 @@ def test_the_bot_runs_as_in_a_match_not_in_the_users_environment(
 
 _LIMITS_BOT = """
 import json, os, resource, sys
-name = f"{resource.getrlimit(resource.RLIMIT_AS)[0]}:{os.environ.get('KIERKI_CHECK_VAR', '-')}"
+def memory_limit():  # its control group's memory limit (v1, or a pure v2 mount), else its address-space limit
+    for line in open("/proc/self/cgroup"):
+        _, names, path = line.strip().split(":", 2)
+        for kind, where in (("memory", f"/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"),
+                            ("", f"/sys/fs/cgroup{path}/memory.max")):
+            if names == kind and os.path.exists(where):
+                return open(where).read().strip()
+    return resource.getrlimit(resource.RLIMIT_AS)[0]
+name = f"{memory_limit()}:{os.environ.get('KIERKI_CHECK_VAR', '-')}"
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg["type"]
@@ -255,7 +297,8 @@ for line in sys.stdin:
 
 
 def test_the_bot_gets_the_matchs_limits_and_bot_env(tmp_path: Path) -> None:
-    """The isolation options are a match's: a bot that needs more memory than the match allows must fail here."""
+    """The isolation options are a match's: a bot that needs more memory than the match allows must fail here (its
+    control group's limit, or without one its address space)."""
     bot = tmp_path / "limits_bot.py"
     bot.write_text(_LIMITS_BOT)
     args = ["check-bot", "--game", "hearts", "--limit-memory", "300", "--bot-env", "KIERKI_CHECK_VAR=set"]

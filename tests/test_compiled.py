@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+# One worker takes this file's tests under pytest-xdist (--dist loadgroup), so the build is made once, not per worker.
+pytestmark = pytest.mark.xdist_group("compiled")
+
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = os.environ.get("KIERKI_COMPILED")
 COMPILED_TESTS = (  # the tests of the compiled modules, run again against the compiled build
@@ -35,6 +38,8 @@ COMPILED_TESTS = (  # the tests of the compiled modules, run again against the c
     "test_projection.py",
     "test_observation.py",
     "test_request_complete.py",
+    # the learning environment's vector, written by the rules core's features.py (compiled with it)
+    "test_learning_features.py",
     # the transport, the seat's conversation, the replay writer and the match loop (compiled since issue 14)
     "test_lines.py",
     "test_process.py",
@@ -50,9 +55,17 @@ COMPILED_TESTS = (  # the tests of the compiled modules, run again against the c
     "test_no_leaks.py",
     "test_checkbot.py",
 )
+# test_fair_play.py and test_cgroups.py are not run again: the compiled seat and transport freeze, thaw and time
+# bots on their control groups' CPU time in every test_hostile and test_checkbot match above (fair play is on by
+# default where control groups can be made), and the attacks' matches would add minutes to a suite that must stay
+# well under ten.
 # Left out: the bash bot that starts jq for every message takes about 40 s, nearly all of it in jq's starts, and
 # asks the compiled build nothing the other good bots do not.
-NOT_AGAINST_COMPILED = ("test_checkbot.py::test_a_bash_bot_that_starts_jq_for_every_message_passes",)
+# The default JVM's check (five JVM starts) asks the compiled build nothing the C and Python bots do not either.
+NOT_AGAINST_COMPILED = (
+    "test_checkbot.py::test_a_bash_bot_that_starts_jq_for_every_message_passes",
+    "test_checkbot.py::test_a_default_jvm_bot_passes",
+)
 
 
 def compiled_run_args() -> list[str]:
@@ -95,6 +108,7 @@ def test_compiled_and_pure_builds_play_identical_games(compiled_build: str) -> N
         assert ours == theirs
 
 
+@pytest.mark.timeout(1800)  # the build and a few hundred tests in one subprocess: a guard against a hang only
 def test_the_rules_tests_pass_against_the_compiled_build(compiled_build: str) -> None:
     if COMPILED:
         pytest.skip("this session already runs against the compiled build")
@@ -122,8 +136,8 @@ def collected(*args: str) -> set[str]:
 
 
 def test_the_compiled_run_takes_every_checkbot_test_but_the_jq_bot() -> None:
-    """check-bot's good bots run against the compiled build as its broken ones do; only the slow jq bot is left
-    out (and it is a test that exists: a renamed one would be run again, not silently dropped)."""
+    """check-bot's good bots run against the compiled build as its broken ones do; only the slow jq bot and the
+    JVM are left out (and they are tests that exist: a renamed one would be run again, not silently dropped)."""
     ours = [arg for arg in compiled_run_args() if "test_checkbot.py" in arg]
     every = collected("tests/test_checkbot.py")
     left_out = every - collected(*ours)

@@ -78,7 +78,12 @@ def test_a_worker_here_and_a_worker_elsewhere_leave_the_same_files_and_record(tm
     here = play_here(_spec(tmp_path / "here"))
     spec = _spec(tmp_path / "there")
     there = remote.deliver(spec, remote.run_remote(remote.remote_game(spec)))
-    assert here == there and here.record is not None
+    assert here.record is not None and there.record is not None
+    # Everything but the CPU time each bot used, which is measured (each seat has one where control groups serve).
+    assert len(here.record.cpu_ms) == len(there.record.cpu_ms) == 4
+    assert [cpu is None for cpu in here.record.cpu_ms] == [cpu is None for cpu in there.record.cpu_ms]
+    unmeasured = {"record": msgspec.structs.replace(here.record, cpu_ms=there.record.cpu_ms)}
+    assert msgspec.structs.replace(here, **unmeasured) == there
     named = {path.name for path in (tmp_path / "here" / "sets/0001.partial").iterdir()}
     assert named == {path.name for path in spec.partial_dir.iterdir()} and "game1.replay.jsonl" in named
     assert not spec.work_dir.exists()  # a remote worker plays in a folder of its own, removed after

@@ -34,7 +34,8 @@ from click.testing import CliRunner
 from kierki_cli.main import cli
 from protocol import codec
 from protocol import messages as m
-from referee.bots.isolation import Isolation
+from referee.bots.fairplay import fair_play_problem
+from referee.bots.isolation import FairPlayMode, Isolation
 from referee.bots.process import BotProcess
 from referee.bots.procfs import process_stat, session_members
 from referee.bots.sandbox import (
@@ -79,6 +80,11 @@ def bwrap_problem() -> str | None:
 
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=str(bwrap_problem()))
+# How a bot that allocates without end ends: killed for its control group's memory, or a MemoryError (RLIMIT_AS).
+OUT_OF_MEMORY = "exit status 1" if fair_play_problem("cgroup") else "out of memory: limit 256 MB"
+needs_cgroups = pytest.mark.skipif(
+    fair_play_problem("cgroup") is not None, reason=f"no cgroups: {fair_play_problem('auto')}"
+)
 
 
 # --- processes -------------------------------------------------------------------------------------------------
@@ -186,6 +192,7 @@ def play(
     sandbox: SandboxKind = "none",
     bot_env: tuple[tuple[str, str], ...] = (),
     seat: int = 0,
+    fair_play: FairPlayMode = "auto",
 ) -> Played:
     """Play one game with ``bad`` at ``seat`` and sample bots elsewhere, and check what must hold for any bot."""
     if options is None and game == "hearts":
@@ -201,7 +208,9 @@ def play(
         seed=str(seed),
         time=TimeControl(move_ms=move_ms, startup_ms=10_000),
         transcript=True,
-        isolation=Isolation(limits=Limits() if limits is None else limits, sandbox=sandbox, bot_env=bot_env),
+        isolation=Isolation(
+            limits=Limits() if limits is None else limits, sandbox=sandbox, bot_env=bot_env, fair_play=fair_play
+        ),
     )
     match = Match(config)
     try:
@@ -229,7 +238,7 @@ def assert_match_finished(played: Played, ruleset: Ruleset) -> None:
     assert result.status == "complete" and result.games_played == 1
     totals = [s.total for s in result.seats]
     records = played.replay()
-    assert records[-1] == {"type": "end", "status": "complete"}
+    assert {k: v for k, v in records[-1].items() if k != "cpu_ms"} == {"type": "end", "status": "complete"}
     assert records[-2]["type"] == "game_end" and records[-2]["totals"] == totals
     if ruleset.game.value == "kierki":
         assert sum(totals) == 0
@@ -481,10 +490,31 @@ def test_a_bot_that_ignores_sigterm_and_bye_is_killed_at_the_end(tmp_path: Path)
 # --- resource limits ---------------------------------------------------------------------------------------
 
 
-def test_memory_without_limit_meets_the_memory_limit(tmp_path: Path) -> None:
-    played = play(tmp_path, hostile("memory_hog", "2"), limits=Limits(memory_mb=256), move_ms=SLOW_OK_MS)
+def test_memory_without_limit_meets_the_memory_limit_of_its_address_space_without_control_groups(
+    tmp_path: Path,
+) -> None:
+    played = play(
+        tmp_path,
+        hostile("memory_hog", "2"),
+        limits=Limits(memory_mb=256),
+        move_ms=SLOW_OK_MS,
+        fair_play="none",
+    )
     assert_forfeited_by(played, "crash", 1)
     assert b"MemoryError" in played.stderr()
+
+
+@needs_cgroups
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+def test_a_bot_allocating_past_the_limit_is_reported_as_out_of_memory(tmp_path: Path, sandbox: SandboxKind) -> None:
+    """In a control group the limit is resident memory: the kernel kills the bot when it goes over, and the bot is
+    told (and the log says) that it ran out of its memory, its own fault."""
+    played = play(
+        tmp_path, hostile("memory_hog", "2"), limits=Limits(memory_mb=256), move_ms=SLOW_OK_MS, sandbox=sandbox
+    )
+    assert_forfeited_by(played, "crash", 1)
+    assert "out of memory: limit 256 MB (--limit-memory)" in played.faults()[0]["message"]
+    assert played.result.isolation is not None and played.result.isolation["memory"] == "cgroup"
 
 
 def test_a_huge_file_is_cut_at_the_file_size_limit(tmp_path: Path) -> None:
@@ -508,7 +538,8 @@ def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None
     assert "forked" in said
     forked = int(said.split("forked ")[1].split()[0])
     assert 1 <= forked <= 200
-    if os.getuid() != 0:  # RLIMIT_NPROC does not apply to root; then only the bot's own cap held it
+    held = played.result.isolation is not None and played.result.isolation["processes"] == "cgroup"
+    if held or os.getuid() != 0:  # RLIMIT_NPROC does not apply to root (pids.max does); else the bot's own cap
         assert forked <= 64 and "fork failed" in said
     # play() has checked that none of them is left
 
@@ -525,7 +556,7 @@ def test_a_fork_bomb_is_capped_and_every_child_is_killed(tmp_path: Path) -> None
         ("ignore_sigterm", [], Limits(), {}, ""),
         ("close_stdout", ["2"], Limits(), {"crash": 1}, "closed its output but kept running"),
         ("fork_bomb", [], Limits(processes=64), {}, ""),
-        ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, "exit status 1"),
+        ("memory_hog", ["2"], Limits(memory_mb=256), {"crash": 1}, OUT_OF_MEMORY),
         ("cpu_hog", [], Limits(cpu_s=1), {"crash": 1}, "128 + SIGXCPU: the CPU-time limit (--limit-cpu)"),
     ],
 )
@@ -587,6 +618,7 @@ def test_without_a_sandbox_a_bot_can_read_other_seats_files_and_the_replay(
     assert report["write_out"]["ok"] and (played.out / "planted-by-snoop.txt").exists()
     assert report["write_outside"]["ok"] and (tmp_path / "outside" / "planted-by-snoop.txt").exists()
     assert report["connect"]["ok"]
+    assert report["read_shadow"]["ok"] == (os.geteuid() == 0)  # the referee's user: root reads it too
 
 
 @needs_bwrap
@@ -601,6 +633,8 @@ def test_in_bubblewrap_a_bot_sees_no_other_seat_no_log_and_no_network(
     assert not report["write_outside"]["ok"] and not (tmp_path / "outside" / "planted-by-snoop.txt").exists()
     assert not report["connect"]["ok"]
     assert not (played.out / "planted-by-snoop.txt").exists()
+    # /etc is shown read-only, but a bot never runs as root: as root's bot it is nobody, else the user's own
+    assert not report["read_shadow"]["ok"] and "PermissionError" in report["read_shadow"]["error"]
 
 
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
@@ -922,7 +956,9 @@ def test_bot_ro_shows_a_folder_read_only_that_the_sandbox_hides_otherwise(tmp_pa
     sighted = CliRunner().invoke(cli, [*args, reader, random_bot, random_bot, random_bot])
     assert sighted.exit_code == 0, sighted.output
     log = (tmp_path / "o2" / "seat0.stderr.log").read_text()
-    assert "read weights" in log and "write refused 30" in log  # EROFS: read-only
+    # EROFS: read-only; as root's bot it runs as nobody, and the file is root's (EACCES comes first)
+    refused = 30 if os.geteuid() != 0 else 13
+    assert "read weights" in log and f"write refused {refused}" in log
     assert (data / "weights.txt").read_text() == "weights\n"
     unsandboxed = CliRunner().invoke(cli, ["match", "--bot-ro", str(data)])
     assert unsandboxed.exit_code == 2 and "--limit-disk and --bot-ro apply inside a sandbox" in unsandboxed.output

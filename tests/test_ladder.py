@@ -27,6 +27,7 @@ from competition_helpers import family, family_env
 import sample_bots
 from competition.duplicate_set import SetRequest
 from competition.executors import GameExecutor
+from competition.ladder import run as run_module
 from competition.ladder.config import (
     LADDER_ISOLATION,
     BotSettings,
@@ -47,6 +48,7 @@ from competition.model import SetRecord
 from competition.ratings import rate
 from kierki_cli.main import cli
 from referee.bots import isolation as isolation_module
+from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.bots.seat import TimeControl
@@ -64,13 +66,17 @@ def _isolation(**settings: Any) -> Isolation:
     return msgspec.structs.replace(LADDER_ISOLATION, **settings)
 
 
+# Control groups where this machine has them (a run refuses without them unless told "none").
+FAIR_PLAY = "none" if fair_play_problem("auto") else "auto"
+
+
 def _config(**run: object) -> LadderConfig:
     settings = {"jobs": 2, "pin": False, "plan_ahead": 3, **run}
     return LadderConfig(
         game="hearts",
         players=4,
         options={"target": "10"},  # a short game keeps the suite fast
-        isolation=_isolation(sandbox="none"),
+        isolation=_isolation(sandbox="none", fair_play=FAIR_PLAY),
         run=RunSettings(**settings),  # type: ignore[arg-type]
         bots=BotSettings(deactivate_after=2, validation=False),
     )
@@ -265,6 +271,22 @@ def test_a_run_refuses_to_start_without_a_working_bwrap(tmp_path: Path, monkeypa
         run_ladder(folder, sets=1)
     with Store.open(folder / "ladder.sqlite") as store:
         assert store.count("played") == 0
+
+
+def test_a_run_refuses_to_start_without_control_groups_unless_told_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = dataclasses.replace(_config(), isolation=_isolation(sandbox="none", fair_play="auto"))
+    folder = _ladder(tmp_path, config=config)
+    monkeypatch.setattr(run_module, "fair_play_problem", lambda fair_play: "no cgroup file system is mounted")
+    with pytest.raises(LadderError, match=r'no control group can be made here .* isolation\.fair_play = "none"'):
+        run_ladder(folder, sets=1)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.count("played") == 0
+    assert (
+        'fair_play = "auto"' in (folder / "ladder.toml").read_text()
+        and "freeze = true" in (folder / "ladder.toml").read_text()
+    )
 
 
 def test_set_seeds_are_a_keyed_hash_of_the_set_id(tmp_path: Path) -> None:

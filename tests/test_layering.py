@@ -6,6 +6,7 @@ No module of the tree imports itself through others (type-checking and function-
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -57,6 +58,15 @@ def test_the_layering_contracts_hold() -> None:
         ("competition/__init__.py", "import kierki_cli.main", "kierki_cli -> competition -> referee -> protocol"),
         ("referee/wire.py", "import competition", "kierki_cli -> competition -> referee -> protocol"),
         ("sample_bots/random_bot.py", "import protocol.messages", "sample bots speak only PROTOCOL.md"),
+        # The Monte Carlo bot's exception is narrow: the bot library, the messages and referee.rules itself only.
+        ("sample_bots/random_bot.py", "import referee.rules", "sample bots speak only PROTOCOL.md"),
+        ("sample_bots/montecarlo/bot.py", "import referee.rules.state", "sample bots speak only PROTOCOL.md"),
+        ("sample_bots/montecarlo/bot.py", "from referee.rules import playout", "sample bots speak only PROTOCOL.md"),
+        ("sample_bots/montecarlo/bot.py", "import protocol.codec", "sample bots speak only PROTOCOL.md"),
+        ("sample_bots/montecarlo/bot.py", "import referee.match", "sample bots speak only PROTOCOL.md"),
+        ("sample_bots/montecarlo/search.py", "import competition.stats", "sample bots speak only PROTOCOL.md"),
+        ("referee/learning/encoding.py", "import referee.wire", "referee.learning imports only the rules core"),
+        ("referee/learning/env.py", "import competition.model", "referee.learning imports only the rules core"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:
@@ -67,7 +77,8 @@ def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, lin
         file.write(f"\n{line}  # the break under test\n")
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
-    broken = [row for row in result.stdout.splitlines() if row.rstrip().endswith("BROKEN")]
+    # A contract with ignored imports reports them after its verdict: "... BROKEN (3 ignored imports)".
+    broken = [row for row in result.stdout.splitlines() if re.search(r" BROKEN( \(.*\))?$", row.rstrip())]
     assert any(row.startswith(contract) for row in broken), result.stdout
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,14 @@ def test_full_match_every_game(tmp_path: Path, game: str, players: int) -> None:
     assert isinstance(replays, list) and len(replays) == 1
     records = replay_records(replays[0])
     assert records[0]["type"] == "header" and records[0]["format"] == "kierki-replay"
-    assert records[-1] == {"type": "end", "status": "complete"}
+    end = records[-1]
+    assert {k: v for k, v in end.items() if k != "cpu_ms"} == {"type": "end", "status": "complete"}
+    if result["isolation"]["cgroups"] is not None:  # each bot's CPU time in the game, per seat
+        per_seat = typing.cast(list[float], end["cpu_ms"])
+        assert len(per_seat) == len(seats) and all(ms > 0 for ms in per_seat)
+        assert [s["cpu_ms"] for s in seats] == [[ms] for ms in per_seat]
+    else:
+        assert "cpu_ms" not in end
     game_end = records[-2]
     assert game_end["type"] == "game_end" and game_end["totals"] == totals
     assert not list((tmp_path / "out").glob("*.part"))
@@ -239,7 +247,8 @@ def test_a_game_stopped_after_its_deals_is_the_start_of_the_whole_game(tmp_path:
             deals_per_game=deals,
         )
         result = Match(config).run()
-        return result, [{k: v for k, v in r.items() if k != "ms"} for r in replay_records(result.replays[0])]
+        timing = ("ms", "cpu_ms")
+        return result, [{k: v for k, v in r.items() if k not in timing} for r in replay_records(result.replays[0])]
 
     whole, whole_records = play("whole", None)
     stopped, records = play("stopped", 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from fake_transport import Script, ScriptedBot, answer_line, first_legal
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Flushed, LineResult, Timeout
+from referee.bots.replies import Asked
 from referee.bots.seat import BotSeat, TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
 from referee.rules import Ruleset
@@ -190,23 +192,28 @@ def test_version_mismatch_is_refused_with_a_bye(tmp_path: Path) -> None:
     assert [b.reason for b in byes] == ["protocol_mismatch"]
 
 
+def _asked(charged: bool) -> Asked:
+    """A request sent, timed on the wall clock; ``charged``: on the seat's clock (not the handshake)."""
+    return Asked(typing.cast(m.Request, None), 0.0, 1.0, charged, wall_s=1.0)
+
+
 def test_time_bank_overrun_is_taken_from_the_bank_and_increment_added() -> None:
     seat = BotSeat(0, ScriptedBot(), TimeControl(move_ms=100, bank_ms=1000, increment_ms=50))
     assert seat.deadline_s() == pytest.approx(1.1)
-    seat._charge(0.4, True)  # 300 ms over the move time
+    seat._charge(0.4, _asked(True))  # 300 ms over the move time
     assert seat.bank_s == pytest.approx(1.0 - 0.3 + 0.05)
-    seat._charge(0.05, True)  # within the move time: the bank only grows
+    seat._charge(0.05, _asked(True))  # within the move time: the bank only grows
     assert seat.bank_s == pytest.approx(0.75 + 0.05)
-    seat._charge(5.0, True)  # far over: the bank is empty, then the increment
+    seat._charge(5.0, _asked(True))  # far over: the bank is empty, then the increment
     assert seat.bank_s == pytest.approx(0.05)
     assert seat.deadline_s() == pytest.approx(0.15)
-    seat._charge(5.0, False)  # the handshake does not count
+    seat._charge(5.0, _asked(False))  # the handshake does not count
     assert seat.bank_s == pytest.approx(0.05)
 
 
 def test_without_a_bank_the_deadline_is_the_move_time() -> None:
     seat = BotSeat(0, ScriptedBot(), TimeControl(move_ms=250))
-    seat._charge(3.0, True)
+    seat._charge(3.0, _asked(True))
     assert seat.deadline_s() == pytest.approx(0.25)
 
 

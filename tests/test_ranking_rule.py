@@ -115,7 +115,7 @@ def test_every_output_says_the_status_and_counts() -> None:
     assert rows[0]["status"] == "ok"
     text = format_table(table).splitlines()
     last = text[2 + 3].split()
-    assert last[:3] == ["–", "nostart", "dropped"] and last[-3:] == ["0", "12", "12"]
+    assert last[:3] == ["–", "nostart", "dropped"] and last[-4:] == ["0", "12", "12", "–"]
     assert "10.0 ± 0.0*" in text[5]
     assert any(line.startswith("* nostart: the fallback played (in part) 12 of its 12 games") for line in text)
     assert "dropped nostart: 3 start failures in a row" in text

@@ -604,7 +604,7 @@ def test_the_stepper(logs: dict[str, Path]) -> None:
 
 def _choices(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {k: v for k, v in r.items() if k not in ("ms", "fallback", "replayed")}
+        {k: v for k, v in r.items() if k not in ("ms", "cpu_ms", "fallback", "replayed")}
         for r in rows
         if r["type"] in DECISION_TYPES
     ]

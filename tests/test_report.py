@@ -11,6 +11,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import msgspec
 import pytest
 from competition_helpers import make_set
 
@@ -20,6 +21,8 @@ from competition.report import (
     format_table,
     printable,
     render_html,
+    standings_csv,
+    standings_json,
     write_report,
 )
 from competition.stats import Standings, standings
@@ -237,6 +240,23 @@ def test_printable_escapes_control_and_format_characters() -> None:
     assert all(ch.isprintable() for ch in printable("".join(map(chr, range(0x00, 0xA0)))))
 
 
+def test_each_bots_cpu_time_is_summed_over_its_seats_in_every_table() -> None:
+    """Games played in control groups carry each seat's CPU time: the standings total it per bot (json, csv, the
+    terminal table); a game without it (an older results file, no control groups) adds nothing."""
+    sets = [make_set(i, {EVIL: [3, 2, 1], MATH: [2, 1, 3], WIDE: [1, 3, 2]}) for i in range(2)]
+    timed = [
+        msgspec.structs.replace(game, cpu_ms=tuple(100.0 if bot == EVIL else 10.0 for bot in game.seats))
+        for game in sets[0].games
+    ]
+    result = standings([msgspec.structs.replace(sets[0], games=tuple(timed)), sets[1]])
+    cpu = {stats.bot: stats.cpu_ms for stats in result.bots}
+    assert cpu == {EVIL: 300.0, MATH: 30.0, WIDE: 30.0}
+    assert {row["bot"]: row["cpu_ms"] for row in standings_json(result)["bots"]} == cpu
+    rows = {row["bot"]: row["cpu_s"] for row in csv.DictReader(io.StringIO(standings_csv(result)))}
+    assert rows[EVIL] == "0.300"
+    assert any(line.split()[-1] == "0.3" for line in format_table(result).splitlines() if EVIL in line)
+
+
 def test_terminal_table() -> None:
     result = tournament()
     text = format_table(result)
@@ -244,12 +264,12 @@ def test_terminal_table() -> None:
     assert lines[0].startswith("kierki, 4 players: 3 sets, 12 games")
     assert "one set" not in lines[0]  # every interval is defined: no note about missing ones
     assert lines[1].split()[:4] == ["#", "bot", "status", "μ−3σ"]
-    assert lines[1].split()[-4:] == ["faults", "no", "start", "forfeits"]
+    assert lines[1].split()[-6:] == ["faults", "no", "start", "forfeits", "CPU", "s"]
     assert len(lines) == 2 + 4
     evil = result.bots[0]
     assert lines[2].split()[:2] == ["1", EVIL]
     assert f"{evil.score.mean:.1f} ± {evil.score.half_width:.1f}" in lines[2]
-    assert lines[4].split()[-3:] == ["6", "0", "0"]  # FORMULA's faults, start failures and forfeits
+    assert lines[4].split()[-4:] == ["6", "0", "0", "–"]  # FORMULA's faults, start failures, forfeits; no CPU time
     # The rating column ends in the same terminal cell on every row, the wide name's row included.
     ends = set()
     for line, bot in zip(lines[2:], result.bots, strict=True):

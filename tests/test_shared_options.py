@@ -17,6 +17,7 @@ from kierki_cli.main import cli
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import Limits
 from referee.bots.time_control import TimeControl
+from referee.match_config import MatchSpec, decode_spec, encode_spec
 from referee.rules import Ruleset
 from referee.setting_error import SettingError
 
@@ -31,6 +32,10 @@ def test_an_isolation_checks_itself_whoever_makes_it() -> None:
         Isolation(sandbox="docker")  # type: ignore[arg-type]
     with pytest.raises(SettingError, match=NOT_A_NAME):
         Isolation(bot_env=(("1X", "y"),))
+    with pytest.raises(SettingError, match="fair_play = 'always': use one of auto, cgroup, none"):
+        Isolation(fair_play="always")  # type: ignore[arg-type]
+    with pytest.raises(SettingError, match="freeze = 'no': must be true or false"):
+        Isolation(freeze="no")  # type: ignore[arg-type]
     assert Isolation(limits=Limits(disk_mb=5)).unapplied() == ("disk_mb",)
     assert Isolation(limits=Limits(disk_mb=5), sandbox="bwrap").unapplied() == ()
 
@@ -43,6 +48,32 @@ def test_the_command_line_and_ladder_toml_refuse_a_setting_with_the_same_check(t
     data["isolation"]["bot_env"] = {"1X": "y"}
     with pytest.raises(ConfigError, match=f"isolation.bot_env = '1X': {NOT_A_NAME}"):
         LadderConfig.from_dict(data)
+    data = tomllib.loads(LadderConfig(game="hearts", players=4).to_toml())
+    data["isolation"]["fair_play"] = "always"
+    with pytest.raises(ConfigError, match=r"isolation\.fair_play = 'always': use one of auto, cgroup, none"):
+        LadderConfig.from_dict(data)
+
+
+def test_fair_play_is_part_of_the_isolation_wherever_it_is_kept(tmp_path: Path) -> None:
+    """Issue 23 on issue 21's house: fair play's mode and freezing are two fields of the one `Isolation`, so the
+    command line, ladder.toml, a tournament's stored configuration and the spec a worker gets all carry them."""
+    ran = CliRunner().invoke(cli, ["match", "--fair-play", "none", "--no-freeze"])
+    assert ran.exit_code == 2 and "--no-freeze applies to bots in control groups" in ran.output
+    trusted = Isolation(limits=Limits(cpu_s=600), fair_play="cgroup", freeze=False)  # (as ladder.toml keeps it)
+    config = LadderConfig(game="hearts", players=4, isolation=trusted)
+    table = tomllib.loads(config.to_toml())["isolation"]
+    assert (table["fair_play"], table["freeze"]) == ("cgroup", False)
+    assert LadderConfig.from_dict(tomllib.loads(config.to_toml())).isolation == trusted
+    # The ladder's games require control groups unless told "none" (auto would run strangers on the wall clock).
+    assert LadderConfig(game="hearts", players=4).match(tmp_path).isolation.fair_play == "cgroup"
+    none = LadderConfig(game="hearts", players=4, isolation=Isolation(fair_play="none"))
+    assert none.match(tmp_path).isolation.fair_play == "none"
+    stored = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1", isolation=trusted).to_json()
+    assert (stored["fair_play"], stored["freeze"]) == ("cgroup", False)
+    plain = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1").to_json()
+    assert "fair_play" not in plain and "freeze" not in plain  # a tournament stored before fair play resumes
+    spec = MatchSpec.of(Ruleset.create("hearts"), isolation=trusted)
+    assert decode_spec(encode_spec(spec), MatchSpec).isolation == trusted
 
 
 def test_a_time_control_checks_itself_and_a_bots_own_one_is_refused_by_name() -> None:
@@ -78,6 +109,8 @@ _SHARED_OPTIONS = (
     "--sandbox",
     "--bot-ro",
     "--bot-env",
+    "--fair-play",
+    "--no-freeze",
     "--time-per-move",
     "--startup-time",
     "--time-bank",

@@ -39,7 +39,8 @@ class TmuxSession:
         assert TMUX is not None
         self.name = name
         self.socket = directory / "tmux.sock"
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
+        # COLUMNS and LINES would override the terminal's own size (pytest-xdist's workers set them to 80x24)
+        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR", "COLUMNS", "LINES")}
         self.env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color", **(env or {}))
         command = shlex.join([sys.executable, "-c", "from kierki_cli.main import cli; cli()", *args])
         if then is not None:

@@ -26,7 +26,7 @@ from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, Limits
 from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
 from referee.match_config import MatchSpec
-from referee.rules import Ruleset
+from referee.rules import Game, Ruleset
 from referee.setting_error import SettingError
 
 __all__ = [
@@ -128,8 +128,14 @@ def unapplied_warnings(isolation: Isolation, where: str) -> list[str]:
 
 
 def isolation_in(isolation: Isolation, folder: Path) -> Isolation:
-    """The isolation of a ladder's games: its read-only paths relative to the ladder's folder resolved."""
-    return msgspec.structs.replace(isolation, bot_ro=tuple((folder / path).resolve() for path in isolation.bot_ro))
+    """The isolation of a ladder's games: its read-only paths relative to the ladder's folder resolved, and control
+    groups required unless fair_play = "none" (a ladder runs strangers' bots: a game on a machine without them
+    fails instead of running on the wall clock)."""
+    return msgspec.structs.replace(
+        isolation,
+        bot_ro=tuple((folder / path).resolve() for path in isolation.bot_ro),
+        fair_play="none" if isolation.fair_play == "none" else "cgroup",
+    )
 
 
 def check_bot_ro(isolation: Isolation, folder: Path, where: str) -> None:
@@ -204,7 +210,7 @@ class LadderConfig:
 
     @property
     def higher_is_better(self) -> bool:
-        return self.game in ("kierki", "kierki3")
+        return Game(self.game).higher_is_better
 
     def match(self, folder: Path) -> MatchSpec:
         """How every game of the ladder in ``folder`` is played: its rules, clock, strikes and isolation (its
@@ -233,6 +239,7 @@ class LadderConfig:
         header = (
             "# The ladder's settings (kierki ladder init wrote them; edit freely, every run reads them).\n"
             '# isolation.sandbox: "bwrap" (a run refuses to start without a working bubblewrap) or "none".\n'
+            '# isolation.fair_play: "auto" (a run refuses to start where no control group can be made) or "none".\n'
             '# Durations: a number with s, m, h or d. site_dir: "" for no site, else where runs write it.\n'
             "# [isolation]: as kierki match's options (cpu_s: --limit-cpu, per game); 0 turns a limit off.\n"
         )

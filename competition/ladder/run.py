@@ -43,6 +43,7 @@ from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.store import Bot, Store, StoreError
 from competition.open_executor import open_executor
+from referee.bots.fairplay import fair_play_problem
 from referee.bots.sandbox import SandboxError
 
 __all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "nothing_to_play", "run_ladder"]
@@ -179,6 +180,14 @@ class _Run:
                     f'{error}. A ladder runs strangers\' bots: fix bubblewrap, or set isolation.sandbox = "none" in '
                     f"{self.folder / CONFIG_NAME} to run them unsandboxed"
                 ) from None
+        problem = fair_play_problem(self.config.isolation.fair_play)
+        if problem is not None:
+            raise LadderError(
+                f"no control group can be made here ({problem}). A ladder runs strangers' bots, each in a control "
+                "group of its own (its deadline its own CPU time, frozen while not to move): run as root or in a "
+                f'delegated cgroup (README), or set isolation.fair_play = "none" in {self.folder / CONFIG_NAME} to '
+                "time them on the wall clock"
+            )
         with open_store(self.folder) as store:
             run_id = store.start_run(os.getpid(), socket.gethostname())
             try:

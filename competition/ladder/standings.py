@@ -40,6 +40,7 @@ class Standing:
     start_failures: int = 0
     forfeits: int = 0
     fallback_games: int = 0  # games the fallback played (in part) for it: counted as last places
+    cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
 
     @property
     def active(self) -> bool:
@@ -55,6 +56,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     start_failures: Counter[str] = Counter()
     forfeits: Counter[str] = Counter()
     fallback_games: Counter[str] = Counter()
+    cpu: dict[str, float] = {}
     for record in records:
         for game in record.games:
             for label in set(game.seats):
@@ -67,6 +69,9 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                     start_failures[label] += 1
                 elif seat < len(game.forfeited) and game.forfeited[seat]:
                     forfeits[label] += 1
+                used = game.cpu_of(seat)
+                if used is not None:
+                    cpu[label] = cpu.get(label, 0.0) + used
 
     def row(bot: Bot) -> tuple[Bot, Rating]:
         return bot, ratings.get(bot.label) or Rating(params.mu, params.sigma, 0)
@@ -101,6 +106,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                 start_failures=start_failures[bot.label],
                 forfeits=forfeits[bot.label],
                 fallback_games=fallback_games[bot.label],
+                cpu_ms=cpu.get(bot.label),
             )
         )
     return table

@@ -1,5 +1,6 @@
-"""How a match isolates its bots, as one value: the per-bot limits, the sandbox, the variables every bot gets and
-the paths a sandboxed bot may also read (SECURITY.md says what each does).
+"""How a match isolates its bots, as one value: the per-bot limits, the sandbox, the variables every bot gets, the
+paths a sandboxed bot may also read and fair play (a control group per bot, freezing: ``referee.bots.fairplay``;
+SECURITY.md says what each does).
 
 `Isolation` checks itself as it is made (a `referee.setting_error.SettingError`), the one check for every source
 of it: the command line's isolation options (``kierki_cli.shared_options``), ladder.toml's ``[isolation]``
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import msgspec
 
@@ -23,21 +24,29 @@ from referee.bots.limits import ResourceLimits
 from referee.bots.sandbox import SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
 from referee.setting_error import SettingError
 
-__all__ = ["ENV_NAME", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "Isolation"]
+__all__ = ["ENV_NAME", "FAIR_PLAY_MODES", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "FairPlayMode", "Isolation"]
 
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, as a shell takes it
 LIMIT_SETTINGS: Final = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")  # the fields of `Limits`
 LIMIT_MINIMUMS: Final = dict.fromkeys(LIMIT_SETTINGS, 0)  # the least each may be: 0 turns a limit off
 _ALWAYS_STORED: Final = ("limits", "sandbox", "bot_env", "bot_ro")  # a tournament.json has always held these
 
+# How bots share the machine (referee/bots/fairplay.py): "auto" a control group per bot where one can be made, else
+# the wall clock with a note; "cgroup" refuse to run without; "none" never.
+FairPlayMode = Literal["auto", "cgroup", "none"]
+FAIR_PLAY_MODES: Final[tuple[FairPlayMode, ...]] = ("auto", "cgroup", "none")
+
 
 class Isolation(msgspec.Struct, frozen=True):
-    """The isolation of every bot of a match: its limits, the sandbox, extra variables and read-only paths."""
+    """The isolation of every bot of a match: its limits, the sandbox, extra variables, read-only paths and fair
+    play (``fair_play``: a control group per bot, timed on its CPU time; ``freeze``: frozen while not to move)."""
 
     limits: Limits = msgspec.field(default_factory=Limits)
     sandbox: SandboxKind = "none"  # "none" or "bwrap" (bubblewrap)
     bot_env: tuple[tuple[str, str], ...] = ()  # variables every bot gets (a bot's own come after them)
     bot_ro: tuple[Path, ...] = ()  # folders or files a sandboxed bot may read besides its own program's
+    fair_play: FairPlayMode = "auto"  # a control group per bot (referee/bots/fairplay.py)
+    freeze: bool = True  # in a control group, a bot is frozen while not to move (False: trusted bots may ponder)
 
     def __post_init__(self) -> None:
         """The one check of an isolation, whoever makes it: a `SettingError` naming the setting (a limit by its
@@ -61,6 +70,10 @@ class Isolation(msgspec.Struct, frozen=True):
         for path in self.bot_ro:
             if not isinstance(path, Path) or not str(path):
                 raise SettingError("bot_ro", path, "give a path")
+        if self.fair_play not in FAIR_PLAY_MODES:
+            raise SettingError("fair_play", self.fair_play, f"use one of {', '.join(FAIR_PLAY_MODES)}")
+        if not isinstance(self.freeze, bool):
+            raise SettingError("freeze", self.freeze, "must be true or false")
 
     def to_json(self) -> dict[str, object]:
         """As JSON (a tournament's stored configuration): ``{"limits": {...}, "sandbox": ..., "bot_env": [[NAME,
@@ -85,7 +98,9 @@ class Isolation(msgspec.Struct, frozen=True):
             check_bwrap()
 
     def resource_limits(self, games: int) -> ResourceLimits:
-        """The kernel limits of each bot of a match of ``games`` games (`Limits.resource_limits`)."""
+        """The kernel limits of each bot of a match of ``games`` games (`Limits.resource_limits`), all of them: a
+        match or check-bot with control groups asks ``FairPlaySetup.resource_limits``, which leaves out the memory
+        and process limits the groups hold instead."""
         return self.limits.resource_limits(games)
 
     def prepare(

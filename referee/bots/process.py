@@ -46,6 +46,7 @@ from types import TracebackType
 from typing import Final
 
 from referee.bots import procfs, stop
+from referee.bots.cgroups import BotCgroup, CgroupError
 from referee.bots.limits import ResourceLimits
 from referee.bots.lines import BIG_READ, StdoutLines
 from referee.bots.pipe_results import (
@@ -87,6 +88,8 @@ _STDERR_DRAIN_ROUNDS: Final = 16  # bounds drain_stderr() against a bot that wri
 _TERM_WAIT_S: Final = 0.2  # between SIGTERM and SIGKILL
 _REAP_S: Final = 5.0  # SIGKILLed processes die promptly; this only bounds a wedged kernel
 _HOLDER_CHECK_S: Final = 0.1  # with launchers in front of the bot, how often a wait checks who still holds its stdout
+_CPUS: Final = os.cpu_count() or 1  # a bot's group can use CPU time this much faster than the wall clock runs
+_CPU_CHECK_S: Final = 0.002  # the shortest wait between two looks at a bot's CPU time near its budget
 
 
 class BotProcess:
@@ -100,6 +103,7 @@ class BotProcess:
         max_line_bytes: int,
         stdin_cap_bytes: int,
         launchers: int = 0,
+        cgroup: BotCgroup | None = None,
     ) -> None:
         """Wrap an already started process; use ``BotProcess.start`` instead."""
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -125,6 +129,10 @@ class BotProcess:
         self._exited = False
         self._terminated = False
         self._watch = FdWatch()
+        self._cgroup = cgroup
+        self._frozen = False
+        self._cpu_final = -1  # its CPU time when its group was removed
+        self._thaw_next = False  # thaw it once the pending bytes are written (``thaw_after_write``)
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -141,16 +149,25 @@ class BotProcess:
         limits: ResourceLimits | None = None,
         stdin_cap_bytes: int = 8 * 1024 * 1024,
         launchers: int = 0,
+        cgroup: BotCgroup | None = None,
     ) -> BotProcess:
         """Start ``argv`` in its own session; raise ``BotStartError`` if it cannot run.
 
         ``launchers`` is how many processes stand in front of the bot and keep its pipes open (a sandbox's own
         processes: bubblewrap and its pid-1 init make 2): the bot's stdout then counts as closed once no process
-        behind them holds it, as it would without them.
+        behind them holds it, as it would without them. ``cgroup`` is the bot's control group, joined before its
+        first instruction; the bot owns it from then on (``terminate`` kills and removes it, also when the start
+        fails).
         """
         if argv and (max_line_bytes < 1 or stderr_cap_bytes < 0 or stdin_cap_bytes < 1):
             raise ValueError("max_line_bytes and stdin_cap_bytes must be >= 1, caps >= 0")
-        proc, log = spawn(argv, cwd=cwd, env=env, stderr_log=stderr_log, limits=limits)
+        try:
+            proc, log = spawn(argv, cwd=cwd, env=env, stderr_log=stderr_log, limits=limits, cgroup=cgroup)
+        except BaseException:
+            if cgroup is not None:
+                with contextlib.suppress(CgroupError):
+                    cgroup.remove()
+            raise
         stop.LIVE_BOTS.add(proc.pid)
         bot = cls(
             proc,
@@ -158,6 +175,7 @@ class BotProcess:
             max_line_bytes=max_line_bytes,
             stdin_cap_bytes=stdin_cap_bytes,
             launchers=launchers,
+            cgroup=cgroup,
         )
         return bot
 
@@ -189,6 +207,58 @@ class BotProcess:
     def stderr_log_error(self) -> str | None:
         """Why the stderr log stopped early (a full disk), if it did."""
         return self._stderr.error
+
+    # -- its control group: CPU time, freezing, limits ------------------------------------------------------------
+
+    @property
+    def cgroup(self) -> BotCgroup | None:
+        return self._cgroup
+
+    def cpu_ns(self) -> int:
+        """CPU time every process of the bot has used so far (its control group's), in ns; -1 without a group."""
+        group = self._cgroup
+        if group is None or group.removed:
+            return self._cpu_final
+        return group.cpu_ns()
+
+    def freeze(self) -> None:
+        """Stop every process of the bot where it is (the cgroup freezer) until ``thaw``; no-op without a group."""
+        group = self._cgroup
+        if group is not None and not self._frozen and not self._terminated:
+            group.freeze()
+            self._frozen = True
+
+    def thaw(self) -> None:
+        self._thaw_next = False
+        group = self._cgroup
+        if group is not None and self._frozen:
+            group.thaw()
+            self._frozen = False
+
+    def thaw_after_write(self) -> None:
+        """Thaw the bot in the next ``read_line``, right after it writes what is pending (the request).
+
+        A thawed bot that is waiting in ``read`` goes back to waiting when nothing is there yet and is woken again
+        by the write; thawed after the write, it finds its request at once (one wake-up a decision fewer,
+        BENCHMARKS.md). A pipe too full for the request thaws it all the same, so it can read."""
+        if self._frozen:
+            self._thaw_next = True
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    def limit_hit(self) -> str | None:
+        """The limit of its control group the bot ran into (``out of memory: limit 1024 MB``), or None."""
+        group = self._cgroup
+        if group is None:
+            return None
+        with contextlib.suppress(OSError):
+            if group.oom_kills() > 0:
+                limit = group.memory_bytes
+                shown = f"{limit // (1024 * 1024)} MB" if limit is not None else "its group's"
+                return f"out of memory: limit {shown} (--limit-memory)"
+        return None
 
     def unread_input_bytes(self) -> int:
         """Bytes sent to the bot that it has not read yet: our pending buffer plus what waits in its stdin pipe.
@@ -242,15 +312,24 @@ class BotProcess:
             self._pump(deadline - now, want_stdout=self._lines.has_room())
         return Closed() if self._terminated else Flushed()
 
-    def read_line(self, deadline: float) -> LineResult:
-        """Return the next stdout line, writing pending input and draining stderr meanwhile."""
+    def read_line(self, deadline: float, cpu_until: int = 0) -> LineResult:
+        """Return the next stdout line, writing pending input and draining stderr meanwhile.
+
+        ``Timeout`` once the wall clock reaches ``deadline``, or, with ``cpu_until`` (ns, > 0), once the bot's
+        control group has used that much CPU time: then the wait looks at it every so often, as soon as the time
+        left could have been used up on every CPU.
+        """
         call_start = time.monotonic()
         lines = self._lines
         if self._pending and not self._stdin_broken and not self._terminated:
             self._write_pending()  # a pipe with room takes it now: no poll round needed for the usual request
+            if self._thaw_next:
+                self.thaw()
             # On one CPU the write usually let the bot run and answer already: read before sleeping in poll.
             if not lines.eof and self._overflow is None and (not lines.data or lines.data.find(b"\n") < 0):
                 self._read_stdout()  # (find, not ``in``: see has_room; usually nothing is buffered to search)
+        elif self._thaw_next:
+            self.thaw()
         first = True
         progress = True
         while True:
@@ -267,9 +346,14 @@ class BotProcess:
             now = time.monotonic()
             if now >= deadline and not first:
                 return Timeout()
-            first = False
             # Once the bot has exited we only collect what is already in the pipe.
             wait = 0.0 if self._exited else deadline - now
+            if cpu_until > 0 and self._cgroup is not None:
+                left = cpu_until - self._cgroup.cpu_ns()
+                if left <= 0 and not first:
+                    return Timeout()
+                wait = min(wait, max(_CPU_CHECK_S, left / 1e9 / _CPUS))
+            first = False
             if self._launchers and wait > _HOLDER_CHECK_S:
                 wait = _HOLDER_CHECK_S  # look every so often whether the bot itself still holds its stdout
             progress = self._pump(wait, want_stdout=True)
@@ -380,6 +464,7 @@ class BotProcess:
         """Close stdin, give the bot ``grace_s`` to exit, then kill its group and session."""
         if self._terminated:
             return
+        self.thaw()  # a frozen bot can read neither bye nor the end of its input
         self._terminated = True
         self._pending = bytearray()
         self._lines.data.clear()  # after terminate there is nothing more to read
@@ -393,7 +478,13 @@ class BotProcess:
                 self._wait_exit(time.monotonic() + _TERM_WAIT_S)
             # Even after a clean exit, children it left behind must go too.
             stop.kill_group(self._proc.pid, signal.SIGKILL)
-            if not stop.left_nobody(self._exited):
+            group = self._cgroup
+            if group is not None:
+                try:
+                    group.kill()  # every process the bot made, whatever session or group it moved to
+                except CgroupError as error:
+                    raise BotProcessError(str(error)) from None
+            elif not stop.left_nobody(self._exited):
                 stop.kill_session(self._proc.pid)
             try:
                 self._proc.wait(timeout=_REAP_S)
@@ -404,6 +495,12 @@ class BotProcess:
             finally:
                 stop.LIVE_BOTS.discard(self._proc.pid)
             self._drain_stderr()  # the dead bot's last words explain crashes
+            if group is not None:
+                try:
+                    self._cpu_final = group.cpu_ns()
+                    group.remove()
+                except CgroupError as error:
+                    raise BotProcessError(str(error)) from None
         finally:
             for stream in (self._proc.stdout, self._proc.stderr):
                 if stream is not None:

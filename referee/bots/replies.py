@@ -42,6 +42,7 @@ class Reply(msgspec.Struct, frozen=True):
     ended: Timeout | Closed | Overflow | None = None
     late: Heard | None = None
     backlog: int = 0
+    cpu_s: float | None = None  # the CPU time the bot's control group used for it (None: not measured)
 
     @property
     def answer(self) -> m.BotMessage | None:
@@ -49,13 +50,20 @@ class Reply(msgspec.Struct, frozen=True):
 
 
 class Asked(msgspec.Struct):
-    """A request sent and not yet answered: when it went out, the time allowed, the lines heard for it so far."""
+    """A request sent and not yet answered: when it went out, the time allowed, the lines heard for it so far.
+
+    Timed on CPU time (``cpu_from`` >= 0, referee/bots/fairplay.py), ``allowed_s`` is CPU time from ``cpu_from``
+    and ``wall_s`` the wall-clock cap; on the wall clock both are the same.
+    """
 
     request: m.Request
     started: float
     allowed_s: float
     charged: bool  # the decision's own deadline, charged to the seat's clock (not the handshake's)
     heard: list[Heard] = msgspec.field(default_factory=list)
+    cpu_from: int = -1  # the bot's CPU time (ns) its time counts from; -1: timed on the wall clock
+    wall_s: float = 0.0
+    cpu_s: float | None = None  # the CPU time it used, once its reply is known
 
 
 def backlog_note(backlog: int) -> str:

@@ -58,6 +58,7 @@ __all__ = [
     "SandboxError",
     "SandboxKind",
     "bot_env",
+    "bot_uid",
     "bwrap_argv",
     "check_bwrap",
     "describe_exit",
@@ -125,6 +126,14 @@ class PreparedBot(msgspec.Struct, frozen=True):
     env: dict[str, str]
     home: Path
     launchers: int = 0  # processes in front of the bot that hold its pipes (bubblewrap and its init: 2)
+
+
+BOT_UID: Final = 65534  # "nobody": who a bot runs as inside bubblewrap when the referee is root
+
+
+def bot_uid(sandbox: SandboxKind) -> int | None:
+    """The uid bots run as when it is not the referee's: inside bubblewrap, when the referee is root."""
+    return BOT_UID if sandbox == "bwrap" and os.geteuid() == 0 else None
 
 
 def user_task_count(uid: int | None = None) -> int:
@@ -206,6 +215,10 @@ def prepare(
     command = resolve_argv(argv, user_cwd)
     env = bot_env(home, extra_env)
     if sandbox == "bwrap":
+        uid = bot_uid(sandbox)
+        if uid is not None:  # the bot runs as an unprivileged user: its private directory must be its own
+            for folder in (home, home / "tmp"):
+                os.chown(folder, uid, uid)
         command = bwrap_argv(
             _bwrap_program(),
             command,
@@ -232,17 +245,39 @@ def _bwrap_program() -> str:
 
 
 def _bwrap_base(program: str) -> list[str]:
-    """Everything but the per-seat binds: the system folders, fresh /dev /proc /tmp, no network, no caps."""
+    """Everything but the per-seat binds: the system folders, fresh /dev /proc /tmp, no network, no caps.
+
+    As root, the sandbox keeps only the capabilities that ``setpriv`` needs to drop to ``BOT_UID`` (``drop_root``);
+    without root, bubblewrap's user namespace runs the bot as the referee's own unprivileged user."""
     args = [program]
     for folder in SYSTEM_FOLDERS:
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
             args += ["--ro-bind", folder, folder]
-    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
     args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     args += ["--die-with-parent", "--cap-drop", "ALL"]
+    if os.geteuid() == 0:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     return args
+
+
+def drop_root() -> list[str]:
+    """The words that run a command inside the sandbox as ``BOT_UID`` (with no capabilities, no supplementary
+    groups, and no way back through a set-user-ID program: no_new_privs) when the referee is root; none else."""
+    if os.geteuid() != 0:
+        return []
+    import shutil
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise SandboxError(
+            "--sandbox bwrap as root runs each bot as an unprivileged user through util-linux's setpriv, which is "
+            "not installed: install util-linux, or run the referee as an unprivileged user"
+        )
+    ids = [f"--reuid={BOT_UID}", f"--regid={BOT_UID}", "--clear-groups"]
+    return [setpriv, *ids, "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
 
 def bwrap_argv(
@@ -266,8 +301,9 @@ def bwrap_argv(
                 "keep bot programs outside --out"
             )
     visible = _visible_folders([*(_program_folder(f) for f in files), *read_only])
+    made: set[Path] = set()
     for folder in visible:
-        args += ["--ro-bind", str(folder), str(folder)]
+        args += [*_reachable(folder, made), "--ro-bind", str(folder), str(folder)]
     # Match data inside a visible folder: the --out folder's top folder there (earlier matches' logs live beside
     # it), and the organiser's deal or replay file.
     read_only_last = [str(out_dir), "/"]  # made read-only once every mount point inside them exists
@@ -282,16 +318,31 @@ def bwrap_argv(
         if any(_is_within(file, folder) for folder in visible) and not _is_within(file, out_dir):
             args += ["--ro-bind", "/dev/null", str(file)]
     # The --out folder is an empty stand-in (wherever it is, /tmp included) holding only the private directory.
-    args += ["--tmpfs", str(out_dir)]
-    if disk_mb > 0:
-        args += ["--size", str(disk_mb * MIB), "--tmpfs", str(home), "--dir", str(home / "tmp")]
+    args += [*_reachable(out_dir, made), "--tmpfs", str(out_dir)]
+    if disk_mb > 0:  # (1777: the bot may run as another user than the sandbox's tmpfs belongs to)
+        args += ["--perms", "1777", "--size", str(disk_mb * MIB), "--tmpfs", str(home)]
+        args += ["--perms", "1777", "--dir", str(home / "tmp")]
     else:
         args += ["--bind", str(home), str(home)]
     # The folders bubblewrap made to hold the binds live in its root tmpfs: read-only too, once all are made.
     for mount in read_only_last:
         args += ["--remount-ro", mount]
-    args += ["--chdir", str(home), "--", *argv]
+    args += ["--chdir", str(home), "--", *drop_root(), *argv]
     return tuple(args)
+
+
+def _reachable(path: Path, made: set[Path]) -> list[str]:
+    """``--dir`` (mode 755) for each folder above ``path`` that is not there yet: bubblewrap makes the folders that
+    hold a mount point with the host's modes, and a bot running as another user than the referee (root's bots run
+    as ``BOT_UID``) could not pass a folder that is private on the host (``/root``, pytest's temporary folders).
+    Only their names show; what they hold on the host does not."""
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        if parent == Path("/") or parent in made:
+            continue
+        made.add(parent)
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
 
 
 def _program_folder(file: Path) -> Path:
@@ -344,7 +395,7 @@ def check_bwrap(timeout_s: float = 10.0) -> None:
     program = _bwrap_program()
     try:
         probe = subprocess.run(
-            [*_bwrap_base(program), "--", "true"],
+            [*_bwrap_base(program), "--", *drop_root(), "true"],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout_s,

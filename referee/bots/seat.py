@@ -10,6 +10,7 @@ lines exchanged and hands out the end of the bot's stderr, for reports.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from typing import Final, Literal, Protocol
 
 from protocol import codec
 from protocol import messages as m
+from referee.bots.fairplay import wall_cap_s
 from referee.bots.process import (
     BotProcess,
     Closed,
@@ -59,6 +61,7 @@ class SeatStats:
     decisions: int = 0
     thinking_s: float = 0.0
     slowest_s: float = 0.0
+    cpu_s: float = 0.0  # CPU time of its control group over its decisions (0 without one)
     faults: dict[FaultCode, int] = field(default_factory=dict)
     ignored_lines: int = 0
 
@@ -111,6 +114,11 @@ _DECODE_ANSWER: Final = codec.decode_bot_line
 _ANSWER_TYPES: Final = m.ANSWER_TYPES
 
 
+_NS: Final = 1e-9
+_CPUS: Final = os.cpu_count() or 1
+_CPU_CHECK_S: Final = 0.002
+
+
 def _crash_message(process: Transport, result: Closed | Overflow) -> str:
     """Why the bot can no longer answer, with how it ended when it did (a limit it hit, a signal, a status)."""
     if isinstance(result, Overflow):
@@ -122,6 +130,9 @@ def _crash_message(process: Transport, result: Closed | Overflow) -> str:
     while process.returncode is None and time.monotonic() < deadline:
         time.sleep(0.005)
     code = process.returncode
+    limit = process.limit_hit() if isinstance(process, BotProcess) else None
+    if limit is not None:
+        return f"the bot was killed: {limit}; see its stderr log"
     if code is None:
         return "the bot closed its output but kept running; it is stopped now"
     return f"the bot exited ({describe_exit(code)}); see its stderr log"
@@ -141,12 +152,17 @@ class BotSeat:
     ) -> None:
         self.seat = seat
         self.process = process
+        # Fair play (referee/bots/fairplay.py) needs a real process in a control group; other transports (scripted
+        # fakes, a human at the terminal) are timed on the wall clock and never frozen.
+        self._bot: BotProcess | None = process if isinstance(process, BotProcess) else None
         self.time = time_control
         self.bank_s = time_control.bank_ms / 1000
         self.name = f"seat{seat}"
         self.version = ""
         self.strikes = 0
         self.forfeited = process is None
+        self.freeze = False  # freeze the bot from its answer to its next request (fair play; needs a cgroup)
+        self._cpu_seen = -1  # the bot's CPU time (ns) when its last reply was read; still its time while frozen
         self.stats = SeatStats()
         self._ignored_mark = 0  # stats.ignored_lines when the latest request went out
         self.recent: deque[tuple[Direction, bytes]] = deque(maxlen=keep_lines)
@@ -188,6 +204,8 @@ class BotSeat:
         line: bytes | None = None,
         read_on: bool = False,
         grace_s: float = 0.0,
+        startup: bool = False,
+        together: int = 1,
     ) -> Reply:
         """Send queued events and ``request``, and wait for its answer.
 
@@ -196,22 +214,68 @@ class BotSeat:
         or when it is not ``codec.encode(request)`` (check-bot adds an unknown field). A match stops at the first
         broken line (a fault); ``read_on`` reads on past broken lines to the answer or the deadline, so that a
         check can report each one and still judge the answer. After a deadline passed with no line at all,
-        ``grace_s`` more is given for one: a slow bot's answer (``late``).
+        ``grace_s`` more is given for one: a slow bot's answer (``late``). ``startup``: the time counts from the
+        start of the bot's process, not from the request (the handshake, timed on CPU time).
         """
-        reply = self.await_reply(self.send_request(request, timeout_s=timeout_s, line=line), read_on, grace_s)
+        asked = self.send_request(request, timeout_s=timeout_s, line=line, startup=startup, together=together)
+        reply = self.await_reply(asked, read_on, grace_s)
         assert reply is not None
         return reply
 
-    def send_request(self, request: m.Request, *, timeout_s: float | None = None, line: bytes | None = None) -> Asked:
-        """The first half of ``converse``: send queued events and ``request``; its deadline starts now."""
+    def send_request(
+        self,
+        request: m.Request,
+        *,
+        timeout_s: float | None = None,
+        line: bytes | None = None,
+        together: int = 1,
+        startup: bool = False,
+    ) -> Asked:
+        """The first half of ``converse``: thaw the bot, send queued events and ``request``; its time starts now.
+
+        ``together`` is how many bots run at once from now on (every seat's pass): the wall-clock cap of a request
+        timed on CPU time grows with it (``fairplay.wall_cap_s``).
+        """
         process = self.process
         assert process is not None and not self.forfeited
         self._queue += codec.encode(request) if line is None else line
         allowed = self.deadline_s() if timeout_s is None else timeout_s
+        cpu = -1
+        bot = self._bot
+        if bot is not None:
+            if bot.frozen and self._cpu_seen >= 0:
+                cpu = self._cpu_seen  # frozen since its last reply was read: it has used nothing since
+                bot.thaw_after_write()  # its time starts with the request, in the pipe before it runs
+            else:
+                bot.thaw()
+                cpu = bot.cpu_ns()
         started = _CLOCK()
         self._ignored_mark = self.stats.ignored_lines
         self._send_queue(process)
-        return Asked(request, started, allowed, timeout_s is None)
+        if cpu < 0:
+            return Asked(request, started, allowed, timeout_s is None, wall_s=allowed)
+        cap = wall_cap_s(allowed, together)
+        return Asked(request, started, allowed, timeout_s is None, cpu_from=0 if startup else cpu, wall_s=cap)
+
+    def _cpu_until(self, asked: Asked) -> int:
+        """The bot's CPU time (ns) at which ``asked`` times out; 0 when timed on the wall clock."""
+        return 0 if asked.cpu_from < 0 else asked.cpu_from + int(asked.allowed_s * 1e9)
+
+    def expired(self, asked: Asked, at_s: float) -> bool:
+        """Whether ``asked``'s time is up ``at_s`` after it went out: its CPU time, or the wall clock."""
+        if at_s >= asked.wall_s:
+            return True
+        if asked.cpu_from < 0 or self._bot is None:
+            return False
+        return self._bot.cpu_ns() >= self._cpu_until(asked)
+
+    def wake_at(self, asked: Asked) -> float:
+        """The earliest moment ``asked`` could time out (for a wait on several bots at once)."""
+        wall = asked.started + asked.wall_s
+        if asked.cpu_from < 0 or self._bot is None:
+            return wall
+        left = (self._cpu_until(asked) - self._bot.cpu_ns()) * _NS
+        return min(wall, _CLOCK() + max(_CPU_CHECK_S, left / _CPUS))
 
     @property
     def ignored_since_request(self) -> int:
@@ -219,12 +283,18 @@ class BotSeat:
         return self.stats.ignored_lines - self._ignored_mark
 
     def await_reply(self, asked: Asked, read_on: bool = False, grace_s: float = 0.0, wait: bool = True) -> Reply | None:
-        """The second half of ``converse``: the reply to ``asked``. Without ``wait``, only what has arrived is read
-        and None means no reply yet (the deadline has not passed either)."""
+        """The second half of ``converse``: the reply to ``asked``, after which the bot is frozen (``freeze``).
+        Without ``wait``, only what has arrived is read and None means no reply yet (its time is not up either)."""
+        reply = self._reply(asked, read_on, grace_s, wait)
+        if reply is not None and self.freeze and self._bot is not None:
+            self._bot.freeze()
+        return reply
+
+    def _reply(self, asked: Asked, read_on: bool, grace_s: float, wait: bool) -> Reply | None:
         process = self.process
         assert process is not None
         started = asked.started
-        result = process.read_line(started + asked.allowed_s if wait else 0.0)
+        result = self._read_now(process, started + asked.wall_s if wait else 0.0, self._cpu_until(asked))
         if self._recording:
             self._record_read(result)
         at_s = _CLOCK() - started
@@ -239,7 +309,7 @@ class BotSeat:
                 if answer.id == request.id and isinstance(answer, _ANSWER_TYPES[type(request)]):
                     heard = Heard(result.data, at_s, answer)
                     asked.heard.append(heard)
-                    return Reply(answer, self._charge(at_s, asked.charged), (heard,))
+                    return Reply(answer, self._charge(at_s, asked), (heard,), cpu_s=asked.cpu_s)
         return self._await_reply(asked, result, at_s, read_on, grace_s, wait)
 
     def _await_reply(
@@ -249,17 +319,18 @@ class BotSeat:
         broken lines, timeouts, crashes)."""
         process = self.process
         assert process is not None
-        request, started, allowed, charged = asked.request, asked.started, asked.allowed_s, asked.charged
+        request, started = asked.request, asked.started
         expected = m.ANSWER_TYPES[type(request)]
-        deadline = started + allowed if wait else 0.0
+        deadline = started + asked.wall_s if wait else 0.0
+        cpu_until = self._cpu_until(asked)
         heard = asked.heard
         while True:
-            if not wait and isinstance(result, Timeout) and at_s < allowed:
+            if not wait and isinstance(result, Timeout) and not self.expired(asked, at_s):
                 return None
             if isinstance(result, Line):
                 outcome = self._read_answer(result.data, request.id, expected, heard, at_s)
                 if outcome is not None and not (read_on and isinstance(outcome, Fault) and heard[-1].message is None):
-                    return Reply(outcome, self._charge(at_s, charged), tuple(heard))
+                    return Reply(outcome, self._charge(at_s, asked), tuple(heard), cpu_s=asked.cpu_s)
             elif isinstance(result, LineTooLong):
                 heard.append(Heard(result.prefix, at_s))
                 if not read_on:
@@ -268,31 +339,45 @@ class BotSeat:
                         f"your answer line is longer than {codec.MAX_BOT_LINE_BYTES} bytes "
                         f"(it starts {result.prefix[:60]!r}); answer with one short JSON object per line",
                     )
-                    return Reply(fault, self._charge(at_s, charged), tuple(heard))
+                    return Reply(fault, self._charge(at_s, asked), tuple(heard), cpu_s=asked.cpu_s)
             else:
-                return self._no_answer(asked, result, self._charge(at_s, charged), grace_s)
-            result = self._read(process, deadline)
+                return self._no_answer(asked, result, self._charge(at_s, asked), grace_s)
+            result = self._read(process, deadline, cpu_until)
             at_s = time.monotonic() - started
 
     def _no_answer(self, asked: Asked, result: Timeout | Closed | Overflow, spent: float, grace_s: float) -> Reply:
         """The reply when the wait ended without an answer: a timeout (with a late line in the grace), or a crash."""
         process = self.process
         assert process is not None
-        request, started, allowed, heard = asked.request, asked.started, asked.allowed_s, asked.heard
+        request, started, heard, cpu = asked.request, asked.started, asked.heard, asked.cpu_s
         if isinstance(result, Timeout):
             backlog = self._unread_lines(process)
             wrong_ids = [h.message.id for h in heard if h.message is not None and h.message.id != request.id]
-            timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(allowed, backlog, request.id, wrong_ids))
+            within = self._within(asked, spent)
+            timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(within, backlog, request.id, wrong_ids))
             if heard or grace_s <= 0:
-                return Reply(timeout, spent, tuple(heard), result, backlog=backlog)
+                return Reply(timeout, spent, tuple(heard), result, backlog=backlog, cpu_s=cpu)
             late = self._read(process, time.monotonic() + grace_s)
             if isinstance(late, Line | LineTooLong):
                 data = late.data if isinstance(late, Line) else late.prefix
-                return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started), backlog)
+                return Reply(timeout, spent, (), result, Heard(data, time.monotonic() - started), backlog, cpu)
             if isinstance(late, Timeout):
-                return Reply(timeout, spent, (), result, backlog=backlog)
+                return Reply(timeout, spent, (), result, backlog=backlog, cpu_s=cpu)
             result = late
-        return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result)
+        return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result, cpu_s=cpu)
+
+    def _within(self, asked: Asked, spent: float) -> str:
+        """What the bot had and did not answer within: "1000 ms", or its CPU time or wall-clock cap."""
+        allowed_ms = asked.allowed_s * 1000
+        if asked.cpu_from < 0:
+            return f"{allowed_ms:.0f} ms"
+        cpu_ms = (asked.cpu_s or 0.0) * 1000
+        if cpu_ms >= allowed_ms:
+            return f"{allowed_ms:.0f} ms of CPU time (your processes used {cpu_ms:.0f} ms)"
+        return (
+            f"the wall-clock cap of {asked.wall_s * 1000:.0f} ms (your processes used {cpu_ms:.0f} ms of their "
+            f"{allowed_ms:.0f} ms of CPU time: waiting for something that does not come?)"
+        )
 
     def _read_answer(
         self, data: bytes, request_id: int, expected: type[m.BotMessage], heard: list[Heard], at_s: float
@@ -322,26 +407,38 @@ class BotSeat:
             )
         return answer
 
-    def _charge(self, elapsed: float, counts: bool) -> float:
-        if counts:
-            self.stats.decisions += 1
-            self.stats.thinking_s += elapsed
-            self.stats.slowest_s = max(self.stats.slowest_s, elapsed)
+    def _charge(self, elapsed: float, asked: Asked) -> float:
+        """Count the decision on the seat's clock (its CPU time where measured); the wall time it took."""
+        used = elapsed
+        if asked.cpu_from >= 0 and self._bot is not None:
+            self._cpu_seen = self._bot.cpu_ns()
+            used = asked.cpu_s = max(0.0, (self._cpu_seen - asked.cpu_from) * _NS)
+        if asked.charged:
+            stats = self.stats
+            stats.decisions += 1
+            stats.thinking_s += elapsed
+            stats.slowest_s = max(stats.slowest_s, elapsed)
+            if asked.cpu_s is not None:
+                stats.cpu_s += asked.cpu_s
             if self.time.bank_ms:
-                overrun = max(0.0, elapsed - self.time.move_ms / 1000)
+                overrun = max(0.0, used - self.time.move_ms / 1000)
                 self.bank_s = max(0.0, self.bank_s - overrun) + self.time.increment_ms / 1000
         return elapsed
 
-    def _timeout_message(self, allowed: float, backlog: int, request_id: int, wrong_ids: list[int]) -> str:
+    def cpu_ns(self) -> int:
+        """The bot's CPU time so far (its control group's), in ns; -1 where not measured."""
+        return -1 if self._bot is None else self._bot.cpu_ns()
+
+    def _timeout_message(self, within: str, backlog: int, request_id: int, wrong_ids: list[int]) -> str:
         if wrong_ids:  # the bot did answer: with the wrong id, which is what to fix
             return (
-                f"no answer with id {request_id} within {allowed * 1000:.0f} ms: answered with id {wrong_ids[-1]}; "
+                f"no answer with id {request_id} within {within}: answered with id {wrong_ids[-1]}; "
                 f"the request's id is {request_id}: copy the request's \"id\" into your answer"
             )
         if backlog:
-            return f"no answer within {allowed * 1000:.0f} ms; {backlog_note(backlog)}"
+            return f"no answer within {within}; {backlog_note(backlog)}"
         return (
-            f"no answer within {allowed * 1000:.0f} ms; answer every request at once and flush stdout "
+            f"no answer within {within}; answer every request at once and flush stdout "
             "after each line (print(..., flush=True) in Python, stdbuf -oL for a program that has no switch)"
         )
 
@@ -366,6 +463,7 @@ class BotSeat:
     def close_input(self, timeout_s: float) -> None:
         """Send what is queued (for up to ``timeout_s``), then close the bot's stdin: it reads end of input."""
         assert self.process is not None
+        self.thaw()  # it must run to read its end of input
         if self._queue:
             self._send_queue(self.process)
             self.process.flush(time.monotonic() + timeout_s)
@@ -387,17 +485,29 @@ class BotSeat:
     # --- end of game and match -----------------------------------------------------------------------------------
 
     def flush(self, timeout_s: float = 1.0) -> None:
-        """Write queued events now (end of game/match); a bot that does not read them only loses them."""
+        """Write queued events now (end of game/match); a bot that does not read them only loses them.
+
+        A frozen bot's events are handed to its transport without waiting: they go into its pipe as far as it has
+        room, and the rest goes out with its next request (or its ``bye``), so a frozen bot never holds up the
+        referee.
+        """
         if self.forfeited or self.process is None or not self._queue:
             self._queue.clear()
             return
         self._send_queue(self.process)
-        self.process.flush(time.monotonic() + timeout_s)
+        if self._bot is None or not self._bot.frozen:
+            self.process.flush(time.monotonic() + timeout_s)
+
+    def thaw(self) -> None:
+        """Let the bot run again outside a request (check-bot's end of game)."""
+        if self._bot is not None:
+            self._bot.thaw()
 
     def close(self, reason: m.ByeReason, grace_s: float = 0.5) -> None:
         """Say bye, give the bot a moment to exit by itself, then make sure every process of it is gone."""
         if self.process is None:
             return
+        self.thaw()  # it must run to read bye and exit
         if self.process.alive:
             self._queue += codec.encode(m.ByeEvent(reason=reason))
             self._send_queue(self.process)
@@ -420,8 +530,15 @@ class BotSeat:
                 self._record(SENT, line)
         process.send(payload)
 
-    def _read(self, process: Transport, deadline: float) -> LineResult:
-        result = process.read_line(deadline)
+    def _read_now(self, process: Transport, deadline: float, cpu_until: int) -> LineResult:
+        """One read, on a CPU-time budget where there is one (the caller records it)."""
+        bot = self._bot
+        if cpu_until > 0 and bot is not None:
+            return bot.read_line(deadline, cpu_until)
+        return process.read_line(deadline)
+
+    def _read(self, process: Transport, deadline: float, cpu_until: int = 0) -> LineResult:
+        result = self._read_now(process, deadline, cpu_until)
         if self._recording:
             self._record_read(result)
         return result
@@ -446,7 +563,8 @@ def converse_all(asks: Sequence[tuple[BotSeat, m.Request]]) -> list[Reply]:
     nothing beyond their own answers. With transports that are not processes (scripted fakes, which answer at
     once), the replies are collected one seat after the other.
     """
-    sent = [(seat, seat.send_request(request)) for seat, request in asks]
+    at_once = len(asks)
+    sent = [(seat, seat.send_request(request, together=at_once)) for seat, request in asks]
     replies: list[Reply | None] = [None] * len(sent)
     processes = [seat.process for seat, _ in sent]
     together = all(isinstance(p, BotProcess) for p in processes)
@@ -459,5 +577,5 @@ def converse_all(asks: Sequence[tuple[BotSeat, m.Request]]) -> list[Reply]:
                     waiting.append(i)
         if not waiting:
             return [reply for reply in replies if reply is not None]
-        deadline = min(sent[i][1].started + sent[i][1].allowed_s for i in waiting)
+        deadline = min(sent[i][0].wake_at(sent[i][1]) for i in waiting)
         wait_any([p for i, p in enumerate(processes) if i in waiting and isinstance(p, BotProcess)], deadline)

@@ -13,9 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+import msgspec
+
 from protocol import codec
 from protocol import messages as m
 from referee import wire, wire_requests
+from referee.bots.cgroups import CgroupError
+from referee.bots.fairplay import FairPlaySetup
 from referee.bots.process import BotProcess, BotStartError
 from referee.bots.sandbox import SandboxError
 from referee.bots.seat import Transport
@@ -67,8 +71,16 @@ def _show_answer(answer: m.BotMessage | None) -> str:
 class _GameCheck:
     """Play the scenario of one game with the bot in its seat, reporting one result per check."""
 
-    def __init__(self, options: CheckOptions, game: str, start: StartBot, emit: Callable[[CheckResult], None]) -> None:
+    def __init__(
+        self,
+        options: CheckOptions,
+        game: str,
+        start: StartBot,
+        emit: Callable[[CheckResult], None],
+        freeze: bool = False,
+    ) -> None:
         self.options = options
+        self.freeze = freeze  # between its turns, as in a match (fair play with control groups)
         self.game = game
         self.start = start
         self.emit = emit
@@ -140,7 +152,7 @@ class _GameCheck:
 
     def _start(self, label: str, check: str, hint: str = "") -> Run | None:
         try:
-            return Run(self.start(label), self.options)
+            return Run(self.start(label), self.options, self.freeze)
         except BotStartError as error:
             self.emit(CheckResult(check, "FAIL", str(error), hint))
             return None
@@ -328,14 +340,14 @@ class _GameCheck:
             run.stop()
 
 
-def _process_starter(options: CheckOptions, log_dir: Path) -> StartBot:
+def _process_starter(options: CheckOptions, log_dir: Path, fair: FairPlaySetup) -> StartBot:
     """Start the bot as a match does (`Isolation.prepare`): in a private working directory, with the
     built environment (PATH, LANG, LC_ALL, its own HOME and TMPDIR), not the user's, under the match's limits
     and sandbox. A bot that passed only because the user's shell set PYTHONUNBUFFERED, because it opened a file
     relative to the user's directory, or because nothing limited its memory, would otherwise pass here and fail
     its first match."""
 
-    limits = options.isolation.resource_limits(games=1)
+    limits = fair.resource_limits(games=1)
 
     def start(label: str) -> Transport:
         try:
@@ -343,6 +355,10 @@ def _process_starter(options: CheckOptions, log_dir: Path) -> StartBot:
                 options.argv, user_cwd=options.cwd, private_dir=log_dir / label, out_dir=log_dir
             )
         except SandboxError as error:
+            raise BotStartError(str(error)) from None
+        try:
+            group = fair.bot_group(label)
+        except CgroupError as error:
             raise BotStartError(str(error)) from None
         return BotProcess.start(
             bot.argv,
@@ -352,6 +368,7 @@ def _process_starter(options: CheckOptions, log_dir: Path) -> StartBot:
             max_line_bytes=codec.MAX_BOT_LINE_BYTES,
             limits=limits,
             launchers=bot.launchers,
+            cgroup=group,
         )
 
     return start
@@ -375,17 +392,24 @@ def check_bot(
 
     if start is None:
         options.isolation.check_here()  # a SandboxError: bubblewrap is missing or forbidden here, said once
-    with tempfile.TemporaryDirectory(prefix="kierki-check-") as tmp:
-        starter = start if start is not None else _process_starter(options, Path(tmp))
-        handshake_ok = True
-        for index, game in enumerate(options.games):
-            if not _GameCheck(options, game, starter, record).run():
-                handshake_ok = False
-                for rest in options.games[index + 1 :]:
-                    record(CheckResult(f"{rest}: all checks", "SKIP", _NOT_STARTED))
-                break
-        if handshake_ok:
-            _GameCheck(options, options.games[0], starter, record).end_of_input()
-        else:
-            record(CheckResult("end of input: exits when stdin closes", "SKIP", _NOT_STARTED))
+    # A scripted transport (start given) has no process to put in a group.
+    isolation = options.isolation if start is None else msgspec.structs.replace(options.isolation, fair_play="none")
+    fair = FairPlaySetup.open(isolation)
+    try:
+        with tempfile.TemporaryDirectory(prefix="kierki-check-") as tmp:
+            starter = start if start is not None else _process_starter(options, Path(tmp), fair)
+            freeze = fair.freezes
+            handshake_ok = True
+            for index, game in enumerate(options.games):
+                if not _GameCheck(options, game, starter, record, freeze).run():
+                    handshake_ok = False
+                    for rest in options.games[index + 1 :]:
+                        record(CheckResult(f"{rest}: all checks", "SKIP", _NOT_STARTED))
+                    break
+            if handshake_ok:
+                _GameCheck(options, options.games[0], starter, record, freeze).end_of_input()
+            else:
+                record(CheckResult("end of input: exits when stdin closes", "SKIP", _NOT_STARTED))
+    finally:
+        fair.close()
     return report

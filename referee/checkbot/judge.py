@@ -17,6 +17,7 @@ from typing import Final
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Line, LineTooLong, Overflow
+from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
 from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport, backlog_note
 from referee.bots.stderr_log import last_lines
 from referee.checkbot.report import (
@@ -76,6 +77,10 @@ _JSON_FRAGMENT: Final = re.compile(rb'^\s*(?:[{}\[\]],?|"[^"]*"\s*:.*)\s*$')
 
 
 def _explain_bad_line(error: codec.ProtocolError, line: bytes) -> Problem:
+    runtime = runtime_failure(line)
+    if runtime is not None:
+        shown = clip(line.decode("utf-8", "replace").strip())
+        return f"{runtime} could not start; it printed on stdout: {shown}", RUNTIME_HINT
     problem = f"your bot wrote a line that is not a valid answer: {error.problem}"
     if error.message_type is not None and error.message_type in _REFEREE_TYPES:
         return problem, HINT_EVENTS
@@ -99,10 +104,11 @@ class Judged:
 class Run:
     """One start of the bot: its transport, the seat that talks to it, and whether it can still be asked."""
 
-    def __init__(self, transport: Transport, options: CheckOptions) -> None:
+    def __init__(self, transport: Transport, options: CheckOptions, freeze: bool = False) -> None:
         self.transport = transport
         self.options = options
         self.seat = BotSeat(0, transport, options.time, keep_lines=_LAST_LINES)
+        self.seat.freeze = freeze
         self.dead = False  # the bot cannot be asked anything more in this run
 
     def exchange(self) -> list[str]:
@@ -117,6 +123,7 @@ class Run:
         timeout_ms = options.time.startup_ms if startup else options.time.move_ms
         reply = self.seat.converse(
             request,
+            startup=startup,
             timeout_s=timeout_ms / 1000,
             line=line,
             read_on=True,
@@ -194,6 +201,7 @@ class Run:
         """Send what is queued, then wait for the bot to exit: (lines it still wrote, exit status or None)."""
         exit_s = self.options.exit_ms / 1000
         deadline = time.monotonic() + exit_s
+        self.seat.thaw()  # it must run to read the last events and bye, and exit
         self.seat.flush(exit_s)
         extra: list[str] = []
         while True:

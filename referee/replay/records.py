@@ -17,6 +17,7 @@ from typing import Any, Final, get_args
 import msgspec
 
 from referee.faults import Consequence, FaultCode
+from referee.match_result import GameStatus
 from referee.rules import DealKind, MoonOption
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "FaultRecord",
     "GameEndRecord",
     "Header",
+    "IsolationRecord",
     "LotteryPassRecord",
     "MoonDecision",
     "OutRecord",
@@ -50,7 +52,7 @@ __all__ = [
 
 FORMAT: Final = "kierki-replay"
 VERSION: Final = 2  # REPLAY.md documents this version; a reader refuses a newer one (1: Mersenne Twister deals)
-END_STATUSES: Final = ("complete", "stopped", "interrupted", "error")
+END_STATUSES: Final = tuple(status.value for status in GameStatus)
 
 
 class _Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):
@@ -69,6 +71,21 @@ class BotRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     version: str
     command: str
     label: str | None = None  # a tournament's NAME, a ladder's NAME@version; absent from a plain match's log
+
+
+class IsolationRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """How the bots were isolated and timed (SECURITY.md): the sandbox, the control groups (``"v1"``, ``"v2"``,
+    null for none), the clock their deadlines were judged on (``"cpu"``: each bot's own CPU time, with a
+    wall-clock cap; ``"wall"``), whether a bot was frozen while not to move, which limit held its memory and its
+    processes (``"cgroup"`` or ``"rlimit"``), and the uid bots ran as when it was not the referee's (null)."""
+
+    sandbox: str
+    cgroups: str | None
+    clock: str
+    freeze: bool
+    memory: str
+    processes: str
+    bot_uid: int | None = None
 
 
 class ClockRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -99,6 +116,7 @@ class Header(_Record, frozen=True, kw_only=True, tag="header"):
     given_deals: int
     bots: list[BotRecord]
     time: ClockRecord
+    isolation: IsolationRecord | None = None  # absent in logs of referees before fair play, and in the goldens
 
 
 # --- decisions: what the bots chose (or the referee for them) ------------------------------------------------
@@ -113,6 +131,7 @@ class PlayDecision(_Record, frozen=True, kw_only=True, tag="play"):
     fallback: bool = False
     replayed: bool = False
     ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
+    cpu_ms: float | msgspec.UnsetType = msgspec.UNSET  # CPU time of the bot's control group for it (fair play)
 
 
 class PassDecision(_Record, frozen=True, kw_only=True, tag="pass"):
@@ -124,6 +143,7 @@ class PassDecision(_Record, frozen=True, kw_only=True, tag="pass"):
     fallback: bool = False
     replayed: bool = False
     ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
+    cpu_ms: float | msgspec.UnsetType = msgspec.UNSET  # CPU time of the bot's control group for it (fair play)
 
 
 class TrumpDecision(_Record, frozen=True, kw_only=True, tag="trump"):
@@ -135,6 +155,7 @@ class TrumpDecision(_Record, frozen=True, kw_only=True, tag="trump"):
     fallback: bool = False
     replayed: bool = False
     ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
+    cpu_ms: float | msgspec.UnsetType = msgspec.UNSET  # CPU time of the bot's control group for it (fair play)
 
 
 class MoonDecision(_Record, frozen=True, kw_only=True, tag="moon"):
@@ -146,6 +167,7 @@ class MoonDecision(_Record, frozen=True, kw_only=True, tag="moon"):
     fallback: bool = False
     replayed: bool = False
     ignored: int = 0  # lines the bot wrote for other requests while this one waited (answers to old ids)
+    cpu_ms: float | msgspec.UnsetType = msgspec.UNSET  # CPU time of the bot's control group for it (fair play)
 
 
 class FaultRecord(_Record, frozen=True, kw_only=True, tag="fault"):
@@ -225,6 +247,8 @@ class EndRecord(_Record, frozen=True, kw_only=True, tag="end"):
 
     status: str
     detail: str = ""
+    # Per seat, the CPU time (ms) its bot's control group used in this game; absent without control groups.
+    cpu_ms: list[float | None] | msgspec.UnsetType = msgspec.UNSET
 
 
 Decision = PlayDecision | PassDecision | TrumpDecision | MoonDecision

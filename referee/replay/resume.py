@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.match_result import GameStatus
 from referee.replay.reader import Replay, ReplayError, load
 from referee.replay.timeline import Timeline, build_timeline
 from referee.rules import Action, DealSpec, Ruleset
@@ -35,7 +36,7 @@ def resume_point(path: Path, at: int) -> ResumePoint:
     steps = timeline.decisions
     if not 0 <= at <= len(steps):
         checked = ""
-        if timeline.problem is not None and replay.end is not None and replay.end.status == "complete":
+        if timeline.problem is not None and replay.end is not None and replay.end.status == GameStatus.COMPLETE:
             checked = f" that agree with the rules (then {timeline.problem})"
         raise ReplayError(f"{path} has {len(steps)} decisions{checked}; --at takes 0 to {len(steps)}")
     if timeline.state_at(at).is_over:
@@ -58,6 +59,6 @@ def _resume_warnings(replay: Replay, timeline: Timeline) -> list[str]:
             "the log has no end record: it was cut off (the match was killed, or the file truncated), so only the "
             f"{len(timeline.decisions)} decisions it holds can be replayed"
         )
-    elif timeline.problem is not None and replay.end.status == "complete":
+    elif timeline.problem is not None and replay.end.status == GameStatus.COMPLETE:
         warnings.append(f"the log stops agreeing with the rules: {timeline.problem}")
     return warnings

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from referee.faults import FaultPolicy
+from referee.match_result import GameStatus
 from referee.replay.mismatch import (
     at_line,
     describe_action,
@@ -397,9 +398,14 @@ class _Walk:
         if record.status not in END_STATUSES:
             raise ReplayError(f"end status {record.status!r} is not one of {', '.join(END_STATUSES)}", entry.line)
         entries = self.timeline.frames[-1].entries
-        if record.status == "stopped" and not self.pending and len(entries) > 1 and entries[-2].type == "deal_end":
+        if (
+            record.status == GameStatus.STOPPED
+            and not self.pending
+            and len(entries) > 1
+            and entries[-2].type == "deal_end"
+        ):
             return  # stopped on purpose after a deal's end (MatchConfig.deals_per_game): every record is verified
-        if record.status != "complete":
+        if record.status != GameStatus.COMPLETE:
             detail = f" ({record.detail})" if record.detail else ""
             raise ReplayError(
                 f"the game did not finish: the log ends with status {record.status!r}{detail}", entry.line

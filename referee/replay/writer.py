@@ -24,6 +24,7 @@ from typing import IO, Final
 import msgspec
 
 import referee
+from referee.match_result import GameStatus
 from referee.replay.errors import ReplayWriteError
 from referee.replay.records import (
     END_STATUSES,
@@ -114,25 +115,39 @@ def event_record(event: Event) -> Derived | None:
 
 
 def decision_record(
-    seat: int, action: Action, ms: float | None, fallback: bool, replayed: bool = False, ignored: int = 0
+    seat: int,
+    action: Action,
+    ms: float | None,
+    fallback: bool,
+    replayed: bool = False,
+    ignored: int = 0,
+    cpu_ms: float | None = None,
 ) -> Decision:
     """The record of a decision; ``ms`` None: the referee decided without asking (written as null); ``ignored``:
-    the lines of the bot's that were ignored while it was asked (answers to other requests)."""
+    the lines of the bot's that were ignored while it was asked (answers to other requests); ``cpu_ms`` the CPU
+    time its control group used for it (None: not measured, not written)."""
     took = None if ms is None else round(ms, 3)
+    cpu: float | msgspec.UnsetType = msgspec.UNSET if cpu_ms is None else round(cpu_ms, 3)
     if isinstance(action, PlayCard):
+        card = card_name(action.card)
         return PlayDecision(
-            seat=seat, card=card_name(action.card), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+            seat=seat, card=card, ms=took, fallback=fallback, replayed=replayed, ignored=ignored, cpu_ms=cpu
         )
     if isinstance(action, PassCards):
+        cards = _names(action.cards)
         return PassDecision(
-            seat=seat, cards=_names(action.cards), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+            seat=seat, cards=cards, ms=took, fallback=fallback, replayed=replayed, ignored=ignored, cpu_ms=cpu
         )
     if isinstance(action, ChooseTrump):
+        suit = trump_name(action.suit)
         return TrumpDecision(
-            seat=seat, suit=trump_name(action.suit), ms=took, fallback=fallback, replayed=replayed, ignored=ignored
+            seat=seat, suit=suit, ms=took, fallback=fallback, replayed=replayed, ignored=ignored, cpu_ms=cpu
         )
     assert isinstance(action, ChooseMoon)
-    return MoonDecision(seat=seat, choice=action.option, ms=took, fallback=fallback, replayed=replayed, ignored=ignored)
+    option = action.option
+    return MoonDecision(
+        seat=seat, choice=option, ms=took, fallback=fallback, replayed=replayed, ignored=ignored, cpu_ms=cpu
+    )
 
 
 def referee_version() -> str:
@@ -187,8 +202,9 @@ class ReplayWriter:
         except OSError as error:
             raise self._error(error) from None
 
-    def finish(self, status: str, detail: str = "") -> Path:
-        """Close with an ``end`` record; status is "complete", "stopped", "interrupted" or "error".
+    def finish(self, status: str, detail: str = "", cpu_ms: list[float | None] | None = None) -> Path:
+        """Close with an ``end`` record; status is "complete", "stopped", "interrupted" or "error"; ``cpu_ms`` the
+        game's CPU time per seat, where measured.
 
         After a failed write the file is only closed (its ``.part`` keeps what was written) and that path is
         returned.
@@ -196,7 +212,8 @@ class ReplayWriter:
         assert status in END_STATUSES, status
         if self.failed is None:
             try:
-                self.write(EndRecord(status=status, detail=detail))
+                cpu: list[float | None] | msgspec.UnsetType = msgspec.UNSET if cpu_ms is None else cpu_ms
+                self.write(EndRecord(status=status, detail=detail, cpu_ms=cpu))
                 self._file.flush()
                 os.fsync(self._file.fileno())
                 self._file.close()
@@ -206,6 +223,6 @@ class ReplayWriter:
                 self.failed = error
         with contextlib.suppress(OSError):
             self._file.close()  # its buffer may not fit on the disk either: what reached the file stays
-        if status == "complete":
+        if status == GameStatus.COMPLETE:
             raise self._error(self.failed)
         return self.partial

@@ -8,6 +8,7 @@ usage: snoop.py AFTER PORT OUTSIDE_DIR. It plays correctly and writes what it ma
 * read the replay log being written (``*.replay.jsonl.part``), which holds every hand of every deal;
 * write into the --out folder and into OUTSIDE_DIR (a folder of the user's);
 * connect to 127.0.0.1:PORT (a socket the test listens on);
+* read ``/etc/shadow``, which only root may read (a bot under bubblewrap never runs as root);
 * report its working directory and which environment variables it was given.
 """
 
@@ -54,6 +55,7 @@ def snoop(msg: Message, reply: Message, n: int) -> bool:
     attempt("read_other_private", lambda: Path("../seat1/secret.txt").read_text())
     attempt("read_other_stderr", lambda: len(Path("../seat1.stderr.log").read_bytes()))
     attempt("read_replay", read_replays)
+    attempt("read_shadow", lambda: len(Path("/etc/shadow").read_bytes()))
     attempt("write_out", lambda: Path("../planted-by-snoop.txt").write_text("gotcha"))
     attempt("write_outside", lambda: (Path(arg(1, "/nonexistent")) / "planted-by-snoop.txt").write_text("gotcha"))
     if "connect" not in report:  # once: unanswered connections would fill the listener's backlog

@@ -1,0 +1,79 @@
+"""The PettingZoo environment (referee.learning) against the rules core's own playout, on the same deals.
+
+Both sides play deal 1 of Hearts games dealt from the seeds 0 to 255 in turn, passing left, at random to the deal's
+end, with a target of 1 so that the deal ends the game on both sides (with a higher target the environment's game
+would go on and deal its deal 2 before the step returns, a second dealing from the seed that the playout never
+does). **Environment:** ``KierkiEnv.reset(seed=k)``, then per step ``env.last()`` (the seat's observation, encoded,
+with its mask) and ``env.step(a)`` with ``a = legal[int(random() * len(legal))]``, ``legal = mask.nonzero()[0]``
+(the mask's legal actions, as numpy gives them most cheaply), until the deal's result is in: 12 pass steps (a pass
+is three), 52 plays and a moon choice when one is shot. **Playout:** ``GameState(ruleset, seed=k)`` then
+``playout(state, rng)``, which plays the same deal's passes and cards inside the rules core. ``apply_only``
+(context) plays the same deals through ``GameState.apply`` with random choices and no observation at all: what any
+environment over the public API costs before it shows a seat anything.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from referee.rules import GameState, PassCards, Phase, PlayCard, Ruleset, playout
+
+DEALS = 256
+OPTIONS = {"passing": "left", "target": 1}
+
+
+def env_runner() -> Any:
+    from referee.learning import KierkiEnv
+
+    env = KierkiEnv("hearts", options=OPTIONS)
+    turn = iter(range(1 << 62))
+
+    def one_deal(rng: random.Random) -> int:
+        rand = rng.random
+        env.reset(seed=next(turn) % DEALS)
+        state = env.game_state
+        assert state is not None
+        results = state.deal_results
+        last, step = env.last, env.step
+        steps = 0
+        while not results:
+            mask = last()[0]["action_mask"]  # type: ignore[index]
+            legal = mask.nonzero()[0]
+            step(int(legal[int(rand() * len(legal))]))
+            steps += 1
+        return steps
+
+    return one_deal
+
+
+def playout_runner() -> Any:
+    ruleset = Ruleset.create("hearts", None, OPTIONS)
+    turn = iter(range(1 << 62))
+
+    def one_deal(rng: random.Random) -> int:
+        playout(GameState(ruleset, seed=str(next(turn) % DEALS)), rng)
+        return 64  # the environment's steps for the same deal (12 pass steps, 52 plays)
+
+    return one_deal
+
+
+def apply_runner() -> Any:
+    ruleset = Ruleset.create("hearts", None, OPTIONS)
+    turn = iter(range(1 << 62))
+
+    def one_deal(rng: random.Random) -> int:
+        rand = rng.random
+        state = GameState(ruleset, seed=str(next(turn) % DEALS))
+        while not state.deal_results:
+            if state.phase is Phase.PLAY:
+                legal = state.legal_plays()
+                state.apply(PlayCard(legal[int(rand() * len(legal))]))
+            elif state.phase is Phase.PASS:
+                hand = state.hand(state.to_act)
+                state.apply(PassCards(tuple(hand.pop(int(rand() * len(hand))) for _ in range(3))))
+            else:
+                state.apply(state.fallback_action())
+        return 64
+
+    return one_deal
