@@ -19,7 +19,14 @@ from typing import Any
 import click
 import filelock
 
-from competition.ladder.config import LOCK_NAME, ConfigError, LadderConfig, ladder_isolation, parse_duration
+from competition.ladder.config import (
+    LOCK_NAME,
+    ConfigError,
+    LadderConfig,
+    RunSettings,
+    ladder_isolation,
+    parse_duration,
+)
 from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot
 from competition.ladder.run import run_ladder
 from competition.ladder.standings import standings
@@ -28,6 +35,7 @@ from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
+from referee.cpu import cpu_allowance
 from referee.text import printable
 
 # OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk).
@@ -91,6 +99,7 @@ def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolati
         options=dict(rules.options),
         time=time,
         isolation=ladder_isolation(isolation),
+        run=RunSettings(jobs=cpu_allowance()),  # the CPUs this process may use, not the machine's
     )
     try:
         init_ladder(folder, config)

@@ -13,7 +13,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
@@ -27,6 +27,9 @@ from referee.replay.html import write_html
 from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import build_timeline
 from referee.text import printable
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
@@ -234,7 +237,14 @@ def _plot(store: Store, label: str, path: Path) -> str | None:
     history = store.history(label)
     if not history:
         return None
+    rating_figure(history).savefig(path, format="png", metadata={"Software": None})
+    return path.name
+
+
+def rating_figure(history: list[tuple[int, float, float]]) -> Figure:
+    """μ and μ − 3σ against the number of rated sets, whose ticks are whole numbers (a set is never half played)."""
     from matplotlib.figure import Figure  # imported here: a second of start-up the other commands do not need
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=(6.4, 3.2), dpi=100)
     axes = figure.add_subplot()
@@ -242,11 +252,11 @@ def _plot(store: Store, label: str, path: Path) -> str | None:
     axes.plot(number, [mu for _, mu, _ in history], label="μ")
     axes.plot(number, [mu - 3 * sigma for _, mu, sigma in history], label="μ − 3σ")
     axes.set_xlabel("rated sets")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_ylabel("rating")
     axes.legend(loc="lower right")
     figure.tight_layout()
-    figure.savefig(path, format="png", metadata={"Software": None})
-    return path.name
+    return figure
 
 
 def bot_page(bot: Bot) -> str:
