@@ -7,6 +7,7 @@ Everything a bot supplied (its name is checked, but its failure reasons and stde
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import io
 import json
@@ -194,6 +195,48 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
             f"{r['rank']:>3}  {printable(r['label']):<24} {r['conservative']:>7.2f} {r['mu']:>7.2f} "
             f"{r['sigma']:>6.2f} {r['sets']:>5} {place:>5}  {status}"
         )
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header line.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
+@click.option(
+    "--since", metavar="TIME", default=None, help="Only sets recorded since: 2026-05-01, 2026-05-01T12:00 or 7d."
+)
+@click.option("--bot", metavar="NAME", default=None, help="Only this bot's seats: a name (every version) or NAME@V.")
+def results(folder: Path, as_csv: bool, as_json: bool, since: str | None, bot: str | None) -> None:
+    """The results, one row per seat per game, oldest first: set, game, time, seat, bot, name, version, owner,
+    points, place, faults, start_failed, forfeited and the replay log's path relative to FOLDER ("" once pruned)."""
+    from competition.ladder.export import FIELDS, parse_since, result_rows
+
+    if as_csv and as_json:
+        raise click.UsageError("give --csv or --json, not both")
+    try:
+        since_s = parse_since(since, time.time()) if since is not None else None
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+    try:
+        with open_store(folder) as store:
+            rows = [dataclasses.asdict(row) for row in result_rows(folder, store, since=since_s, bot=bot)]
+    except _ERRORS as error:
+        raise _fail(error) from None
+    if as_json:
+        click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
+        return
+    for row in rows:
+        row["faults"] = " ".join(f"{code}:{count}" for code, count in row["faults"].items())
+    if as_csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        click.echo(out.getvalue(), nl=False)
+        return
+    shown = ("set", "game", "time", "seat", "bot", "owner", "points", "place", "faults", "forfeited")
+    click.echo("  ".join(shown))
+    for row in rows:
+        click.echo(printable("  ".join(str(row[key]) for key in shown)))
 
 
 @ladder.command()
