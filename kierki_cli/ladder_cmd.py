@@ -167,6 +167,33 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
     )
 
 
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def intake(folder: Path) -> None:
+    """Take the inbox's complete submissions now (every run does it first): DIR/inbox/OWNER/NAME/ with bot.toml and
+    the bot's files, READY written last. Each is copied to DIR/bots/NAME@V, validated as `add` does and added, owned
+    by OWNER; the outcome is written to its result.json."""
+    from competition.ladder.inbox import take_inbox
+
+    output = _RunOutput()
+    lock = filelock.FileLock(folder / LOCK_NAME)
+    try:
+        config = LadderConfig.load(folder)
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        output(f"a run holds {folder / LOCK_NAME}: it takes the inbox itself")
+        return
+    except _ERRORS as error:
+        raise _fail(error) from None
+    try:
+        taken = take_inbox(folder, config, now=time.time, progress=output)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    finally:
+        lock.release()
+    output(f"{len(taken)} submission(s) taken")
+
+
 def _standings_json(folder: Path) -> list[dict[str, Any]]:
     with open_store(folder) as store:
         return [dataclasses.asdict(row) for row in standings(store)]

@@ -25,10 +25,11 @@ from competition.ladder.config import (
     unapplied_warnings,
     write_key,
 )
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Bot, Store, StoreError, check_owner
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
+from referee.bots.seat import SEE_STDERR_LOG
 from referee.bots.stderr_log import last_lines
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 
@@ -122,16 +123,25 @@ def add_bot(
     *,
     cwd: Path,
     owner: str | None = None,
+    own_folder: Path | None = None,
     warn: Callable[[str], None] = lambda line: None,
 ) -> tuple[Bot, list[Bot]]:
     """Validate and register a bot; returns it and the earlier versions it retired. ``warn`` gets each setting of
-    ladder.toml that the validation game (and every run) cannot apply."""
+    ladder.toml that the validation game (and every run) cannot apply. ``own_folder``: the bot's copy in the
+    ladder's own store (``DIR/bots/NAME@V``, the inbox's), the one place inside the ladder's folder its command may
+    name."""
     config = LadderConfig.load(folder)
     for line in unapplied_warnings(config.isolation, str(folder / CONFIG_NAME)):
         warn(line)
     check_name(name)
     if not argv:
         raise LadderError("give the bot's command after --, e.g. kierki ladder add DIR mine -- python3 bot.py")
+    with open_store(folder) as store:  # before the validation game: a name taken is refused at once
+        try:
+            check_owner(store, name, owner)
+        except StoreError as error:
+            raise LadderError(f"{name} was not added: {error}") from None
+    own = own_folder.resolve() if own_folder is not None else None
     cwd = cwd.resolve()
     program = program_file(argv, cwd)
     # A sandboxed bot sees its program's folder and every path its command names: none may show the ladder's
@@ -144,7 +154,10 @@ def add_bot(
         )
     for arg in argv:
         value = arg.partition("=")[2] if arg.startswith("-") else arg
-        if value and (cwd / value).exists() and (cwd / value).resolve().is_relative_to(ladder):
+        if not value or not (cwd / value).exists():
+            continue
+        named = (cwd / value).resolve()
+        if named.is_relative_to(ladder) and not (own is not None and named.is_relative_to(own)):
             raise LadderError(f"the bot's command names {value}, inside the ladder's folder: keep bots outside it")
     spec = bot_spec(shlex.join(argv), cwd)
     if config.bots.validation:
@@ -193,8 +206,11 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
         return str(error), error.stderr
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    # The game's logs are removed: its reasons point to the lines returned instead.
+    shown = "its last stderr lines are shown" if stderr else "it wrote nothing to stderr"
     if seat.forfeited_in_game is not None:
-        return f"it forfeited the game ({seat.forfeit_reason or faults or 'no fault recorded'})", stderr
+        why = seat.forfeit_reason or faults or "no fault recorded"
+        return f"it forfeited the game ({why.replace(SEE_STDERR_LOG, shown)})", stderr
     return f"it made faults: {faults}", stderr
 
 

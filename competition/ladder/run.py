@@ -31,6 +31,7 @@ from competition.ladder.config import (
     set_seed,
     unapplied_warnings,
 )
+from competition.ladder.inbox import take_inbox
 from competition.ladder.ladder import LadderError, bot_spec, changed_programs, gzip_old_replays, open_store
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
@@ -191,6 +192,7 @@ class _Run:
         for set_id in report.reclaimed:
             self.progress(f"set {set_id} reclaimed: the run that claimed it died")
         shutil.rmtree(self.folder / "work", ignore_errors=True)
+        take_inbox(self.folder, self.config, now=time.time, progress=self.progress)
         for partial in (self.folder / "sets").glob("*.partial"):  # sets a killed run was playing (we hold the lock)
             shutil.rmtree(partial, ignore_errors=True)
         started = self.clock()

@@ -77,6 +77,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             sigma REAL NOT NULL,
             PRIMARY KEY (set_id, bot_id))""",
     ),
+    (  # 4 (issue 24; issue 22 adds 3): what the inbox took from each author and what became of it (their bot
+        # page shows it); `stamp` names the READY file taken, so a submission is taken once
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            name TEXT NOT NULL,
+            stamp TEXT NOT NULL,
+            taken REAL NOT NULL,
+            accepted INTEGER NOT NULL,
+            label TEXT,  -- the version it became, when accepted
+            reason TEXT,  -- why it was refused
+            stderr TEXT,  -- JSON list: the last lines its validation game wrote to stderr
+            UNIQUE (owner, name, stamp))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from competition import stats
+from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, log_tail, replay_file
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Bot, Store, Submission
 from competition.model import SetRecord
 from competition.ratings import set_ranks
 from referee.replay.html import write_html
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
 RECENT_SETS = 10  # per bot page
+RECENT_SUBMISSIONS = 5  # per bot page: the inbox's outcomes for its name
+SUBMISSIONS_PAGE = 50  # the newest submissions on submissions.html
 # Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
 PAGE_SETS = 3
 PAGES_DIR = "replay-pages"  # in the ladder's folder: the replay pages of the sets the site shows
@@ -131,8 +134,30 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             plot=plot,
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
+            submissions=[_submission_view(s, pages) for s in store.submissions(bot.name, RECENT_SUBMISSIONS)],
         )
+    _write(
+        target / "submissions.html",
+        "submissions.html",
+        common,
+        root="",
+        submissions=[_submission_view(s, pages) for s in store.submissions(limit=SUBMISSIONS_PAGE)],
+    )
     _prune_pages(folder, shown_ids)
+
+
+def _submission_view(submission: Submission, pages: dict[str, str]) -> dict[str, Any]:
+    """What an author reads about a submission the inbox took (its full answer is its result.json)."""
+    label = submission.label
+    return {
+        "owner": submission.owner,
+        "name": submission.name,
+        "taken": iso_time(submission.taken),
+        "accepted": submission.accepted,
+        "label": label,
+        "page": pages.get(label) if label is not None else None,
+        "reason": _visible(submission.reason or ""),
+    }
 
 
 def _write(path: Path, template: str, common: dict[str, Any], **values: Any) -> None:

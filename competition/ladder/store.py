@@ -33,6 +33,8 @@ __all__ = [
     "SetRow",
     "Store",
     "StoreError",
+    "Submission",
+    "check_owner",
     "migrate",
 ]
 
@@ -85,6 +87,27 @@ class RunInfo:
     sets_voided: int
     status: str
     message: str | None
+
+
+@dataclass(frozen=True)
+class Submission:
+    owner: str
+    name: str
+    stamp: str  # the READY file taken (its inode, modification time and size)
+    taken: float
+    accepted: bool
+    label: str | None  # the version it became
+    reason: str | None  # why it was refused
+    stderr: tuple[str, ...]  # the last lines its validation game wrote to stderr
+
+
+def check_owner(store: Store, name: str, owner: str | None) -> None:
+    """A name belongs to the owner of its first version: another owner's new version of it is refused (no bot may
+    take over another owner's name, its place in the standings or its page)."""
+    row = store.db.execute("SELECT owner FROM bots WHERE name = ? ORDER BY version LIMIT 1", (name,)).fetchone()
+    if row is not None and row[0] != owner:
+        held = f"owner {row[0]}" if row[0] is not None else "the organiser (no owner)"
+        raise StoreError(f"the bot name {name!r} belongs to {held}: choose another name")
 
 
 class Store:
@@ -187,6 +210,42 @@ class Store:
     @staticmethod
     def _bot(row: Sequence[Any]) -> Bot:
         return Bot(*row)
+
+    def next_version(self, name: str) -> int:
+        """The version the next ``add_bot`` of ``name`` gets (the inbox names its copy's folder after it)."""
+        query = "SELECT COALESCE(MAX(version), 0) + 1 FROM bots WHERE name = ?"
+        return cast(int, self.db.execute(query, (name,)).fetchone()[0])
+
+    # --- the inbox's submissions -------------------------------------------------------------------------------
+
+    def record_submission(self, submission: Submission) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO submissions (owner, name, stamp, taken, accepted, label, reason, stderr)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    submission.owner,
+                    submission.name,
+                    submission.stamp,
+                    submission.taken,
+                    int(submission.accepted),
+                    submission.label,
+                    submission.reason,
+                    json.dumps(list(submission.stderr)),
+                ),
+            )
+
+    def submission(self, owner: str, name: str, stamp: str) -> Submission | None:
+        row = self.db.execute(
+            _SUBMISSION_SELECT + " WHERE owner = ? AND name = ? AND stamp = ?", (owner, name, stamp)
+        ).fetchone()
+        return None if row is None else _submission(row)
+
+    def submissions(self, name: str | None = None, limit: int = 50) -> list[Submission]:
+        """The newest first; ``name``: of that bot name only."""
+        where, args = (" WHERE name = ?", (name,)) if name is not None else ("", ())
+        rows = self.db.execute(_SUBMISSION_SELECT + where + " ORDER BY id DESC LIMIT ?", (*args, limit))
+        return [_submission(row) for row in rows]
 
     # --- sets --------------------------------------------------------------------------------------------------
 
@@ -398,6 +457,14 @@ _BOT_SELECT = (
     "SELECT id, label, name, version, owner, command, cwd, program, program_hash, status, reason, created, failures"
     " FROM bots"
 )
+_SUBMISSION_SELECT = "SELECT owner, name, stamp, taken, accepted, label, reason, stderr FROM submissions"
+
+
+def _submission(row: Sequence[Any]) -> Submission:
+    owner, name, stamp, taken, accepted, label, reason, stderr = row
+    return Submission(owner, name, stamp, taken, bool(accepted), label, reason, tuple(json.loads(stderr or "[]")))
+
+
 _RUN_SELECT = "SELECT id, started, finished, pid, host, sets_played, sets_voided, status, message FROM runs"
 # A claimed set planned again, to be played from the start (the caller narrows it to a set or a run).
 _UNCLAIM = (
