@@ -12,10 +12,11 @@ import dataclasses
 import io
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import filelock
@@ -28,8 +29,10 @@ from competition.ladder.config import (
     ladder_isolation,
     parse_duration,
 )
+from competition.ladder.disk import FULL_MARGIN_BYTES, disk_used, free_bytes, open_for_reading
+from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot
-from competition.ladder.run import run_ladder
+from competition.ladder.run import STOPPED_ON_FULL_DISK, run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
 from kierki_cli.command_table import ExitStatus
@@ -39,13 +42,20 @@ from referee.bots.time_control import TimeControl
 from referee.cpu import cpu_allowance
 from referee.text import printable
 
-# OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk).
-_ERRORS = (LadderError, ConfigError, StoreError, OSError)
+# OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk); sqlite3.Error:
+# a database locked for longer than a connection waits, or damaged.
+_ERRORS = (LadderError, ConfigError, StoreError, OSError, sqlite3.Error)
+
+
+def _stamped(line: str) -> str:
+    """A line as a run prints it: after the ISO-8601 time it was printed (cron mail is read months later)."""
+    return f"{iso_time(time.time())} {printable(line)}"
 
 
 class _RunOutput:
-    """A run's lines on stdout, until stdout goes away (``| head``, a log reader that died): then the run goes on
-    silently, since printing is for people and the sets come first."""
+    """A run's lines on stdout, each after its time, until stdout goes away (``| head``, a log reader that died, a
+    full disk under the log): then the run goes on silently, since printing is for people and the sets come
+    first."""
 
     def __init__(self) -> None:
         self.closed = False
@@ -54,8 +64,8 @@ class _RunOutput:
         if self.closed:
             return
         try:
-            click.echo(printable(line))
-        except BrokenPipeError:
+            click.echo(_stamped(line))
+        except OSError:
             self.closed = True
             # Python's recipe: what is still buffered would fail again when the interpreter flushes at exit.
             with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
@@ -66,6 +76,21 @@ def _warn(line: str) -> None:
     """A setting of ladder.toml that the command cannot apply: one line on stderr, so that it reaches the organiser
     (cron mails it, and the README's cron line keeps it in the log) without mixing into a run's lines on stdout."""
     click.echo(f"warning: {printable(line)}", err=True)
+
+
+def _warn_stamped(line: str) -> None:
+    """`_warn` for a run: after the time, as every line a run prints."""
+    with contextlib.suppress(OSError):
+        click.echo(_stamped(f"warning: {line}"), err=True)
+
+
+def _run_failed(error: Exception) -> NoReturn:
+    """A run that could not go on: one line on stderr after its time (a full disk: "no space left on device under
+    DIR: ..."), exit status 1."""
+    message = _fail(error).format_message()
+    with contextlib.suppress(OSError):
+        click.echo(f"{iso_time(time.time())} Error: {message}", err=True)
+    sys.exit(ExitStatus.FAILED)
 
 
 def _fail(error: Exception) -> click.ClickException:
@@ -148,15 +173,17 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
             sets=sets,
             jobs=jobs,
             progress=output,
-            warn=_warn,
+            warn=_warn_stamped,
         )
     except _ERRORS as error:
-        raise _fail(error) from None
+        _run_failed(error)
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (kierki_cli.main turns them into this)
         why = f" ({stop})" if str(stop) else ""
-        click.echo(
-            f"run interrupted{why}: every recorded set is kept; the set in play is played again next run", err=True
-        )
+        with contextlib.suppress(OSError):
+            click.echo(
+                _stamped(f"run interrupted{why}: every recorded set is kept; the set in play is played again next run"),
+                err=True,
+            )
         sys.exit(ExitStatus.INTERRUPTED)
     if report.status == "locked":
         output(f"another run holds {folder / LOCK_NAME}: nothing to do")
@@ -195,7 +222,7 @@ def intake(folder: Path) -> None:
 
 
 def _standings_json(folder: Path) -> list[dict[str, Any]]:
-    with open_store(folder) as store:
+    with open_for_reading(folder) as store:
         return [dataclasses.asdict(row) for row in standings(store)]
 
 
@@ -244,7 +271,7 @@ def results(folder: Path, as_csv: bool, as_json: bool, since: str | None, bot: s
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
     try:
-        with open_store(folder) as store:
+        with open_for_reading(folder) as store:
             rows = [dataclasses.asdict(row) for row in result_rows(folder, store, since=since_s, bot=bot)]
     except _ERRORS as error:
         raise _fail(error) from None
@@ -313,7 +340,7 @@ def rerate(folder: Path) -> None:
 def status(folder: Path) -> None:
     """The last run, the sets played, whether a run is going (or died), the deactivated bots."""
     try:
-        with open_store(folder) as store:
+        with open_for_reading(folder) as store:
             last = store.last_run()
             played, planned, claimed, voided = (store.count(s) for s in ("played", "planned", "claimed", "voided"))
             deactivated = store.bots("deactivated")
@@ -332,13 +359,22 @@ def status(folder: Path) -> None:
     if last is None:
         click.echo("no run yet")
     else:
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last.started))
+        started = iso_time(last.started)
         if running:
             state = "running now"
         elif last.status == "running":
             state = "stale: it died without finishing (killed?); the next run reclaims its set"
+        elif last.status == "failed" and (last.message or "").startswith(STOPPED_ON_FULL_DISK):
+            state = f"it {printable(last.message or '')}"
         else:
             state = last.status + (f" ({printable(last.message)})" if last.message else "")
         click.echo(f"last run: {started} (pid {last.pid}), {last.sets_played} sets played: {state}")
+    free = free_bytes(folder)
+    full = " (full: runs stop until space is freed)" if free < FULL_MARGIN_BYTES else ""
+    click.echo(f"disk: {_megabytes(disk_used(folder))} used by {folder}, {_megabytes(free)} free{full}")
     for bot in deactivated:
         click.echo(f"deactivated {bot.label}: {printable(bot.reason or '')}")
+
+
+def _megabytes(count: int) -> str:
+    return f"{count / (1024 * 1024):.1f} MB"

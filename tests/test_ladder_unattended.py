@@ -2,24 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
+import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
+import tomli_w
 from click.testing import CliRunner
+from competition_helpers import family_env, family_left
 
 import sample_bots
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RunSettings
+from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RetentionSettings, RunSettings
 from competition.ladder.ladder import add_bot, init_ladder
-from competition.ladder.run import run_ladder
-from competition.ladder.site import rating_figure
+from competition.ladder.retention import prune_old_sets
+from competition.ladder.run import DEAD_RUN, run_ladder
+from competition.ladder.site import rating_figure, write_site
 from competition.ladder.store import Store
 from kierki_cli.main import cli
 from referee import cpu
@@ -137,3 +146,153 @@ def test_results_has_one_row_per_seat_per_game_as_csv_json_and_a_table(played: P
     assert len(json.loads(recent.output)) == 32
     wrong = runner.invoke(cli, ["ladder", "results", str(played), "--since", "yesterday"])
     assert wrong.exit_code == 2 and "ISO-8601" in wrong.output
+
+
+CLI = "import sys; from kierki_cli.main import cli; sys.exit(cli())"
+STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d ")
+
+
+def _kierki(*args: str, **popen: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", CLI, *args], capture_output=True, text=True, **popen)
+
+
+def _edit(folder: Path, section: str, **values: object) -> None:
+    path = folder / "ladder.toml"
+    data = tomllib.loads(path.read_text())
+    data.setdefault(section, {}).update(values)
+    path.write_text(tomli_w.dumps(data))
+
+
+def test_every_line_a_run_prints_starts_with_an_iso_8601_time(played: Path, tmp_path: Path) -> None:
+    folder = _copy(played, tmp_path)
+    _edit(folder, "isolation", disk_mb=5)  # a setting it cannot apply without the sandbox: a warning on stderr
+    done = _kierki("ladder", "run", str(folder), "--sets", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines() + done.stderr.splitlines()
+    assert len(lines) >= 4 and any("warning: " in line for line in done.stderr.splitlines())
+    assert all(STAMP.match(line) for line in lines), lines
+
+
+def test_a_kill_9_leaves_no_resource_tracker_warning_and_no_process(played: Path, tmp_path: Path) -> None:
+    folder = _copy(played, tmp_path)
+    tag, env = family_env()
+    stderr = tmp_path / "stderr.txt"
+    with stderr.open("w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-c", CLI, "ladder", "run", str(folder), "--sets", "2"],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+        assert process.stdout is not None
+        for line in process.stdout:
+            if " set " in line and "claimed" in line:
+                process.kill()
+                break
+        process.wait()
+        process.stdout.close()
+    assert family_left(tag) == []  # the pool's workers, its forkserver and the resource tracker ended too
+    assert stderr.read_text() == ""  # the tracker unlinked the pool's semaphores and said nothing
+    done = _kierki("ladder", "run", str(folder), "--sets", "1")
+    assert done.returncode == 0 and " run 1 marked dead: its process is gone" not in done.stdout
+    with Store.open(folder / "ladder.sqlite") as store:
+        runs = store.runs()
+    assert [r.status for r in runs] == ["finished", "failed", "finished"] and runs[1].message == DEAD_RUN
+
+
+def test_a_run_marks_the_runs_whose_process_is_gone_dead(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, _config())
+    with Store.open(folder / "ladder.sqlite") as store:
+        store.start_run(2**22 + 1, "elsewhere")
+    lines: list[str] = []
+    run_ladder(folder, sets=1, progress=lines.append)
+    assert lines[0] == f"run 1 marked dead: its process is gone ({DEAD_RUN})"
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert (store.runs()[0].status, store.runs()[0].message) == ("failed", DEAD_RUN)
+    status = CliRunner().invoke(cli, ["ladder", "status", str(folder)])
+    assert "stale" not in status.output and re.search(
+        r"^disk: [\d.]+ MB used by .*, [\d.]+ MB free$", status.output, re.M
+    )
+
+
+def test_a_run_below_min_free_mb_refuses_in_one_line(played: Path, tmp_path: Path) -> None:
+    folder = _copy(played, tmp_path)
+    _edit(folder, "retention", min_free_mb=10**9)
+    done = _kierki("ladder", "run", str(folder), "--sets", "1")
+    assert done.returncode == 1 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert STAMP.match(line) and "Error: no space left on device under" not in line
+    assert f"MB free under {folder}, below retention.min_free_mb = {10**9}" in line
+
+
+def test_retention_prunes_old_sets_logs_and_keeps_their_results(played: Path, tmp_path: Path) -> None:
+    folder = _copy(played, tmp_path)
+    with Store.open(folder / "ladder.sqlite") as store:
+        before = (store.results(), store.ratings())
+        first, second = (record.set_id for record in before[0])
+        assert prune_old_sets(folder, store, RetentionSettings(keep_sets=1)) == 1
+        assert not (folder / "sets" / f"{first:06d}").exists() and (folder / "sets" / f"{second:06d}").is_dir()
+        assert (store.results(), store.ratings()) == before
+        assert prune_old_sets(folder, store, RetentionSettings(keep_sets=1)) == 0  # pruned once
+        assert prune_old_sets(folder, store, RetentionSettings(keep_days=1)) == 0  # both played just now
+        store.clock = lambda: time.time() + 2 * 86400
+        assert prune_old_sets(folder, store, RetentionSettings(keep_days=1)) == 1
+        write_site(folder, store, tmp_path / "www")  # the site's numbers are kept, its links to the logs go
+    rows = json.loads(CliRunner().invoke(cli, ["ladder", "results", str(folder), "--json"]).output)
+    assert len(rows) == 32 and {row["replay"] for row in rows} == {""}
+    assert "2 sets played" in (tmp_path / "www" / "index.html").read_text()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 16 MB tmpfs of our own, to fill."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): {mounted.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _fill(disk: Path, leave_kb: int) -> None:
+    """Fill the disk but ``leave_kb``."""
+    free_kb = shutil.disk_usage(disk).free // 1024
+    with (disk / f"filler{free_kb}").open("wb") as file, contextlib.suppress(OSError):
+        for _ in range(max(0, free_kb - leave_kb)):
+            file.write(bytes(1024))
+
+
+def test_a_full_disk_ends_a_run_in_one_line_records_nothing_wrong_and_reads_still_work(small_disk: Path) -> None:
+    folder = small_disk / "ladder"
+    init_ladder(folder, _config())
+    _edit(folder, "retention", min_free_mb=0)
+    for name in ("a", "b", "c", "d"):
+        add_bot(folder, name, ["sample:random"], cwd=small_disk, owner=name)
+    assert _kierki("ladder", "run", str(folder), "--sets", "1").returncode == 0
+    _fill(small_disk, 40)  # a replay log cannot be written: the referee says so, with ~40 kB free
+    done = _kierki("ladder", "run", str(folder), "--sets", "2")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert STAMP.match(line) and f"Error: no space left on device under {folder}: " in line
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert (store.count("played"), store.count("claimed"), store.count("voided")) == (1, 0, 0)
+        assert store.runs()[-1].status == "failed"
+    _fill(small_disk, 0)  # now not a byte: every read still works
+    for command in (["status"], ["standings"], ["results", "--csv"]):
+        read = _kierki("ladder", *command, str(folder))
+        assert read.returncode == 0 and "disk I/O error" not in read.stdout + read.stderr, (command, read.stderr)
+    status = _kierki("ladder", "status", str(folder)).stdout
+    assert "it stopped on a full disk: no space left on device under" in status and "(full: runs stop" in status
+    again = _kierki("ladder", "run", str(folder), "--sets", "1")
+    assert again.returncode == 1 and f"Error: no space left on device under {folder}" in again.stderr
+    for filler in small_disk.glob("filler*"):
+        filler.unlink()
+    assert _kierki("ladder", "run", str(folder), "--sets", "1").returncode == 0
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert (store.count("played"), store.count("claimed"), store.count("voided")) == (2, 0, 0)

@@ -391,6 +391,28 @@ class Store:
         )
         return [row[0] for row in rows]
 
+    def prunable(self, played_before: float | None, keep_newest: int) -> list[int]:
+        """Played sets whose logs are not pruned yet and that either limit leaves out: played before
+        ``played_before`` (None: no such limit), or older than the newest ``keep_newest`` played (0: no limit)."""
+        query = "SELECT id, played FROM sets WHERE status = 'played' ORDER BY id DESC"
+        rows = self.db.execute(query).fetchall()
+        pruned = {row[0] for row in self.db.execute("SELECT id FROM sets WHERE pruned = 1")}
+        old = [
+            set_id
+            for number, (set_id, played) in enumerate(rows)
+            if set_id not in pruned
+            and ((played_before is not None and played < played_before) or (keep_newest and number >= keep_newest))
+        ]
+        return sorted(old)
+
+    def mark_pruned(self, set_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE sets SET pruned = 1, compressed = 1 WHERE id = ?", (set_id,))
+
+    def is_pruned(self, set_id: int) -> bool:
+        row = self.db.execute("SELECT pruned FROM sets WHERE id = ?", (set_id,)).fetchone()
+        return bool(row and row[0])
+
     def mark_compressed(self, set_id: int) -> None:
         with self.transaction() as db:
             db.execute("UPDATE sets SET compressed = 1 WHERE id = ?", (set_id,))
@@ -444,6 +466,17 @@ class Store:
                 "UPDATE runs SET finished = ?, status = ?, message = ? WHERE id = ?",
                 (self.clock(), status, message, run_id),
             )
+
+    def mark_dead_runs(self, message: str) -> list[int]:
+        """Runs still ``running``, found by a run that holds the run lock (so their processes are gone): failed,
+        with ``message``. Returns their ids."""
+        with self.transaction() as db:
+            ids = [row[0] for row in db.execute("SELECT id FROM runs WHERE status = 'running' ORDER BY id")]
+            db.execute(
+                "UPDATE runs SET status = 'failed', message = ? WHERE status = 'running'",
+                (message,),
+            )
+        return ids
 
     def last_run(self) -> RunInfo | None:
         row = self.db.execute(_RUN_SELECT + " ORDER BY id DESC LIMIT 1").fetchone()
