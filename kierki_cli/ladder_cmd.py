@@ -31,7 +31,7 @@ from competition.ladder.config import (
 )
 from competition.ladder.disk import FULL_MARGIN_BYTES, disk_used, free_bytes, open_for_reading
 from competition.ladder.export import iso_time
-from competition.ladder.ladder import LadderError, add_bot, init_ladder, open_store, retire_bot
+from competition.ladder.ladder import LadderError, add_bot, init_ladder, log_tail, open_store, retire_bot
 from competition.ladder.run import STOPPED_ON_FULL_DISK, run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError
@@ -291,6 +291,39 @@ def results(folder: Path, as_csv: bool, as_json: bool, since: str | None, bot: s
     click.echo("  ".join(shown))
     for row in rows:
         click.echo(printable("  ".join(str(row[key]) for key in shown)))
+
+
+@ladder.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("name")
+@click.option("--set", "set_id", type=click.IntRange(1), default=None, help="Only the logs of this set.")
+@click.option("--last", type=click.IntRange(1), default=5, show_default=True, help="At most this many logs.")
+def logs(folder: Path, name: str, set_id: int | None, last: int) -> None:
+    """Print what bot NAME (every version, or NAME@V) wrote to stderr in its sets, newest first: the end of each
+    log, every control character escaped. Games in which it wrote nothing left no log."""
+    from competition.ladder.logs import LOG_TAIL_BYTES, bot_logs
+
+    try:
+        with open_for_reading(folder) as store:
+            found = bot_logs(folder, store, name, set_id=set_id, last=last)
+    except _ERRORS as error:
+        raise _fail(error) from None
+    if not found:
+        where = f"set {set_id}" if set_id else "its recorded sets"
+        click.echo(f"{printable(name)} wrote nothing to stderr in {where}")
+    for log in found:
+        where = f"set {log.set_id}, game {log.game}, seat {log.seat}, {log.label}"
+        if log.faults:
+            where += f" ({log.faults})"
+        if log.pruned:
+            click.echo(f"== {where}: its logs were pruned by the retention rules ([retention] in ladder.toml)")
+            continue
+        data, size = log_tail(folder / log.path, LOG_TAIL_BYTES)
+        shown = f"its last {len(data)} of {size} bytes" if size > len(data) else f"{size} bytes"
+        click.echo(f"== {where}: {log.path}, {shown}")
+        text = data.decode("utf-8", "replace")
+        for line in text.splitlines():
+            click.echo(printable(line))
 
 
 @ladder.command()

@@ -28,7 +28,7 @@ from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfi
 from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.retention import prune_old_sets
 from competition.ladder.run import DEAD_RUN, run_ladder
-from competition.ladder.site import rating_figure, write_site
+from competition.ladder.site import bot_page, rating_figure, write_site
 from competition.ladder.store import Store
 from kierki_cli.main import cli
 from referee import cpu
@@ -50,7 +50,8 @@ def _config(**run: object) -> LadderConfig:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A ladder of four bots (one writes to stderr on every request) after two sets; copy it before changing it."""
+    """A ladder of four bots (one writes to stderr on every request, one crashes in every game) after two sets;
+    copy it before changing it."""
     tmp = tmp_path_factory.mktemp("played")
     folder = tmp / "ladder"
     init_ladder(folder, _config())
@@ -69,7 +70,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bots = {"h": SAMPLES / "heuristic_bot.py", "r": SAMPLES / "random_bot.py", "noisy": noisy}
     for number, (name, program) in enumerate(bots.items()):
         add_bot(folder, name, [sys.executable, str(program)], cwd=tmp, owner=f"owner{number}")
-    add_bot(folder, "h2", [sys.executable, str(SAMPLES / "heuristic_bot.py")], cwd=tmp, owner="owner3")
+    crashy = [sys.executable, str(HOSTILE / "crash_mid_game.py"), "5"]  # a traceback on stderr, mid-game
+    add_bot(folder, "crashy", crashy, cwd=tmp, owner="owner3")
     report = run_ladder(folder, sets=2)
     assert report.sets_played == 2
     return folder
@@ -296,3 +298,38 @@ def test_a_full_disk_ends_a_run_in_one_line_records_nothing_wrong_and_reads_stil
     assert _kierki("ladder", "run", str(folder), "--sets", "1").returncode == 0
     with Store.open(folder / "ladder.sqlite") as store:
         assert (store.count("played"), store.count("claimed"), store.count("voided")) == (2, 0, 0)
+
+
+def test_ladder_logs_prints_a_bots_stderr_logs_escaped_newest_first(played: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    crashy = runner.invoke(cli, ["ladder", "logs", str(played), "crashy", "--last", "8"])
+    assert crashy.exit_code == 0, crashy.output
+    headers = [line for line in crashy.output.splitlines() if line.startswith("== ")]
+    assert len(headers) == 8 and all("crashy@1 (forfeited, crash x1): sets/" in line for line in headers)
+    sets = [int(line.split()[2].rstrip(",")) for line in headers]
+    assert sets == sorted(sets, reverse=True) and len(set(sets)) == 2
+    assert crashy.output.count("RuntimeError: hostile bot: crashing at decision 5") == 8
+    noisy = runner.invoke(cli, ["ladder", "logs", str(played), "noisy@1", "--last", "1", "--set", str(sets[-1])])
+    assert noisy.output.count("== ") == 1 and f"== set {sets[-1]}, " in noisy.output
+    assert "noisy \\x1b[31mred" in noisy.output and "\x1b" not in noisy.output
+    quiet = runner.invoke(cli, ["ladder", "logs", str(played), "h", "--set", str(sets[0])])
+    assert quiet.exit_code == 0 and quiet.output == f"h wrote nothing to stderr in set {sets[0]}\n"
+    unknown = runner.invoke(cli, ["ladder", "logs", str(played), "nobody"])
+    assert unknown.exit_code == 1 and "no bot named 'nobody'" in unknown.output
+    folder = _copy(played, tmp_path)
+    with Store.open(folder / "ladder.sqlite") as store:
+        prune_old_sets(folder, store, RetentionSettings(keep_sets=1))
+    pruned = runner.invoke(cli, ["ladder", "logs", str(folder), "crashy", "--set", str(sets[-1])])
+    assert "its logs were pruned by the retention rules" in pruned.output
+
+
+def test_a_bots_page_lists_its_recent_faults_with_their_stderr_logs(played: Path, tmp_path: Path) -> None:
+    with Store.open(played / "ladder.sqlite") as store:
+        bot = store.bot("crashy@1")
+        assert bot is not None
+        write_site(played, store, tmp_path / "www")
+    page = (tmp_path / "www" / "bots" / bot_page(bot)).read_text()
+    links = re.findall(r'<a class="stderr-log" href="\.\./(logs/[^"]+)">log</a>', page)
+    assert len(links) == 8 and page.count('<td class="name">forfeited, crash x1</td>') == 8
+    log = (tmp_path / "www" / links[0]).read_text()
+    assert "RuntimeError: hostile bot: crashing at decision 5" in log

@@ -20,6 +20,7 @@ import jinja2
 from competition import stats
 from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, log_tail, replay_file
+from competition.ladder.logs import fault_summary, stderr_log
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
 from competition.ladder.store import Bot, Store, Submission
 from competition.model import SetRecord
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
 RECENT_SETS = 10  # per bot page
+RECENT_FAULTS = 10  # per bot page: its newest games with trouble, each linking the end of its stderr log there
 RECENT_SUBMISSIONS = 5  # per bot page: the inbox's outcomes for its name
 SUBMISSIONS_PAGE = 50  # the newest submissions on submissions.html
 # Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
@@ -134,6 +136,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             plot=plot,
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
+            faults=_recent_faults(folder, target, common, mine, row.label),
             submissions=[_submission_view(s, pages) for s in store.submissions(bot.name, RECENT_SUBMISSIONS)],
         )
     _write(
@@ -236,6 +239,41 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, page
         "rank": set_ranks(record).get(label, "–"),
         "replays": links,
     }
+
+
+def _recent_faults(
+    folder: Path, target: Path, common: dict[str, Any], mine: list[SetRecord], label: str
+) -> list[dict[str, Any]]:
+    """The bot's newest games with trouble (could not start, forfeited, faults), each with a page of the end of its
+    stderr log in that game when it left one (escaped, as every page), so that its author can see why."""
+    found: list[dict[str, Any]] = []
+    for record in reversed(mine):
+        for game in sorted(record.games, key=lambda g: -g.index):
+            for seat, name in enumerate(game.seats):
+                trouble = fault_summary(game, seat) if name == label else ""
+                if not trouble:
+                    continue
+                number = game.index + 1
+                data, size = log_tail(folder / stderr_log(record.set_id, number, seat), STDERR_TAIL_BYTES)
+                page = None
+                if size:
+                    page = f"logs/{record.set_id:06d}-game{number}-seat{seat}.html"
+                    shown = f"its last {len(data)} of {size} bytes" if size > len(data) else f"{size} bytes"
+                    (target / "logs").mkdir(exist_ok=True)
+                    _write(
+                        target / page,
+                        "log.html",
+                        common,
+                        root="../",
+                        label=label,
+                        where=f"set {record.set_id}, game {number}, seat {seat}",
+                        shown=shown,
+                        text=_visible(data.decode("utf-8", "replace")),
+                    )
+                found.append({"set_id": record.set_id, "game": number, "what": trouble, "log": page})
+                if len(found) >= RECENT_FAULTS:
+                    return found
+    return found
 
 
 def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, str] | None:
