@@ -17,6 +17,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import forkserver, resource_tracker
 from types import FrameType
@@ -31,6 +32,7 @@ from referee.cpu import usable_cpus
 
 _running = False
 _stopping = False
+_ORPHAN_GRACE_S = 20.0  # a worker whose coordinator died is ended after this, if its game has not ended it
 
 
 def _stop_game(signum: int, frame: FrameType | None) -> None:
@@ -75,8 +77,13 @@ def _watch_coordinator(pid: int, started: int | None) -> None:
         # signal interrupts, so that its handler runs: sent to the process, it went to this thread, which Linux
         # prefers for a signal a thread sends its own process, and an idle worker waited on forever.
         main = threading.main_thread().ident
-        assert main is not None
-        signal.pthread_kill(main, signal.SIGTERM)
+        if main is not None:
+            signal.pthread_kill(main, signal.SIGTERM)
+        # The game in progress has this long to end cleanly (its bots stopped); an idle worker's handler has exited
+        # long before. Seen in a soak (tools/ladder_soak.py): an idle worker that outlived its killed coordinator
+        # blocked in the call queue's read with this thread gone, so the worker ends here whatever happened.
+        time.sleep(_ORPHAN_GRACE_S)
+        os._exit(0)
 
     threading.Thread(target=wait, name="coordinator-watch", daemon=True).start()
 
