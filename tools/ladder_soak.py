@@ -16,7 +16,6 @@ import random
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ import tomli_w
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from competition.ladder.disk import open_for_reading  # noqa: E402
 from competition.ladder.store import Store  # noqa: E402
 from competition.ratings import rate  # noqa: E402
 
@@ -59,7 +59,7 @@ def family(tag: str) -> list[int]:
 
 def fill(path: Path) -> None:
     """Write zeros until the disk is full."""
-    with path.open("wb") as file, contextlib.suppress(OSError):
+    with contextlib.suppress(OSError), path.open("wb") as file:  # the disk may be full already
         while True:
             file.write(bytes(1 << 16))
             file.flush()
@@ -81,7 +81,7 @@ def upload(ladder: Path, owner: str, name: str, kind: str, ready: bool = True) -
 def check(ladder: Path, finished: bool) -> list[str]:
     """The database against the files: returns what is wrong."""
     problems = []
-    with Store.open(ladder / "ladder.sqlite") as store:
+    with open_for_reading(ladder) as store:  # the disk may be full: read as `ladder status` does
         results = store.results()
         if store.ratings() != rate(results, store.rating_params()):
             problems.append("the ratings are not those of the results")
@@ -217,8 +217,8 @@ def main() -> int:
             problems.append(f"tick {tick}: {how}: {err.strip()[-300:]}")
         found = check(ladder, how == "exit 0")
         problems.extend(f"tick {tick}: {p}" for p in found)
-        with contextlib.closing(sqlite3.connect(ladder / "ladder.sqlite")) as db:
-            played = db.execute("SELECT COUNT(*) FROM sets WHERE status = 'played'").fetchone()[0]
+        with open_for_reading(ladder) as store:
+            played = store.count("played")
         print(f"tick {tick}: {how}, {len(lines)} lines, {played} sets played{', disk full' if filled else ''}")
         tally["ticks"] += 1
     if filled is not None:
@@ -240,7 +240,13 @@ def main() -> int:
             "submissions_refused": sum(not s.accepted for s in submissions),
             "problems": len(problems),
         }
+        voided = [row.void_reason or "" for row in store.sets("voided")]
+        refused = [f"{s.owner}/{s.name}: {s.reason}" for s in submissions if not s.accepted]
     print(status.rstrip())
+    for reason in sorted(set(voided)):
+        print(f"voided x{voided.count(reason)}: {reason[:160]}")
+    for line in refused:
+        print(f"refused {line[:160]}")
     for problem in problems:
         print("PROBLEM", problem)
     print(json.dumps(summary))
