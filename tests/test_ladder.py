@@ -400,6 +400,7 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
         cli, ["ladder", "add", str(folder), "crash", "--", sys.executable, str(HOSTILE / "crash_at_start.py")]
     )
     assert crash.exit_code == 1 and "crash was not added: it failed its validation game" in crash.output
+    assert "see its stderr log" not in crash.output and "its last stderr lines are shown" in crash.output
     # Its stderr log goes with the validation game's folder: the last lines are shown above the reason instead.
     assert "the bot's stderr (last lines):" in crash.stderr and "hostile bot: crashing at start" in crash.stderr
     again = runner.invoke(

@@ -154,7 +154,7 @@ def main() -> int:
     while time.monotonic() < end:
         tick += 1
         owner = rng.choice(["alice", "bob", "carol", "dave", "erin", "mallory"])
-        roll = rng.random()
+        roll = {2: 0.2, 3: 0.3}.get(tick, rng.random())  # every kind at least once: a broken one, a half upload
         if roll < 0.15:
             upload(ladder, owner, f"{owner}v", rng.choice(["heuristic", "random"]))
         elif roll < 0.22:
@@ -165,7 +165,8 @@ def main() -> int:
             upload(ladder, owner, f"{owner}half", "random", ready=False)  # READY comes next tick
         elif (ladder / "inbox").is_dir():
             for half in (ladder / "inbox").glob("*/*half"):
-                (half / "READY").write_text("")
+                if not (half / "result.json").exists():  # completed once; a new READY would be a new submission
+                    (half / "READY").write_text("")
         filler: threading.Timer | None = None
         if mounted and filled is None and tick % 9 == 5:
             filled = disk / "filler"

@@ -203,15 +203,20 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
             return None
         stderr = tuple(last_lines(log_tail(work / "seat0.stderr.log", VALIDATION_STDERR_BYTES)[0]))
     except MatchSetupError as error:
-        return str(error), error.stderr
+        return str(error).replace(SEE_STDERR_LOG, _shown(error.stderr)), error.stderr
     finally:
         shutil.rmtree(work, ignore_errors=True)
     # The game's logs are removed: its reasons point to the lines returned instead.
-    shown = "its last stderr lines are shown" if stderr else "it wrote nothing to stderr"
+    shown = _shown(stderr)
     if seat.forfeited_in_game is not None:
         why = seat.forfeit_reason or faults or "no fault recorded"
         return f"it forfeited the game ({why.replace(SEE_STDERR_LOG, shown)})", stderr
     return f"it made faults: {faults}", stderr
+
+
+def _shown(stderr: tuple[str, ...]) -> str:
+    """What a validation failure's reason says instead of "see its stderr log" (the log is removed with the game)."""
+    return "its last stderr lines are shown" if stderr else "it wrote nothing to stderr"
 
 
 VALIDATION_STDERR_BYTES = 4096  # the end of the log read for the lines shown (last_lines) when a bot fails
