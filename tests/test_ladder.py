@@ -134,10 +134,11 @@ def _ladder_run(folder: Path, sets: int, **popen: Any) -> subprocess.Popen[str]:
 
 
 def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
+    """The run's lines without the time each starts with."""
     assert process.stdout is not None
     # Not ``yield from``: closing this generator (a ``break`` in the caller) would close the pipe with it.
-    for line in process.stdout:  # noqa: UP028
-        yield line
+    for line in process.stdout:
+        yield line.partition(" ")[2]
 
 
 @pytest.mark.parametrize("kill_when", ["claimed", "played"])
@@ -452,6 +453,7 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
         cli, ["ladder", "add", str(folder), "crash", "--", sys.executable, str(HOSTILE / "crash_at_start.py")]
     )
     assert crash.exit_code == 1 and "crash was not added: it failed its validation game" in crash.output
+    assert "see its stderr log" not in crash.output and "its last stderr lines are shown" in crash.output
     # Its stderr log goes with the validation game's folder: the last lines are shown above the reason instead.
     assert "the bot's stderr (last lines):" in crash.stderr and "hostile bot: crashing at start" in crash.stderr
     heuristic = ["--", sys.executable, str(SAMPLES / "heuristic_bot.py")]
@@ -692,7 +694,7 @@ def test_a_run_whose_output_is_closed_plays_on(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
     process = _ladder_run(folder, 3)
     assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.readline().startswith("set 1 claimed")
+    assert process.stdout.readline().partition(" ")[2].startswith("set 1 claimed")
     process.stdout.close()  # the next line printed meets a broken pipe
     assert process.wait() == 0
     assert process.stderr.read() == ""
@@ -837,7 +839,7 @@ def test_a_hand_edited_disk_limit_without_the_sandbox_is_said_by_every_run_and_k
     for _ in range(2):
         result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"])
         assert result.exit_code == 0, result.output
-        assert result.stderr == said + "\n"
+        assert result.stderr.partition(" ")[2] == said + "\n"  # after the time, as every line of a run
         assert "warning" not in result.stdout and "1 sets played" in result.stdout
         with Store.open(folder / "ladder.sqlite") as store:
             last = store.last_run()

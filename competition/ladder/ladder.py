@@ -29,6 +29,7 @@ from competition.ladder.store import Added, Bot, Store, StoreError, check_owner
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
+from referee.bots.seat import SEE_STDERR_LOG
 from referee.bots.stderr_log import last_lines
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 
@@ -127,19 +128,22 @@ def add_bot(
     cwd: Path,
     owner: str | None = None,
     new_version: bool = False,
+    own_folder: Path | None = None,
     warn: Callable[[str], None] = lambda line: None,
 ) -> Added:
     """Validate and register a bot; returns what was done (`Added`: the bot, the earlier versions it retired, or
     that it was unchanged). A name belongs to its owner (`NameTaken`, a `StoreError`, for another); a new version
     is made only when the command or the program file changed (or with ``new_version``); an unchanged bot is
     neither validated nor touched. ``warn`` gets each setting of ladder.toml that the validation game (and every
-    run) cannot apply."""
+    run) cannot apply. ``own_folder``: the bot's copy in the ladder's own store (``DIR/bots/NAME@V``, the inbox's),
+    the one place inside the ladder's folder its command may name."""
     config = LadderConfig.load(folder)
     for line in unapplied_warnings(config.isolation, str(folder / CONFIG_NAME)):
         warn(line)
     check_name(name)
     if not argv:
         raise LadderError("give the bot's command after --, e.g. kierki ladder add DIR mine -- python3 bot.py")
+    own = own_folder.resolve() if own_folder is not None else None
     cwd = cwd.resolve()
     program = program_file(argv, cwd)
     # A sandboxed bot sees its program's folder and every path its command names: none may show the ladder's
@@ -152,7 +156,10 @@ def add_bot(
         )
     for arg in argv:
         value = arg.partition("=")[2] if arg.startswith("-") else arg
-        if value and (cwd / value).exists() and (cwd / value).resolve().is_relative_to(ladder):
+        if not value or not (cwd / value).exists():
+            continue
+        named = (cwd / value).resolve()
+        if named.is_relative_to(ladder) and not (own is not None and named.is_relative_to(own)):
             raise LadderError(f"the bot's command names {value}, inside the ladder's folder: keep bots outside it")
     command = shlex.join(argv)
     program_hash = sha256_of(program) if program else None
@@ -238,12 +245,20 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
             return None
         stderr = tuple(last_lines(log_tail(work / "seat0.stderr.log", VALIDATION_STDERR_BYTES)[0]))
     except MatchSetupError as error:
-        return str(error), error.stderr
+        return str(error).replace(SEE_STDERR_LOG, _shown(error.stderr)), error.stderr
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    # The game's logs are removed: its reasons point to the lines returned instead.
+    shown = _shown(stderr)
     if seat.forfeited_in_game is not None:
-        return f"it forfeited the game ({seat.forfeit_reason or faults or 'no fault recorded'})", stderr
+        why = seat.forfeit_reason or faults or "no fault recorded"
+        return f"it forfeited the game ({why.replace(SEE_STDERR_LOG, shown)})", stderr
     return f"it made faults: {faults}", stderr
+
+
+def _shown(stderr: tuple[str, ...]) -> str:
+    """What a validation failure's reason says instead of "see its stderr log" (the log is removed with the game)."""
+    return "its last stderr lines are shown" if stderr else "it wrote nothing to stderr"
 
 
 VALIDATION_STDERR_BYTES = 4096  # the end of the log read for the lines shown (last_lines) when a bot fails

@@ -13,6 +13,7 @@ import os
 import random
 import shutil
 import socket
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from competition.ladder.config import (
     set_seed,
     unapplied_warnings,
 )
+from competition.ladder.disk import check_free_space, disk_full, free_reserve, is_disk_full, make_reserve
+from competition.ladder.inbox import take_inbox
 from competition.ladder.ladder import (
     LadderError,
     bot_spec,
@@ -41,15 +44,28 @@ from competition.ladder.ladder import (
 )
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
+from competition.ladder.retention import prune_old_sets
 from competition.ladder.store import Bot, Store, StoreError
 from competition.open_executor import open_executor
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.sandbox import SandboxError
 
-__all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "nothing_to_play", "run_ladder"]
+__all__ = [
+    "DEAD_RUN",
+    "REFEREE_FAILURES_TO_STOP",
+    "STOPPED_ON_FULL_DISK",
+    "PlaySet",
+    "RunReport",
+    "nothing_to_play",
+    "run_ladder",
+]
 
 PlaySet = Callable[[SetRequest, GameExecutor], SetOutcome]
 REFEREE_FAILURES_TO_STOP = 3  # sets in a row voided by a failure of the referee: the run stops
+# The messages of a run's row that `ladder status` words: a run found still "running" by the next (which holds the
+# lock, so its process is gone), and a run that stopped on a full disk.
+DEAD_RUN = "it died without finishing (killed, or the machine stopped)"
+STOPPED_ON_FULL_DISK = "stopped on a full disk"
 
 
 @dataclass
@@ -188,15 +204,35 @@ class _Run:
                 f'delegated cgroup (README), or set isolation.fair_play = "none" in {self.folder / CONFIG_NAME} to '
                 "time them on the wall clock"
             )
-        with open_store(self.folder) as store:
-            run_id = store.start_run(os.getpid(), socket.gethostname())
+        check_free_space(self.folder, self.config.retention.min_free_mb)
+        make_reserve(self.folder)
+        try:
+            store = open_store(self.folder)
+        except (StoreError, sqlite3.Error) as error:
+            if is_disk_full(error, self.folder):
+                raise disk_full(self.folder, error) from None
+            raise
+        with store:
+            run_id = None
             try:
+                for dead in store.mark_dead_runs(DEAD_RUN):
+                    self.progress(f"run {dead} marked dead: its process is gone ({DEAD_RUN})")
+                run_id = store.start_run(os.getpid(), socket.gethostname())
                 self._run(store, run_id)
             except BaseException as error:
+                full = not isinstance(error, KeyboardInterrupt) and is_disk_full(error, self.folder)
+                if full:
+                    free_reserve(self.folder)  # the room to record why the run stops; the next run makes it again
+                    error = disk_full(self.folder, error)
                 what = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
-                with contextlib.suppress(Exception):
-                    store.release(run_id)
-                    store.finish_run(run_id, "failed", self._record(f"{what}: {error}" if str(error) else what))
+                if full:
+                    what = STOPPED_ON_FULL_DISK
+                if run_id is not None:
+                    with contextlib.suppress(Exception):
+                        store.release(run_id)
+                        store.finish_run(run_id, "failed", self._record(f"{what}: {error}" if str(error) else what))
+                if full:
+                    raise error from None
                 raise
             store.finish_run(run_id, "finished", self._record(self.report.stop_reason))
         return self.report
@@ -214,6 +250,7 @@ class _Run:
         for set_id in report.reclaimed:
             self.progress(f"set {set_id} reclaimed: the run that claimed it died")
         shutil.rmtree(self.folder / "work", ignore_errors=True)
+        take_inbox(self.folder, self.config, now=time.time, progress=self.progress)
         for partial in (self.folder / "sets").glob("*.partial"):  # sets a killed run was playing (we hold the lock)
             shutil.rmtree(partial, ignore_errors=True)
         started = self.clock()
@@ -258,6 +295,8 @@ class _Run:
                 try:
                     outcome = self.play(request, runner)
                 except RefereeFailure as failure:
+                    if is_disk_full(failure, self.folder):
+                        raise  # the disk, not the referee: the set is given back, not voided
                     report.play_seconds += time.perf_counter() - tick
                     replacement = store.void(run_id, claimed.set_id, str(failure), self.seed_for)
                     report.sets_voided += 1
@@ -298,8 +337,11 @@ class _Run:
         shutil.rmtree(self.folder / "work", ignore_errors=True)
         # The sets are safe by now: housekeeping that fails is reported, and the next run tries again.
         try:
+            prune_old_sets(self.folder, store, self.config.retention)
             gzip_old_replays(self.folder, store, parse_duration(self.config.replays_gzip_after))
         except OSError as error:
+            if is_disk_full(error, self.folder):
+                raise
             self.report.warnings.append(f"old replays not compressed: {error}")
         if self.config.site_dir:
             from competition.ladder.site import write_site
@@ -307,6 +349,8 @@ class _Run:
             try:
                 write_site(self.folder, store, self.folder / self.config.site_dir)
             except (LadderError, OSError) as error:
+                if is_disk_full(error, self.folder):
+                    raise
                 self.report.warnings.append(f"site not refreshed: {error}")
         for warning in self.report.warnings:
             self.progress(warning)

@@ -20,14 +20,16 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from competition import stats
+from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, log_tail, replay_file
+from competition.ladder.logs import fault_summary, stderr_log
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Bot, Store, Submission
 from competition.model import SetRecord
 from competition.ratings import set_ranks
 from referee.replay.html import write_html
@@ -35,9 +37,15 @@ from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import build_timeline
 from referee.text import printable
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
 RECENT_SETS = 10  # per bot page
+RECENT_FAULTS = 10  # per bot page: its newest games with trouble, each linking the end of its stderr log there
+RECENT_SUBMISSIONS = 5  # per bot page: the inbox's outcomes for its name
+SUBMISSIONS_PAGE = 50  # the newest submissions on submissions.html
 # Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
 PAGE_SETS = 3
 # In the ladder's folder: the replay pages of the sets the site shows (named anew when what a page shows changed:
@@ -165,10 +173,33 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             plot=plot,
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
+            faults=_recent_faults(folder, target, common, mine, row.label),
+            submissions=[_submission_view(s, pages) for s in store.submissions(bot.name, RECENT_SUBMISSIONS)],
         )
+    _write(
+        target / "submissions.html",
+        "submissions.html",
+        common,
+        root="",
+        submissions=[_submission_view(s, pages) for s in store.submissions(limit=SUBMISSIONS_PAGE)],
+    )
     _prune_pages(folder, shown_ids)
     for old in OLD_PAGES_DIRS:
         shutil.rmtree(folder / old, ignore_errors=True)
+
+
+def _submission_view(submission: Submission, pages: dict[str, str]) -> dict[str, Any]:
+    """What an author reads about a submission the inbox took (its full answer is its result.json)."""
+    label = submission.label
+    return {
+        "owner": submission.owner,
+        "name": submission.name,
+        "taken": iso_time(submission.taken),
+        "accepted": submission.accepted,
+        "label": label,
+        "page": pages.get(label) if label is not None else None,
+        "reason": _visible(submission.reason or ""),
+    }
 
 
 def _write(path: Path, template: str, common: dict[str, Any], **values: Any) -> None:
@@ -274,6 +305,41 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, page
     }
 
 
+def _recent_faults(
+    folder: Path, target: Path, common: dict[str, Any], mine: list[SetRecord], label: str
+) -> list[dict[str, Any]]:
+    """The bot's newest games with trouble (could not start, forfeited, faults), each with a page of the end of its
+    stderr log in that game when it left one (escaped, as every page), so that its author can see why."""
+    found: list[dict[str, Any]] = []
+    for record in reversed(mine):
+        for game in sorted(record.games, key=lambda g: -g.index):
+            for seat, name in enumerate(game.seats):
+                trouble = fault_summary(game, seat) if name == label else ""
+                if not trouble:
+                    continue
+                number = game.index + 1
+                data, size = log_tail(folder / stderr_log(record.set_id, number, seat), STDERR_TAIL_BYTES)
+                page = None
+                if size:
+                    page = f"logs/{record.set_id:06d}-game{number}-seat{seat}.html"
+                    shown = f"its last {len(data)} of {size} bytes" if size > len(data) else f"{size} bytes"
+                    (target / "logs").mkdir(exist_ok=True)
+                    _write(
+                        target / page,
+                        "log.html",
+                        common,
+                        root="../",
+                        label=label,
+                        where=f"set {record.set_id}, game {number}, seat {seat}",
+                        shown=shown,
+                        text=_visible(data.decode("utf-8", "replace")),
+                    )
+                found.append({"set_id": record.set_id, "game": number, "what": trouble, "log": page})
+                if len(found) >= RECENT_FAULTS:
+                    return found
+    return found
+
+
 def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, str] | None:
     """The end of the newest stderr log the bot left (bots that write nothing leave none)."""
     for record in reversed(mine):
@@ -298,7 +364,14 @@ def _plot(store: Store, label: str, path: Path) -> str | None:
     history = store.history(label)
     if not history:
         return None
+    rating_figure(history).savefig(path, format="png", metadata={"Software": None})
+    return path.name
+
+
+def rating_figure(history: list[tuple[int, float, float]]) -> Figure:
+    """μ and μ − 3σ against the number of rated sets, whose ticks are whole numbers (a set is never half played)."""
     from matplotlib.figure import Figure  # imported here: a second of start-up the other commands do not need
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=(6.4, 3.2), dpi=100)
     axes = figure.add_subplot()
@@ -306,11 +379,11 @@ def _plot(store: Store, label: str, path: Path) -> str | None:
     axes.plot(number, [mu for _, mu, _ in history], label="μ")
     axes.plot(number, [mu - 3 * sigma for _, mu, sigma in history], label="μ − 3σ")
     axes.set_xlabel("rated sets")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_ylabel("rating")
     axes.legend(loc="lower right")
     figure.tight_layout()
-    figure.savefig(path, format="png", metadata={"Software": None})
-    return path.name
+    return figure
 
 
 def bot_page(bot: Bot) -> str:

@@ -36,6 +36,8 @@ __all__ = [
     "SetRow",
     "Store",
     "StoreError",
+    "Submission",
+    "check_owner",
     "migrate",
 ]
 
@@ -112,6 +114,18 @@ class RunInfo:
     sets_voided: int
     status: str
     message: str | None
+
+
+@dataclass(frozen=True)
+class Submission:
+    owner: str
+    name: str
+    stamp: str  # the READY file taken (its inode, modification time and size)
+    taken: float
+    accepted: bool
+    label: str | None  # the version it became
+    reason: str | None  # why it was refused
+    stderr: tuple[str, ...]  # the last lines its validation game wrote to stderr
 
 
 class Store:
@@ -290,6 +304,42 @@ class Store:
     def _bot(row: Sequence[Any]) -> Bot:
         return Bot(*row)
 
+    def next_version(self, name: str) -> int:
+        """The version the next ``add_bot`` of ``name`` gets (the inbox names its copy's folder after it)."""
+        query = "SELECT COALESCE(MAX(version), 0) + 1 FROM bots WHERE name = ?"
+        return cast(int, self.db.execute(query, (name,)).fetchone()[0])
+
+    # --- the inbox's submissions -------------------------------------------------------------------------------
+
+    def record_submission(self, submission: Submission) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO submissions (owner, name, stamp, taken, accepted, label, reason, stderr)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    submission.owner,
+                    submission.name,
+                    submission.stamp,
+                    submission.taken,
+                    int(submission.accepted),
+                    submission.label,
+                    submission.reason,
+                    json.dumps(list(submission.stderr)),
+                ),
+            )
+
+    def submission(self, owner: str, name: str, stamp: str) -> Submission | None:
+        row = self.db.execute(
+            _SUBMISSION_SELECT + " WHERE owner = ? AND name = ? AND stamp = ?", (owner, name, stamp)
+        ).fetchone()
+        return None if row is None else _submission(row)
+
+    def submissions(self, name: str | None = None, limit: int = 50) -> list[Submission]:
+        """The newest first; ``name``: of that bot name only."""
+        where, args = (" WHERE name = ?", (name,)) if name is not None else ("", ())
+        rows = self.db.execute(_SUBMISSION_SELECT + where + " ORDER BY id DESC LIMIT ?", (*args, limit))
+        return [_submission(row) for row in rows]
+
     # --- sets --------------------------------------------------------------------------------------------------
 
     def plan(
@@ -451,6 +501,28 @@ class Store:
         )
         return [row[0] for row in rows]
 
+    def prunable(self, played_before: float | None, keep_newest: int) -> list[int]:
+        """Played sets whose logs are not pruned yet and that either limit leaves out: played before
+        ``played_before`` (None: no such limit), or older than the newest ``keep_newest`` played (0: no limit)."""
+        query = "SELECT id, played FROM sets WHERE status = 'played' ORDER BY id DESC"
+        rows = self.db.execute(query).fetchall()
+        pruned = {row[0] for row in self.db.execute("SELECT id FROM sets WHERE pruned = 1")}
+        old = [
+            set_id
+            for number, (set_id, played) in enumerate(rows)
+            if set_id not in pruned
+            and ((played_before is not None and played < played_before) or (keep_newest and number >= keep_newest))
+        ]
+        return sorted(old)
+
+    def mark_pruned(self, set_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE sets SET pruned = 1, compressed = 1 WHERE id = ?", (set_id,))
+
+    def is_pruned(self, set_id: int) -> bool:
+        row = self.db.execute("SELECT pruned FROM sets WHERE id = ?", (set_id,)).fetchone()
+        return bool(row and row[0])
+
     def mark_compressed(self, set_id: int) -> None:
         with self.transaction() as db:
             db.execute("UPDATE sets SET compressed = 1 WHERE id = ?", (set_id,))
@@ -505,6 +577,17 @@ class Store:
                 (self.clock(), status, message, run_id),
             )
 
+    def mark_dead_runs(self, message: str) -> list[int]:
+        """Runs still ``running``, found by a run that holds the run lock (so their processes are gone): failed,
+        with ``message``. Returns their ids."""
+        with self.transaction() as db:
+            ids = [row[0] for row in db.execute("SELECT id FROM runs WHERE status = 'running' ORDER BY id")]
+            db.execute(
+                "UPDATE runs SET status = 'failed', message = ? WHERE status = 'running'",
+                (message,),
+            )
+        return ids
+
     def last_run(self) -> RunInfo | None:
         row = self.db.execute(_RUN_SELECT + " ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else RunInfo(*row)
@@ -535,6 +618,14 @@ _BOT_SELECT = (
     "SELECT id, label, name, version, owner, command, cwd, program, program_hash, status, reason, created, failures"
     " FROM bots"
 )
+_SUBMISSION_SELECT = "SELECT owner, name, stamp, taken, accepted, label, reason, stderr FROM submissions"
+
+
+def _submission(row: Sequence[Any]) -> Submission:
+    owner, name, stamp, taken, accepted, label, reason, stderr = row
+    return Submission(owner, name, stamp, taken, bool(accepted), label, reason, tuple(json.loads(stderr or "[]")))
+
+
 _RUN_SELECT = "SELECT id, started, finished, pid, host, sets_played, sets_voided, status, message FROM runs"
 # A claimed set planned again, to be played from the start (the caller narrows it to a set or a run).
 _UNCLAIM = (
