@@ -37,9 +37,35 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
         return self.cpu_ms[seat] if seat < len(self.cpu_ms) else None
 
     def place_of(self, bot: str) -> float:
-        """The bot's place; the mean of its seats' places when it sat in several."""
-        mine = [place for seat, place in zip(self.seats, self.places, strict=True) if seat == bot]
+        """The bot's place under the ranking rule (`ranked_places`); the mean of its seats' when it sat in several."""
+        mine = [place for seat, place in zip(self.seats, self.ranked_places, strict=True) if seat == bot]
         return sum(mine) / len(mine)
+
+    def fallback_seat(self, seat: int) -> bool:
+        """The referee's fallback played some or all of the seat's game: its bot could not start, crashed or
+        forfeited."""
+        return (seat < len(self.forfeited) and self.forfeited[seat]) or (
+            seat < len(self.start_failed) and self.start_failed[seat]
+        )
+
+    def fallback_of(self, bot: str) -> bool:
+        """The fallback played (some of) one of the bot's seats in this game."""
+        return any(name == bot and self.fallback_seat(seat) for seat, name in enumerate(self.seats))
+
+    @property
+    def ranked_places(self) -> tuple[int, ...]:
+        """The ranking rule: per seat, its place for ratings, places and wins. A seat the fallback played (in part)
+        finishes last, tied with any other such seat, whatever its points; the other seats keep their order.
+        ``places`` (by points alone) stays as the referee reported it."""
+        fallback = [self.fallback_seat(seat) for seat in range(len(self.seats))]
+        if not any(fallback):
+            return self.places
+        kept = [place for place, fell in zip(self.places, fallback, strict=True) if not fell]
+        last = len(kept) + 1
+        return tuple(
+            last if fell else 1 + sum(1 for other in kept if other < place)
+            for place, fell in zip(self.places, fallback, strict=True)
+        )
 
 
 class SetRecord(msgspec.Struct, frozen=True, kw_only=True):

@@ -2,7 +2,8 @@
 
 Results are the truth and ratings a cache: :func:`rate` is a pure function of the set records, so a ladder can store
 its output and recompute it (``rerate``) from the results file at any time. Each set is one multiplayer "match"
-ranked by the bots' set totals (equal totals share a rank), which uses every rotation of the deals at once, so the
+ranked by the bots' set totals (equal totals share a rank; a bot the fallback played for ranks below every bot
+that played for itself: `set_ranks`), which uses every rotation of the deals at once, so the
 cards' luck cancels before the rating sees the result.
 """
 
@@ -47,10 +48,18 @@ class Rating:
 
 
 def set_ranks(record: SetRecord) -> dict[str, int]:
-    """Each bot's rank in the set by its set total: 1 is best, equal totals share a rank (1, 1, 3)."""
-    totals = {bot: record.total(bot) for bot in dict.fromkeys(record.bots)}
+    """Each bot's rank in the set: 1 is best, equal keys share a rank (1, 1, 3).
+
+    The ranking rule: a bot whose seat the fallback played (in part) in a game finished last in that game, so bots
+    are ranked first by how many of the set's games the fallback played for them (fewer is better), then by
+    their set totals. A forfeit, a crash or a bot that never starts is never better than playing: the fallback's
+    points (its lowest legal card can be a decent Hearts strategy) never lift a bot above one that played.
+    """
     sign = -1.0 if record.higher_is_better else 1.0
-    keys = {bot: sign * total for bot, total in totals.items()}
+    keys = {
+        bot: (sum(1 for game in record.games if game.fallback_of(bot)), sign * record.total(bot))
+        for bot in dict.fromkeys(record.bots)
+    }
     return {bot: 1 + sum(1 for other in keys.values() if other < key) for bot, key in keys.items()}
 
 

@@ -206,7 +206,7 @@ def _own_samples(spec: GameSpec, bots: tuple[BotFiles, ...]) -> GameSpec:
     specs = tuple(
         bot
         if checked.sample is None
-        else BotSpec(sample_bot_command(f"{checked.sample}_bot").argv, bot.cwd, bot.env, bot.time)
+        else BotSpec(sample_bot_command(f"{checked.sample}_bot").argv, bot.cwd, bot.env, bot.time, bot.label)
         for bot, checked in zip(spec.match.bots, bots, strict=True)
     )
     return msgspec.structs.replace(spec, match=msgspec.structs.replace(spec.match, bots=specs))

@@ -36,7 +36,10 @@ __all__ = [
     "write_report",
 ]
 
-REPORT_FORMAT = 1  # standings.json's "format"; bumped when a field changes meaning or goes away
+# standings.json's "format"; bumped when a field changes meaning or goes away. 2: the ranking rule (a game the
+# fallback played for a bot is its last place), "rank" null for a bot never ranked, "status", "reason",
+# "fallback_games" and "fallback_points_per_game".
+REPORT_FORMAT = 2
 
 
 def display_width(text: str) -> int:
@@ -90,6 +93,10 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "faults": stats.faults,
         "start_failures": stats.start_failures,
         "forfeits": stats.forfeits,
+        "status": stats.status,
+        "reason": stats.reason,
+        "fallback_games": stats.fallback_games,
+        "fallback_points_per_game": _finite(stats.fallback_score),
         "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
     }
 
@@ -129,6 +136,10 @@ CSV_COLUMNS = (
     "faults",
     "start_failures",
     "forfeits",
+    "status",
+    "reason",
+    "fallback_games",
+    "fallback_per_game",
     "cpu_s",
 )
 
@@ -150,7 +161,7 @@ def standings_csv(standings: Standings) -> str:
     for stats in standings.bots:
         writer.writerow(
             [
-                stats.rank,
+                "" if stats.rank is None else stats.rank,
                 _cell_text(stats.bot),
                 _number(stats.rating.conservative),
                 _number(stats.rating.mu),
@@ -165,6 +176,10 @@ def standings_csv(standings: Standings) -> str:
                 ";".join(f"{code}={count}" for code, count in stats.faults.items()),
                 stats.start_failures,
                 stats.forfeits,
+                stats.status,
+                _cell_text(stats.reason or ""),
+                stats.fallback_games,
+                _number(stats.fallback_score),
                 "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
             ]
         )
@@ -182,27 +197,39 @@ def _plus_minus(interval: Interval) -> str:
     return f"{mean} ± {interval.half_width:.1f}" if interval.defined else f"{mean} ± {NO_INTERVAL}"
 
 
+FALLBACK_MARK = "*"  # marks a mean that holds points the fallback scored for the bot
+
+
+def rank_text(stats: BotStats) -> str:
+    return NO_INTERVAL if stats.rank is None else str(stats.rank)
+
+
 def format_table(standings: Standings, escape: Callable[[str], str] = printable) -> str:
-    """The standings as a plain-text table, one row per bot, best first; names passed through ``escape``."""
+    """The standings as a plain-text table, one row per bot, best first; names passed through ``escape``.
+    Below it, the ranking rule when the fallback played for a bot, and why each bot not ``ok`` is so."""
     direction = "higher" if standings.higher_is_better else "lower"
-    header = ("#", "bot", "μ−3σ", "mean/game", "sets", "games", "place", "wins", "faults", "CPU s")
+    header: tuple[str, ...] = ("#", "bot", "status", "μ−3σ", "mean/game", "sets", "games", "place", "wins")
+    header += ("faults", "no start", "forfeits", "CPU s")
     rows = [
         (
-            str(stats.rank),
+            rank_text(stats),
             escape(stats.bot),
+            stats.status,
             f"{stats.rating.conservative:.2f}",
-            _plus_minus(stats.score),
+            _plus_minus(stats.score) + (FALLBACK_MARK if stats.fallback_games else ""),
             str(stats.sets),
             str(stats.games),
             f"{stats.mean_place:.2f}",
             str(stats.first_places),
             str(sum(stats.faults.values())),
+            str(stats.start_failures),
+            str(stats.forfeits),
             NO_INTERVAL if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.1f}",
         )
         for stats in standings.bots
     ]
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    left = {1}  # the names; numbers align right
+    left = {1, 2}  # the names and statuses; numbers align right
 
     def line(cells: tuple[str, ...]) -> str:
         return "  ".join(_pad(c, w, i in left) for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
@@ -214,7 +241,15 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
         f"{standings.game}, {standings.players} players: {sets}, {standings.games} games "
         f"({direction} scores are better; ± is a {percent}% interval over sets{undefined})"
     )
-    return "\n".join([title, line(header), *(line(row) for row in rows)]) + "\n"
+    notes = [
+        f"{FALLBACK_MARK} {escape(stats.bot)}: the fallback played (in part) {stats.fallback_games} of its "
+        f"{stats.games} games, scoring {stats.fallback_score:.2f} a game there: the fallback's points, counted "
+        "as last places" + ("; it never played a game of its own, so it is not ranked" if stats.rank is None else "")
+        for stats in standings.bots
+        if stats.fallback_games
+    ]
+    notes += [f"{stats.status} {escape(stats.bot)}: {escape(stats.reason)}" for stats in standings.bots if stats.reason]
+    return "\n".join([title, line(header), *(line(row) for row in rows), *notes]) + "\n"
 
 
 # --- plots and HTML ------------------------------------------------------------------------------------------

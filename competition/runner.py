@@ -15,7 +15,9 @@ import multiprocessing
 import os
 import select
 import signal
+import sys
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import forkserver, resource_tracker
 from types import FrameType
@@ -30,6 +32,7 @@ from referee.cpu import usable_cpus
 
 _running = False
 _stopping = False
+_ORPHAN_GRACE_S = 20.0  # a worker whose coordinator died is ended after this, if its game has not ended it
 
 
 def _stop_game(signum: int, frame: FrameType | None) -> None:
@@ -70,7 +73,17 @@ def _watch_coordinator(pid: int, started: int | None) -> None:
 
     def wait() -> None:
         select.select([pidfd], [], [])  # readable once the process has exited
-        os.kill(os.getpid(), signal.SIGTERM)
+        # To the main thread, whose blocking call (an idle worker waits on the call queue's lock, a semaphore) the
+        # signal interrupts, so that its handler runs: sent to the process, it went to this thread, which Linux
+        # prefers for a signal a thread sends its own process, and an idle worker waited on forever.
+        main = threading.main_thread().ident
+        if main is not None:
+            signal.pthread_kill(main, signal.SIGTERM)
+        # The game in progress has this long to end cleanly (its bots stopped); an idle worker's handler has exited
+        # long before. Seen in a soak (tools/ladder_soak.py): an idle worker that outlived its killed coordinator
+        # blocked in the call queue's read with this thread gone, so the worker ends here whatever happened.
+        time.sleep(_ORPHAN_GRACE_S)
+        os._exit(0)
 
     threading.Thread(target=wait, name="coordinator-watch", daemon=True).start()
 
@@ -111,6 +124,22 @@ def _run_in_worker(spec: GameSpec) -> GameOutcome:
             os._exit(0)  # the pool is being torn down: nobody is left to take a result
 
 
+# The pool's queues hold POSIX semaphores, each registered with multiprocessing's resource tracker (a process of its
+# own) so that it can unlink them if their owner dies without doing so. After a kill -9 of the coordinator it does
+# exactly that, its job, and then warns about the "leaked semaphore objects" it cleaned up: a UserWarning of its
+# module, on the stderr it inherited, which is cron's mail. The tracker is started with that one warning filter
+# (through the -W options CPython passes on to the processes it starts, `sys.warnoptions`); it still unlinks them.
+_TRACKER_WARNINGS = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _start_resource_tracker() -> None:
+    sys.warnoptions.append(_TRACKER_WARNINGS)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(_TRACKER_WARNINGS)
+
+
 def _start_forkserver() -> None:
     """Start the forkserver (once per process) with Ctrl-C blocked, so that neither it nor a worker it forks can be
     interrupted before the worker's initializer ignores Ctrl-C (`_worker_start`, which then unblocks it).
@@ -121,7 +150,7 @@ def _start_forkserver() -> None:
     (CPython starts its resource tracker the same way). Blocking, not ignoring, in this process: a Ctrl-C meanwhile
     is delivered here once the forkserver is started, not lost."""
     with stop_signals_held():
-        resource_tracker.ensure_running()  # the forkserver's start starts it too, and it unblocks SIGINT as it ends
+        _start_resource_tracker()  # the forkserver's start starts it too, and it unblocks SIGINT as it ends
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             forkserver.ensure_running()
@@ -134,6 +163,8 @@ class Runner:
 
     def __init__(self, jobs: int, *, pin: bool = True) -> None:
         context = multiprocessing.get_context("forkserver")
+        # Before it starts (a forkserver already running keeps what it imported): see the module's docstring.
+        context.set_forkserver_preload(["__main__", "competition.forkserver_start"])
         _start_forkserver()
         cpus = None
         available = usable_cpus()

@@ -31,7 +31,7 @@ from typing import Literal
 
 from competition.model import SetRecord
 
-__all__ = ["SPRT", "Decision", "SprtError", "paired_difference"]
+__all__ = ["SPRT", "Decision", "SprtError", "paired_difference", "ranked_mean_per_game"]
 
 Decision = Literal["H0", "H1"]
 
@@ -146,7 +146,8 @@ class SPRT:
 
 
 def paired_difference(new_set: SetRecord, old_set: SetRecord, new: str, old: str) -> float:
-    """``new``'s mean score per game in its set minus ``old``'s in the paired set, positive when new is better.
+    """``new``'s mean score per game in its set minus ``old``'s in the paired set, positive when new is better
+    (each by `ranked_mean_per_game`: a game the fallback played for a version is its table's worst total).
 
     The two sets must be the same deals (seed) of the same game, with ``old`` in the place ``new`` had.
     """
@@ -159,5 +160,15 @@ def paired_difference(new_set: SetRecord, old_set: SetRecord, new: str, old: str
             f"sets {new_set.set_id} and {old_set.set_id} are not a pair: {old!r} must sit where {new!r} sat, "
             "against the same field"
         )
-    difference = new_set.mean_per_game(new) - old_set.mean_per_game(old)
+    difference = ranked_mean_per_game(new_set, new) - ranked_mean_per_game(old_set, old)
     return difference if new_set.higher_is_better else -difference
+
+
+def ranked_mean_per_game(record: SetRecord, bot: str) -> float:
+    """The bot's mean score per game under the ranking rule, in points: a game the fallback played (in part) for
+    it counts the worst total at its table (a last place), so a crash or a forfeit never scores better than
+    playing; games it played itself count its own total."""
+    worst = min if record.higher_is_better else max
+    return math.fsum(
+        float(worst(game.totals)) if game.fallback_of(bot) else game.score_of(bot) for game in record.games
+    ) / len(record.games)

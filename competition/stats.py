@@ -11,11 +11,13 @@ totals win): the standings order, the ranks fed to the ratings and the sign of e
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import Literal
 
 from competition.model import SetRecord
 from competition.ratings import Rating, RatingParams, rate
@@ -23,6 +25,7 @@ from referee.faults import FaultCode
 
 __all__ = [
     "BotStats",
+    "BotStatus",
     "DuplicateEfficiency",
     "HeadToHead",
     "Interval",
@@ -38,6 +41,8 @@ __all__ = [
 ]
 
 CONFIDENCE = 0.95
+
+BotStatus = Literal["ok", "dropped", "deactivated", "retired"]
 
 
 class StatsError(ValueError):
@@ -102,17 +107,25 @@ class BotStats:
     """One bot's summary over a tournament."""
 
     bot: str
-    rank: int  # 1-based position in the standings
+    rank: int | None  # 1-based position among the ranked bots; None: the bot never played a game of its own
     rating: Rating
     sets: int
     games: int
     score: Interval  # mean score per game over sets (one observation per set), in the game's raw points
-    mean_place: float
-    first_places: int  # games the bot finished first in (alone or tied)
+    mean_place: float  # under the ranking rule: a game the fallback played (in part) for the bot is a last place
+    first_places: int  # games the bot finished first in (alone or tied), playing for itself
     faults: dict[FaultCode, int] = field(default_factory=dict)  # fault code -> count, summed over games and seats
     start_failures: int = 0  # seats the bot could not start or failed its handshake in
-    forfeits: int = 0  # seats forfeited during a game
+    forfeits: int = 0  # seats forfeited during a game (a start failure forfeits its seat too)
+    status: BotStatus = "ok"
+    reason: str | None = None  # why the bot was dropped (or deactivated, retired)
+    fallback_games: int = 0  # games the fallback played (in part) for the bot: their points are the fallback's
+    fallback_score: float = math.nan  # the mean points per game of those games (nan without any)
     cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
+
+    @property
+    def ranked(self) -> bool:
+        return self.rank is not None
 
 
 @dataclass(frozen=True)
@@ -198,6 +211,8 @@ class _Tally:
     faults: Counter[FaultCode] = field(default_factory=Counter)
     start_failures: int = 0
     forfeits: int = 0
+    own_games: int = 0  # games the bot played for itself (no seat of its played by the fallback)
+    fallback_points: list[float] = field(default_factory=list)
     cpu_ms: float | None = None
 
 
@@ -212,9 +227,13 @@ def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
             for bot in dict.fromkeys(game.seats):  # a bot in several seats counts once a game
                 tally = tallies[bot]
                 place = game.place_of(bot)
+                fallback = game.fallback_of(bot)
                 tally.games += 1
                 tally.place_sum += place
-                tally.first_places += int(place == 1)
+                tally.first_places += int(place == 1 and not fallback)
+                tally.own_games += int(not fallback)
+                if fallback:
+                    tally.fallback_points.append(game.score_of(bot))
             for seat, bot in enumerate(game.seats):  # faults and failures belong to seats: summed over them
                 tally = tallies[bot]
                 if seat < len(game.faults):
@@ -265,27 +284,41 @@ def _seat_bias(sets: Sequence[SetRecord], confidence: float) -> tuple[SeatStats,
 
 
 def standings(
-    records: Iterable[SetRecord], params: RatingParams | None = None, confidence: float = CONFIDENCE
+    records: Iterable[SetRecord],
+    params: RatingParams | None = None,
+    confidence: float = CONFIDENCE,
+    status: Mapping[str, tuple[BotStatus, str | None]] | None = None,
 ) -> Standings:
     """Summarise finished sets: per-bot scores with intervals, ratings, head-to-head and seat bias.
 
-    Order: rating μ − 3σ (best first), then mean score per game (in the game's own direction), then name.
+    ``status`` gives the bots that are not ``ok`` (dropped by a tournament, deactivated or retired in a ladder)
+    with the reason. Order: the bots that played a game of their own, those ``ok`` above the others, each by rating
+    μ − 3σ (best first), then mean score per game (in the game's own direction), then name; ranked 1..n. A bot
+    that never played a game of its own (the fallback played every one of its seats) is listed last, unranked.
     """
     sets = list(records)
     _check_same_game(sets)
     first = sets[0]
     sign = 1.0 if first.higher_is_better else -1.0
+    status = status or {}
 
     tallies = _tally_bots(sets)
     ratings = rate(sets, params)
     prior = params or RatingParams()
     unrated = Rating(mu=prior.mu, sigma=prior.sigma, sets=0)  # a bot that only ever sat alone
     scores = {bot: mean_interval(tally.set_means, confidence) for bot, tally in tallies.items()}
-    ranked = sorted(tallies, key=lambda bot: (-ratings.get(bot, unrated).conservative, -sign * scores[bot].mean, bot))
+
+    def order(bot: str) -> tuple[bool, bool, float, float, str]:
+        unranked = tallies[bot].own_games == 0
+        working = status.get(bot, ("ok", None))[0] == "ok"
+        return unranked, not working, -ratings.get(bot, unrated).conservative, -sign * scores[bot].mean, bot
+
+    ranked = sorted(tallies, key=order)
+    ranks = itertools.count(1)
     bots = tuple(
         BotStats(
             bot=bot,
-            rank=rank,
+            rank=next(ranks) if tallies[bot].own_games else None,
             rating=ratings.get(bot, unrated),
             sets=len(tallies[bot].set_means),
             games=tallies[bot].games,
@@ -295,9 +328,17 @@ def standings(
             faults=dict(sorted(tallies[bot].faults.items())),
             start_failures=tallies[bot].start_failures,
             forfeits=tallies[bot].forfeits,
+            status=status.get(bot, ("ok", None))[0],
+            reason=status.get(bot, ("ok", None))[1],
+            fallback_games=len(tallies[bot].fallback_points),
+            fallback_score=(
+                math.fsum(tallies[bot].fallback_points) / len(tallies[bot].fallback_points)
+                if tallies[bot].fallback_points
+                else math.nan
+            ),
             cpu_ms=tallies[bot].cpu_ms,
         )
-        for rank, bot in enumerate(ranked, start=1)
+        for bot in ranked
     )
     return Standings(
         game=first.game,

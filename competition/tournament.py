@@ -6,7 +6,11 @@ on an executor (by default a pool of pinned workers, `competition.runner`) and a
 ``OUT/tournament.json``;
 ``resume=True`` continues from the results file with the same configuration, skipping finished sets.
 A bot that cannot start never stops the tournament; after ``drop_after`` consecutive start failures it is dropped
-(its later seats are played by the fallback without starting it) and the reason is kept in the result.
+and the reason is kept in the result. A dropped bot is seated in no later set: the sets not yet begun are drawn
+from the remaining bots (the same deal seeds, tables drawn afresh for that field: `Tournament._pending`); the sets
+already under way finish with the fallback in its seats. When too few bots remain to fill the table as before
+(fewer than the seats, or than all the bots when there were fewer than seats to begin with), or a gauntlet's
+candidate or an SPRT's version is dropped, the tournament stops early and says why (``stopped_short``).
 """
 
 from __future__ import annotations
@@ -16,12 +20,14 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from competition import stats
 from competition.duplicate_set import GameFailed, SetInPlay, SetOutcome, SetRequest, play_set
@@ -29,7 +35,7 @@ from competition.executors import ExecutorSpec, InfrastructureError
 from competition.game import GameOutcome, game_stem
 from competition.model import SetRecord
 from competition.open_executor import open_executor
-from competition.plan import Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
+from competition.plan import BotTime, Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
 from competition.results_file import ResultsFile
 from competition.stopping import stop_signals_held
 from referee.bots.isolation import Isolation
@@ -90,6 +96,44 @@ class TournamentConfig:
             "drop_after": self.drop_after,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TournamentConfig:
+        """The configuration ``to_json`` stored (``--resume`` with nothing given again); a `TournamentError` for a
+        file that does not hold one."""
+        try:
+            if data.get("version") != CONFIG_VERSION:
+                raise ValueError(f"version {data.get('version')!r}, this kierki reads {CONFIG_VERSION}")
+            isolation_fields = set(Isolation.__struct_fields__)
+            isolation = msgspec.convert(
+                {k: v for k, v in data.items() if k in isolation_fields}, Isolation, dec_hook=_path_hook
+            )
+            entrants = tuple(
+                Entrant(
+                    name=bot["name"],
+                    command=bot["command"],
+                    cwd=bot.get("cwd"),
+                    env=tuple((name, value) for name, value in bot.get("env", [])),
+                    time=BotTime(**bot.get("time", {})),
+                    owner=bot.get("owner"),
+                )
+                for bot in data["bots"]
+            )
+            return cls(
+                entrants=entrants,
+                ruleset=Ruleset.create(data["game"], data["players"], data["options"]),
+                seed=data["seed"],
+                format=data["format"],
+                candidate=data["candidate"],
+                baseline=data["baseline"],
+                rotations=data["rotations"],
+                time=TimeControl(**data["time"]),
+                max_strikes=data["max_strikes"],
+                isolation=isolation,
+                drop_after=data["drop_after"],
+            )
+        except (KeyError, TypeError, ValueError, msgspec.ValidationError, SettingError) as error:
+            raise TournamentError(f"the stored configuration cannot be read: {error}") from None
+
     @property
     def match(self) -> MatchSpec:
         """How every game is played (`competition.duplicate_set.SetRequest` fills in its bots and seed)."""
@@ -106,7 +150,32 @@ class TournamentConfig:
             time = TimeControl(**{**vars(self.time), **own}) if own else None
         except SettingError as error:
             raise PlanError(f"bot {entrant.name}: time.{error}") from None
-        return BotSpec(spec.argv, Path(entrant.cwd) if entrant.cwd else spec.cwd, entrant.env, time)
+        return BotSpec(spec.argv, Path(entrant.cwd) if entrant.cwd else spec.cwd, entrant.env, time, entrant.name)
+
+
+def _path_hook(kind: type, value: Any) -> Any:
+    if kind is Path:
+        return Path(value)
+    raise NotImplementedError(f"cannot decode {kind}")
+
+
+def _stored_json(out_dir: Path) -> Any:
+    """What ``out_dir/tournament.json`` holds, for a resume."""
+    path = out_dir / "tournament.json"
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise TournamentError(f"{out_dir} holds no tournament to resume (no tournament.json)") from None
+    except (OSError, ValueError) as error:
+        raise TournamentError(f"cannot read {path}: {error}") from None
+
+
+def stored_config(out_dir: Path) -> TournamentConfig:
+    """The configuration of the tournament in ``out_dir`` (its ``tournament.json``)."""
+    data = _stored_json(out_dir)
+    if not isinstance(data, dict):
+        raise TournamentError(f"{out_dir / 'tournament.json'} holds no tournament configuration")
+    return TournamentConfig.from_json(data)
 
 
 @dataclass(frozen=True)
@@ -133,6 +202,7 @@ class TournamentProgress:
     elapsed_s: float
     records: list[SetRecord]
     dropped: dict[str, str]
+    stopped_short: str | None = None
 
 
 @dataclass
@@ -144,6 +214,7 @@ class TournamentResult:
     status: GameStatus  # COMPLETE, or INTERRUPTED (Ctrl-C, SIGTERM, SIGHUP)
     elapsed_s: float = 0.0
     games_played: int = 0  # in this run (not counting resumed sets)
+    stopped_short: str | None = None  # why the plan ended before its target (too few bots left after a drop)
 
 
 # --- the output folder --------------------------------------------------------------------------------------
@@ -159,12 +230,7 @@ def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool) ->
     """Create the folder and store the configuration, or on resume check that it is the same."""
     stored_path = out_dir / "tournament.json"
     if resume:
-        try:
-            stored = json.loads(stored_path.read_text())
-        except FileNotFoundError:
-            raise TournamentError(f"{out_dir} holds no tournament to resume (no tournament.json)") from None
-        except (OSError, ValueError) as error:
-            raise TournamentError(f"cannot read {stored_path}: {error}") from None
+        stored = _stored_json(out_dir)
         current = json.loads(json.dumps(config.to_json()))
         if stored != current:
             different = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
@@ -235,6 +301,7 @@ class Tournament:
         self.dropped: dict[str, str] = {}
         self._failures: dict[str, int] = {}
         self.records: list[SetRecord] = []
+        self.stopped_short: str | None = None
 
     def run(self) -> TournamentResult:
         with stop_signals_held():  # a stop waits for the folder to be in order (rmtree cannot be cut in half)
@@ -250,7 +317,7 @@ class Tournament:
         status = GameStatus.COMPLETE
         playing: dict[int, SetInPlay] = {}
         abandoned: list[SetInPlay] = []  # sets cut short by an early stop: their running games still finish
-        pending = (planned for planned in self.plan.iter_sets() if planned.set_id not in finished)
+        pending = self._pending(finished)
         try:
             executor = open_executor(self.executor, self.jobs, pin=self.pin, isolation=self.config.isolation)
             with results, executor as runner:
@@ -290,6 +357,7 @@ class Tournament:
                                     time.monotonic() - started,
                                     self.records,
                                     dict(self.dropped),
+                                    self.stopped_short,
                                 )
                             )
                         if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
@@ -307,8 +375,55 @@ class Tournament:
                 with contextlib.suppress(OSError):
                     (self.out_dir / "work").rmdir()
         return TournamentResult(
-            self.config, self.out_dir, self.records, dict(self.dropped), status, time.monotonic() - started, self.games
+            self.config,
+            self.out_dir,
+            self.records,
+            dict(self.dropped),
+            status,
+            time.monotonic() - started,
+            self.games,
+            self.stopped_short,
         )
+
+    def _pending(self, finished: set[int]) -> Iterator[PlannedSet]:
+        """The sets still to play, in order: the plan's, until a bot is dropped; from then on the plan of the bots
+        left (a pure function of the configuration and who was dropped, so a resumed run plays what the stopped
+        one would have). Ends, saying why in ``stopped_short``, when the bots left cannot fill a table as before."""
+        last = 0
+        while True:
+            dropped = set(self.dropped)
+            plan = self._plan_without(dropped)
+            if plan is None:
+                return
+            for planned in plan.iter_sets():
+                if planned.set_id <= last:
+                    continue
+                if set(self.dropped) != dropped and (plan.format != "paired" or planned.set_id % 2):
+                    break  # a bot was dropped meanwhile: plan again without it (an SPRT's pair stays whole)
+                last = planned.set_id
+                if planned.set_id not in finished:
+                    yield planned
+
+    def _plan_without(self, dropped: set[str]) -> Plan | None:
+        plan = self.plan
+        if not dropped & set(plan.bots):
+            return plan
+        names = ", ".join(sorted(dropped))
+        kept = tuple(b for b in plan.bots if b not in dropped)
+        shared = int(plan.format == "paired")  # an SPRT's two versions take turns in one seat
+        needed = min(plan.players, len(plan.bots) - shared)
+        if plan.candidate in dropped or plan.baseline in dropped:
+            role = "the candidate" if plan.candidate in dropped else "the baseline"
+            self.stopped_short = f"stopped early: {role} was dropped ({names})"
+            return None
+        if len(kept) - shared < max(needed, 2):
+            left = len(kept) - shared
+            self.stopped_short = (
+                f"stopped early: {left} bot{'' if left == 1 else 's'} left after dropping {names}, "
+                f"too few to fill {needed} seats"
+            )
+            return None
+        return Plan(plan.format, kept, plan.players, plan.seed, plan.rotations, plan.candidate, plan.baseline)
 
     def _request(self, planned: PlannedSet) -> SetRequest:
         config = self.config

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from kierki_cli.command_table import ExitStatus
 from kierki_cli.common import new_seed
 from kierki_cli.human_seat import HumanSeat, read_line_within
 from kierki_cli.shared_options import RuleOptions, rules_options
@@ -111,8 +112,9 @@ def play(
         result = match.run()
     except MatchSetupError as error:
         raise click.ClickException(printable(str(error))) from None
-    except KeyboardInterrupt:
-        raise click.ClickException(f"stopped; the log so far is in {out_dir}") from None
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM/SIGHUP: exit 130 as every other command does
+        click.echo(f"\nstopped: the log so far is in {out_dir}", err=True)
+        sys.exit(ExitStatus.INTERRUPTED)
     replay = result.replays[0] if result.replays else None
     click.echo("")
     click.echo(f"replay: {replay}  (kierki replay {replay}; kierki replay --html game.html {replay})")

@@ -46,7 +46,11 @@ def header_lines(timeline: Timeline) -> list[Line]:
     started = f", started {printable(header.started)}" if header.started else ""
     lines.append([(f"{made}replay format {header.version}, protocol {header.protocol}{started}", "dim")])
     for bot in header.bots:
-        named = printable(f"seat {bot.seat}: {bot.name} {bot.version}".rstrip())
+        calls = f"{bot.name} {bot.version}".rstrip()
+        # The organiser's name first (a tournament's NAME, a ladder's NAME@version), then what the bot calls itself.
+        named = printable(
+            f"seat {bot.seat}: {bot.label} (calls itself {calls})" if bot.label else f"seat {bot.seat}: {calls}"
+        )
         lines.append([(named, ""), (f"  ({printable(bot.command)})", "dim")])
     return lines
 

@@ -27,6 +27,7 @@ from competition.tournament import (
     TournamentProgress,
     TournamentResult,
     run_tournament,
+    stored_config,
 )
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
@@ -39,19 +40,24 @@ from referee.text import printable
 # --- presentation ---------------------------------------------------------------------------------------------
 
 
+def dropped_status(dropped: dict[str, str]) -> dict[str, tuple[stats.BotStatus, str | None]]:
+    return {bot: ("dropped", why) for bot, why in dropped.items()}
+
+
+def result_standings(result: TournamentResult) -> stats.Standings:
+    """The standings of the finished sets, the dropped bots marked so (below the working ones)."""
+    return stats.standings(result.records, status=dropped_status(result.dropped))
+
+
 def format_standings(result: TournamentResult) -> str:
-    """The standings table (competition.report), then what the table cannot say: dropped bots (marked in the
-    table too: the fallback played their seats, so their row is not their program's), an early stop."""
-
-    def name(bot: str) -> str:
-        return printable(bot) + (" (dropped)" if bot in result.dropped else "")
-
+    """The standings table (competition.report: the statuses, and why each dropped bot was), then an early stop."""
     if not result.records:
         lines = ["no set finished yet: no standings"]
+        lines += [f"dropped {printable(bot)}: {printable(why)}" for bot, why in sorted(result.dropped.items())]
     else:
-        lines = [report.format_table(stats.standings(result.records), name).rstrip("\n")]
-    for bot, reason in sorted(result.dropped.items()):
-        lines.append(f"dropped {printable(bot)}: {printable(reason)}")
+        lines = [report.format_table(result_standings(result)).rstrip("\n")]
+    if result.stopped_short:
+        lines.append(printable(result.stopped_short))
     if result.status is not GameStatus.COMPLETE:
         lines.append(f"stopped early: continue with --resume --out {printable(str(result.out_dir))}")
     lines.append(f"results: {printable(str(result.out_dir))}")
@@ -65,7 +71,8 @@ def result_json(result: TournamentResult) -> dict[str, Any]:
         "out_dir": str(result.out_dir),
         "seed": result.config.seed,
         "dropped": result.dropped,
-        "standings": report.standings_json(stats.standings(result.records)) if result.records else None,
+        "stopped_short": result.stopped_short,
+        "standings": report.standings_json(result_standings(result)) if result.records else None,
     }
 
 
@@ -74,7 +81,7 @@ def write_reports(result: TournamentResult) -> None:
     if result.records:
         config = result.config
         title = f"{config.format} of {len(config.entrants)} bots, seed {config.seed}"
-        report.write_report(stats.standings(result.records), result.out_dir, title)
+        report.write_report(result_standings(result), result.out_dir, title)
 
 
 class ProgressLine:
@@ -95,8 +102,13 @@ class ProgressLine:
         eta = f"{left / rate:.0f}s" if rate > 0 and not self.capped else "?"
         leaders = ""
         try:
-            table = stats.standings(progress.records)
-            leaders = "  ".join(f"{b.bot} {b.score.mean:+.2f}" for b in table.bots[:3])
+            table = stats.standings(progress.records, status=dropped_status(progress.dropped))
+            # Best first, by what the standings rank (μ − 3σ), with the mean points per game beside it.
+            leaders = "  ".join(
+                f"{b.rank}. {printable(b.bot)} {b.rating.conservative:.1f} ({b.score.mean:+.1f}/game)"
+                for b in table.bots[:3]
+                if b.rank is not None
+            )
         except stats.StatsError:
             pass
         line = f"set {progress.sets_done}/{progress.sets_target}  {progress.games_done} games  ETA {eta}  {leaders}"
@@ -178,6 +190,35 @@ def sandbox_for_owners(entrants: list[Entrant], isolation: Isolation) -> Isolati
 
 # --- kierki tournament ----------------------------------------------------------------------------------------
 
+# The options that are not part of a tournament's stored configuration: how and how long this run plays.
+RUN_OPTIONS = frozenset(
+    ("bot_arguments", "bots_file", "sets", "until_ci", "max_sets", "seed", "out_dir", "resume", "jobs", "cpu_pinning")
+) | {"executor", "scheduler", "workers", "as_json"}
+
+
+def resumed_config(out_dir: Path, seed: str) -> TournamentConfig:
+    """``--resume --out DIR`` with no bots: the configuration stored in DIR. An option of the configuration given
+    again alone cannot be checked against it (the others would be their defaults): it is refused, saying so."""
+    context = click.get_current_context()
+    given = [
+        f"--{name.rstrip('_').replace('_', '-')}"
+        for name in context.params
+        if name not in RUN_OPTIONS
+        and context.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+    ]
+    if given:
+        raise click.UsageError(
+            f"--resume without bots continues with the configuration stored in {out_dir}/tournament.json: "
+            f"leave out {', '.join(given)}, or give the bots and every option of the stopped run again"
+        )
+    try:
+        config = stored_config(out_dir)
+    except TournamentError as error:
+        raise click.ClickException(str(error)) from None
+    if config.seed != seed:
+        raise click.UsageError(f"--resume: --seed {seed} is not the stored run's seed ({config.seed})")
+    return config
+
 
 @click.command()
 @click.argument("bot_arguments", nargs=-1, metavar="[NAME=COMMAND ...]")
@@ -244,17 +285,20 @@ def tournament(
             entrants += parse_bots_file(bots_file)
     except PlanError as error:
         raise click.UsageError(str(error)) from None
-    settings["isolation"] = sandbox_for_owners(entrants, settings["isolation"])
-    out_dir, seed = out_dir_and_seed(
-        "tournament", "tournament", out_dir, seed, resume=resume, quiet=as_json, bots_given=bool(entrants)
-    )
-    config = tournament_config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
+    out_dir, seed = out_dir_and_seed("tournament", "tournament", out_dir, seed, resume=resume, quiet=as_json)
+    if resume and not entrants:
+        config = resumed_config(out_dir, seed)
+    else:
+        settings["isolation"] = sandbox_for_owners(entrants, settings["isolation"])
+        config = tournament_config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
     stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
     plan = config.plan
     target = stop.target(plan)
-    rounded = f" (rounded up to whole rounds of {plan.round_length})" if sets and target != sets else ""
+    rounded = ""
+    if sets and target != sets:
+        rounded = f" (--sets {sets} rounded up to whole rounds of {plan.round_length} sets)"
     header = (
-        f"{config.ruleset.describe()}\n{format_} of {len(entrants)} bots, "
+        f"{config.ruleset.describe()}\n{config.format} of {len(config.entrants)} bots, "
         + (f"{target} sets{rounded}" if until_ci is None else f"until every interval < {until_ci}")
         + f", seed {seed}, results in {out_dir}"
     )

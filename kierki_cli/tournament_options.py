@@ -152,17 +152,12 @@ def out_dir_and_seed(
     *,
     resume: bool,
     quiet: bool,
-    bots_given: bool = True,
 ) -> tuple[Path, str]:
     """``--out``, ``--resume`` and ``--seed`` together: the folder to write into (by default a new one named after
     ``kind`` and the time) and the seed (on ``--resume`` without ``--seed``, the stopped run's own). ``what`` names
     the run in the error for a ``--resume`` without ``--out``."""
     if resume and out_dir is None:
         raise click.UsageError(f"--resume needs --out DIR: the folder of the {what} to continue")
-    if resume and not bots_given:
-        raise click.UsageError(
-            f"--resume: give the same bots and options as the stopped run (they are in {out_dir}/tournament.json)"
-        )
     if seed is None:
         stored = _stored_seed(out_dir) if resume else None
         seed = new_seed() if stored is None else stored

@@ -7,11 +7,13 @@ Affinity is inherited, so pinning the referee before it starts its bots pins the
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-__all__ = ["CpuError", "choose_cpu", "pinned", "usable_cpus"]
+__all__ = ["CpuError", "choose_cpu", "cpu_allowance", "pinned", "usable_cpus"]
 
 
 class CpuError(ValueError):
@@ -23,6 +25,41 @@ def usable_cpus() -> list[int]:
     if not hasattr(os, "sched_getaffinity"):
         return []
     return sorted(os.sched_getaffinity(0))
+
+
+def cpu_allowance(cgroup_root: Path = Path("/sys/fs/cgroup"), own: Path = Path("/proc/self/cgroup")) -> int:
+    """How many CPUs' worth of work this process may do at once: the CPUs it may run on, fewer where its control
+    group's CPU quota allows less (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``, rounded
+    up); at least 1. A default for worker counts: a machine's CPU count overstates what a container may use."""
+    cpus = len(usable_cpus()) or os.cpu_count() or 1
+    quota = _cgroup_quota(cgroup_root, own)
+    return max(1, min(cpus, math.ceil(quota)) if quota is not None else cpus)
+
+
+def _cgroup_quota(root: Path, own: Path) -> float | None:
+    """The CPU quota (in CPUs) of this process's control group, None when it has none or it cannot be read."""
+    try:
+        lines = own.read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        relative = path.lstrip("/")
+        try:
+            if controllers == "":  # v2: one hierarchy
+                quota, _, period = (root / relative / "cpu.max").read_text().partition(" ")
+                if quota.strip() != "max":
+                    return int(quota) / int(period)
+            elif "cpu" in controllers.split(","):  # v1: the cpu controller's own hierarchy
+                folder = root / controllers / relative
+                if not folder.is_dir():
+                    folder = root / "cpu" / relative
+                quota_us = int((folder / "cpu.cfs_quota_us").read_text())
+                if quota_us > 0:
+                    return quota_us / int((folder / "cpu.cfs_period_us").read_text())
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def choose_cpu(usable: list[int] | None = None) -> int | None:

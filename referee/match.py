@@ -351,7 +351,13 @@ class Match:
             consequences=dict(config.faults.consequences),
             given_deals=len(config.deals),
             bots=[
-                BotRecord(seat=s.seat, name=s.name, version=s.version, command=self._result_of(s).command)
+                BotRecord(
+                    seat=s.seat,
+                    name=s.name,
+                    version=s.version,
+                    command=self._result_of(s).command,
+                    label=config.bots[self.players.index(s)].label,
+                )
                 for s in self.seats
             ],
             time=ClockRecord(

@@ -39,6 +39,9 @@ class BotSpec(msgspec.Struct, frozen=True):
     cwd: Path = msgspec.field(default_factory=Path.cwd)
     env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
     time: TimeControl | None = None  # this bot's own time control, instead of MatchConfig.time
+    # The organiser's name for the bot (a tournament's NAME, a ladder's NAME@version): its seat's name in the
+    # replay header, beside the name the bot gives itself in its hello. None: the match names none.
+    label: str | None = None
 
     @classmethod
     def parse(cls, command: str) -> BotSpec:

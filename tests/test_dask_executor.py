@@ -170,6 +170,7 @@ def test_a_ladder_whose_worker_is_killed_mid_game_records_each_set_once(
     add_bot(folder, "k", [sys.executable, str(BOTS / "kill_worker.py")], cwd=tmp_path)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
     add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    add_bot(folder, "r2", ["sample:random"], cwd=tmp_path)  # four bots for four seats: a bot never takes two
     report = run_ladder(folder, sets=2)
     assert marker.exists()  # the kill happened
     client.wait_for_workers(2, timeout=120)  # the nanny restarts it; a bound, not a measurement
@@ -196,7 +197,8 @@ def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_ch
     (tmp_path / "bot").mkdir()  # a folder of its own: a bot's folder may not hold the ladder's
     shutil.copy(HEURISTIC, tmp_path / "bot" / "mine.py")
     add_bot(folder, "mine", [sys.executable, "mine.py"], cwd=tmp_path / "bot")
-    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    for name in ("r", "r2", "r3"):
+        add_bot(folder, name, ["sample:random"], cwd=tmp_path)
     real = remote.sha256_of  # what the coordinator ships; the ladder's own check of the file still passes
     monkeypatch.setattr(remote, "sha256_of", lambda p: "0" * 64 if p.name == "mine.py" else real(p))
     report = run_ladder(folder, sets=1)
@@ -208,6 +210,8 @@ def test_a_ladder_bot_that_differs_on_every_worker_voids_the_set_and_is_never_ch
         assert {(b.label, b.status, b.failures) for b in store.bots()} == {
             ("mine@1", "active", 0),
             ("r@1", "active", 0),
+            ("r2@1", "active", 0),
+            ("r3@1", "active", 0),
         }
 
 
@@ -295,7 +299,8 @@ def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
     monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken))
     folder = _dask_ladder(tmp_path, spec, Isolation(sandbox="bwrap"), plan_ahead=1)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
-    add_bot(folder, "r", ["sample:random"], cwd=tmp_path)
+    for name in ("r", "r2", "r3"):
+        add_bot(folder, name, ["sample:random"], cwd=tmp_path)
     with pytest.raises(LadderError, match=f"^worker {broken} cannot run the bots under bubblewrap: "):
         run_ladder(folder, sets=1)
     with Store.open(folder / "ladder.sqlite") as store:

@@ -53,8 +53,11 @@ def test_one_class_is_named_isolation() -> None:
 
 
 def test_a_match_configuration_is_built_in_one_place() -> None:
-    """``MatchConfig.from_spec`` is the one factory (it calls ``cls``); everything else states a plain `MatchSpec`."""
-    assert _calls_to("MatchConfig", *SOURCES) == []
+    """``MatchConfig.from_spec`` is the one factory (it calls ``cls``); everything else states a plain `MatchSpec`.
+    The one exception is bench/instructions.py's branch for counting a tree older than the factory (257d922)."""
+    calls = _calls_to("MatchConfig", *SOURCES)
+    assert [where for where in calls if not where.startswith("bench/instructions.py:")] == []
+    assert len(calls) <= 1
 
 
 def test_one_loop_expands_and_submits_a_duplicate_set() -> None:

@@ -42,6 +42,7 @@ from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, in
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.run import run_ladder
 from competition.ladder.site import write_site
+from competition.ladder.standings import standings
 from competition.ladder.store import Store
 from competition.model import SetRecord
 from competition.ratings import rate
@@ -84,7 +85,8 @@ def _config(**run: object) -> LadderConfig:
 def _ladder(tmp_path: Path, *bots: tuple[str, str], config: LadderConfig | None = None) -> Path:
     folder = tmp_path / "ladder"
     init_ladder(folder, config or _config())
-    for name, program in bots or (("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("h2", "heuristic_bot.py")):
+    default = (("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("h2", "heuristic_bot.py"), ("r2", "random_bot.py"))
+    for name, program in bots or default:
         path = Path(program) if "/" in program else SAMPLES / program
         add_bot(folder, name, [sys.executable, str(path)], cwd=tmp_path)
     return folder
@@ -132,10 +134,11 @@ def _ladder_run(folder: Path, sets: int, **popen: Any) -> subprocess.Popen[str]:
 
 
 def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
+    """The run's lines without the time each starts with."""
     assert process.stdout is not None
     # Not ``yield from``: closing this generator (a ``break`` in the caller) would close the pipe with it.
-    for line in process.stdout:  # noqa: UP028
-        yield line
+    for line in process.stdout:
+        yield line.partition(" ")[2]
 
 
 @pytest.mark.parametrize("kill_when", ["claimed", "played"])
@@ -196,17 +199,21 @@ def test_a_bot_failing_k_sets_in_a_row_is_deactivated_with_the_reason(tmp_path: 
         tmp_path,
         ("h", "heuristic_bot.py"),
         ("r", "random_bot.py"),
+        ("r2", "random_bot.py"),
         ("crash", str(HOSTILE / "crash_at_start.py")),
     )
     report = run_ladder(folder, sets=3)
-    assert report.sets_played == 3
+    assert report.sets_played == 2  # then three active bots are left for four seats: nothing more is played
+    assert report.stop_reason.startswith("nothing to play: 3 active bots for 4 seats")
     assert list(report.deactivated) == ["crash@1"]
     assert "2 sets in a row failed; the last: could not start" in report.deactivated["crash@1"]
     with Store.open(folder / "ladder.sqlite") as store:
         bot = store.bot("crash@1")
         assert bot is not None and bot.status == "deactivated"
-        third = store.results()[2]
-        assert "crash@1" not in third.bots  # never scheduled again
+        assert store.count("voided") == 0  # the sets planned with it are cancelled, not voided
+        assert store.count("cancelled") == len(store.sets("cancelled")) >= 1
+        rows = standings(store)  # the crashed bot, which never played a game of its own, is listed, not ranked
+        assert [(r.label, r.rank) for r in rows][-1] == ("crash@1", None)
     status = CliRunner().invoke(cli, ["ladder", "status", str(folder)])
     assert "deactivated crash@1: 2 sets in a row failed" in status.output
     with Store.open(folder / "ladder.sqlite") as store:
@@ -242,7 +249,8 @@ def test_a_bot_whose_program_changed_is_refused_with_how_to_re_add_it(tmp_path: 
     mine = tmp_path / "bots" / "mine.py"
     mine.parent.mkdir()
     shutil.copy(SAMPLES / "heuristic_bot.py", mine)
-    folder = _ladder(tmp_path, ("mine", str(mine)), ("r", "random_bot.py"), ("h", "heuristic_bot.py"))
+    others = (("r", "random_bot.py"), ("h", "heuristic_bot.py"), ("r2", "random_bot.py"), ("h2", "heuristic_bot.py"))
+    folder = _ladder(tmp_path, ("mine", str(mine)), *others)
     mine.write_text(mine.read_text() + "\n# a change\n")
     report = run_ladder(folder, sets=1)
     assert "mine@1" in report.deactivated
@@ -359,16 +367,18 @@ def test_the_site_has_standings_rows_links_plots_and_escaped_stderr(tmp_path: Pa
         "sys.stderr.write('<script>alert(1)</script> \\x1b[31mred\\n'); sys.stderr.flush()\n"
         f"runpy.run_path({str(SAMPLES / 'heuristic_bot.py')!r}, run_name='__main__')\n"
     )
-    folder = _ladder(tmp_path, ("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("noisy", str(noisy)))
+    folder = _ladder(
+        tmp_path, ("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("noisy", str(noisy)), ("r2", "random_bot.py")
+    )
     out = tmp_path / "www"
     config = LadderConfig.load(folder)
     (folder / "ladder.toml").write_text(dataclasses.replace(config, site_dir=str(out)).to_toml())
     run_ladder(folder, sets=2)  # the run refreshes the site
     assert out.is_symlink()
     index = _parse(out / "index.html")
-    assert len(index.rows) == 3
+    assert len(index.rows) == 4
     bot_pages = [link for link in index.links if link.startswith("bots/")]
-    assert len(bot_pages) == 3
+    assert len(bot_pages) == 4
     for link in bot_pages:
         page_path = out / link
         page = _parse(page_path)
@@ -390,8 +400,25 @@ def test_the_site_has_standings_rows_links_plots_and_escaped_stderr(tmp_path: Pa
     assert "h@1" in (out / "head-to-head.html").read_text()
     first = out.resolve()
     with Store.open(folder / "ladder.sqlite") as store:
+        store.retire("r")
         write_site(folder, store, out)  # a second write swaps the link to a new folder; the old one is kept
     assert out.resolve() != first and first.exists()
+    # The active bots ranked 1..n apart from the retired one; nothing published shows the server's paths.
+    index_html = (out / "index.html").read_text()
+    active, inactive = index_html.split('<table id="inactive">')
+    assert "r@1" in inactive and "r@1</a>" not in active and active.count('class="bot-row') == 3
+    server = [str(tmp_path.resolve()), str(Path(sys.executable).resolve().parent)]
+    published = [path for path in out.resolve().rglob("*") if path.is_file()]
+    assert any(path.name.endswith(".replay.jsonl") for path in published)
+    for path in published:
+        data = path.read_bytes()
+        text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8", "replace")
+        assert not any(where in text for where in server), path
+    replay_page = next(path for path in published if path.name == "game1.html").read_text()
+    assert "sets/" in replay_page and "replay.jsonl" in replay_page  # the resume hint's log, relative
+    copied = next(path for path in published if path.name.endswith(".replay.jsonl"))
+    labels = {b.label for b in load(copied).header.bots}  # the seats carry their ladder names
+    assert labels <= {"h@1", "r@1", "noisy@1", "r2@1"} and len(labels) == 4
 
 
 def test_the_site_refuses_to_replace_a_folder_it_did_not_write(tmp_path: Path) -> None:
@@ -412,7 +439,12 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert 'sandbox = "none"' in (folder / "ladder.toml").read_text()
-    for name, bot in (("h", "heuristic_bot.py"), ("r", "random_bot.py")):
+    for name, bot in (
+        ("h", "heuristic_bot.py"),
+        ("r", "random_bot.py"),
+        ("r2", "random_bot.py"),
+        ("r3", "random_bot.py"),
+    ):
         result = runner.invoke(
             cli, ["ladder", "add", str(folder), name, "--owner", name, "--", sys.executable, str(SAMPLES / bot)]
         )
@@ -421,18 +453,22 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
         cli, ["ladder", "add", str(folder), "crash", "--", sys.executable, str(HOSTILE / "crash_at_start.py")]
     )
     assert crash.exit_code == 1 and "crash was not added: it failed its validation game" in crash.output
+    assert "see its stderr log" not in crash.output and "its last stderr lines are shown" in crash.output
     # Its stderr log goes with the validation game's folder: the last lines are shown above the reason instead.
     assert "the bot's stderr (last lines):" in crash.stderr and "hostile bot: crashing at start" in crash.stderr
-    again = runner.invoke(
-        cli, ["ladder", "add", str(folder), "h", "--", sys.executable, str(SAMPLES / "heuristic_bot.py")]
-    )
+    heuristic = ["--", sys.executable, str(SAMPLES / "heuristic_bot.py")]
+    taken = runner.invoke(cli, ["ladder", "add", str(folder), "h", *heuristic])
+    assert taken.exit_code == 1 and taken.output == "Error: h belongs to h: choose another name\n"
+    same = runner.invoke(cli, ["ladder", "add", str(folder), "h", "--owner", "h", *heuristic])
+    assert same.exit_code == 0 and "h@1 is unchanged" in same.output
+    again = runner.invoke(cli, ["ladder", "add", str(folder), "h", "--owner", "h", "--new-version", *heuristic])
     assert "added h@2" in again.output and "retired h@1" in again.output
     result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "2", "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert "2 sets played" in result.output
     rows = json.loads(runner.invoke(cli, ["ladder", "standings", str(folder), "--json"]).output)
-    assert [r["rank"] for r in rows] == [1, 2] and rows[0]["conservative"] >= rows[1]["conservative"]
-    assert {r["label"] for r in rows} == {"h@2", "r@1"}
+    assert [r["rank"] for r in rows] == [1, 2, 3, 4] and rows[0]["conservative"] >= rows[1]["conservative"]
+    assert {r["label"] for r in rows} == {"h@2", "r@1", "r2@1", "r3@1"}
     assert all(r["sets"] == 2 and r["provisional"] for r in rows)
     table = runner.invoke(cli, ["ladder", "standings", str(folder)])
     assert "h@2" in table.output and "(provisional)" in table.output
@@ -448,6 +484,7 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
 def test_ladder_add_help_says_what_a_second_add_and_a_changed_file_do() -> None:
     shown = " ".join(CliRunner().invoke(cli, ["ladder", "add", "--help"]).output.split())
     assert "An existing NAME gets a new version (NAME@2)" in shown and "deactivates a bot whose file changed" in shown
+    assert "another --owner is refused" in shown and "--new-version" in shown
 
 
 def test_a_folder_that_cannot_be_made_or_written_is_a_one_line_error(tmp_path: Path) -> None:
@@ -473,7 +510,7 @@ def test_a_bot_that_would_see_the_ladders_folder_is_refused(tmp_path: Path) -> N
             folder, "peek", [sys.executable, str(SAMPLES / "random_bot.py"), str(folder / "secret.key")], cwd=tmp_path
         )
     with Store.open(folder / "ladder.sqlite") as store:
-        assert {b.name for b in store.bots()} == {"h", "r", "h2"}
+        assert {b.name for b in store.bots()} == {"h", "r", "h2", "r2"}
 
 
 def test_bot_ro_and_bot_env_are_checked_and_kept_in_ladder_toml(tmp_path: Path) -> None:
@@ -568,7 +605,8 @@ def test_a_ladder_bot_reads_what_bot_ro_shows_it_inside_bubblewrap(tmp_path: Pat
                 add_bot(folder, "reader", command, cwd=tmp_path)
             assert any("weights.txt" in line for line in raised.value.stderr)  # FileNotFoundError in the sandbox
     folder = tmp_path / "sighted"
-    add_bot(folder, "r", [sys.executable, str(SAMPLES / "random_bot.py")], cwd=tmp_path)
+    for name in ("r", "r2", "r3"):
+        add_bot(folder, name, [sys.executable, str(SAMPLES / "random_bot.py")], cwd=tmp_path)
     assert run_ladder(folder, sets=1).sets_played == 1
     with Store.open(folder / "ladder.sqlite") as store:
         assert not any(any(game.forfeited) for game in store.results()[0].games)
@@ -623,7 +661,8 @@ def test_a_referee_that_keeps_failing_stops_the_run_instead_of_voiding_every_set
 
 def test_a_bot_crashing_mid_game_counts_as_a_failed_set(tmp_path: Path) -> None:
     config = dataclasses.replace(_config(), bots=BotSettings(deactivate_after=1, validation=False))
-    folder = _ladder(tmp_path, ("h", "heuristic_bot.py"), ("mid", str(HOSTILE / "crash_mid_game.py")), config=config)
+    bots = (("h", "heuristic_bot.py"), ("mid", str(HOSTILE / "crash_mid_game.py")), ("r", "random_bot.py"))
+    folder = _ladder(tmp_path, *bots, ("r2", "random_bot.py"), config=config)
     report = run_ladder(folder, sets=1)
     assert report.sets_played == 1
     assert report.deactivated["mid@1"].startswith("1 set failed; the last: forfeited game 1 (")
@@ -655,7 +694,7 @@ def test_a_run_whose_output_is_closed_plays_on(tmp_path: Path) -> None:
     folder = _ladder(tmp_path)
     process = _ladder_run(folder, 3)
     assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.readline().startswith("set 1 claimed")
+    assert process.stdout.readline().partition(" ")[2].startswith("set 1 claimed")
     process.stdout.close()  # the next line printed meets a broken pipe
     assert process.wait() == 0
     assert process.stderr.read() == ""
@@ -675,7 +714,7 @@ def test_only_the_newest_sets_get_replay_pages_and_the_page_cache_follows_them(
     with Store.open(folder / "ladder.sqlite") as store:
         newest = store.results()[-1]
         write_site(folder, store, tmp_path / "www")
-    assert sorted(p.name for p in (folder / "replay-pages").iterdir()) == [f"{newest.set_id:06d}"]
+    assert sorted(p.name for p in (folder / "replay-pages-2").iterdir()) == [f"{newest.set_id:06d}"]
     page = _parse(tmp_path / "www" / "bots" / "bot-1.html")
     pages = [link for link in page.links if link.endswith(".html") and "replays/" in link]
     logs = [link for link in page.links if ".replay.jsonl" in link]
@@ -690,8 +729,13 @@ def store_results(folder: Path) -> list[SetRecord]:
 def test_sample_bots_are_added_by_name(tmp_path: Path) -> None:
     folder = tmp_path / "ladder"
     init_ladder(folder, _config())
-    for name, sample in (("h", "sample:heuristic"), ("r", "sample:random")):
-        bot, _ = add_bot(folder, name, [sample], cwd=tmp_path)
+    for name, sample in (
+        ("h", "sample:heuristic"),
+        ("r", "sample:random"),
+        ("r2", "sample:random"),
+        ("r3", "sample:random"),
+    ):
+        bot = add_bot(folder, name, [sample], cwd=tmp_path).bot
         assert bot.command == sample and bot.program is None
     with pytest.raises(LadderError, match="no sample bot 'nosuch'"):
         add_bot(folder, "x", ["sample:nosuch"], cwd=tmp_path)
@@ -722,11 +766,16 @@ def test_a_set_plays_one_seed_with_the_seats_rotated_so_every_bot_holds_every_ha
 def test_a_run_with_nothing_to_play_says_why(tmp_path: Path) -> None:
     folder = tmp_path / "ladder"
     init_ladder(folder, _config())
-    assert run_ladder(folder).stop_reason == "nothing to play: the ladder needs at least two active bots"
-    for name in ("a", "b"):
-        add_bot(folder, name, ["sample:random"], cwd=tmp_path, owner="ann")
+    assert run_ladder(folder).stop_reason == (
+        "nothing to play: 0 active bots for 4 seats, and a bot never takes two seats at a table: add 4 more"
+    )
+    for name in ("a", "b", "c", "d"):
+        add_bot(folder, name, ["sample:random"], cwd=tmp_path, owner="ann" if name < "d" else "bob")
     report = run_ladder(folder)
-    assert report.sets_played == 0 and "the 2 active bots share one owner" in report.stop_reason
+    assert report.sets_played == 0 and report.stop_reason == (
+        "nothing to play: the 4 active bots have 2 owners for 4 seats, and a bot never plays its owner's other "
+        "bots: add bots of other owners"
+    )
 
 
 def test_a_ladder_plays_on_the_executor_its_config_names(tmp_path: Path) -> None:
@@ -790,7 +839,7 @@ def test_a_hand_edited_disk_limit_without_the_sandbox_is_said_by_every_run_and_k
     for _ in range(2):
         result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"])
         assert result.exit_code == 0, result.output
-        assert result.stderr == said + "\n"
+        assert result.stderr.partition(" ")[2] == said + "\n"  # after the time, as every line of a run
         assert "warning" not in result.stdout and "1 sets played" in result.stdout
         with Store.open(folder / "ladder.sqlite") as store:
             last = store.last_run()
@@ -903,7 +952,7 @@ def test_the_validation_game_stops_after_its_deals(tmp_path: Path) -> None:
     """Issue 12's "short validation game": two deals by default (a crash in the third goes unseen by it, and is the
     run's to find); ``bots.validation_deals = 0`` plays the whole game, as before."""
     late_crash = [sys.executable, str(MISBEHAVE), "crash", "35"]  # its 35th decision: in deal 3 of hearts
-    added, _ = add_bot(_validating(tmp_path, "short"), "late", late_crash, cwd=tmp_path)
+    added = add_bot(_validating(tmp_path, "short"), "late", late_crash, cwd=tmp_path).bot
     assert added.label == "late@1"
     for deals in (3, 0):
         with pytest.raises(LadderError, match=r"it forfeited the game \(crash"):

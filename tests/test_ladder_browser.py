@@ -43,7 +43,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         bots=BotSettings(validation=False),
     )
     init_ladder(folder, config)
-    for name, program in (("heur", "heuristic_bot.py"), ("rand", "random_bot.py"), ("rand2", "random_bot.py")):
+    bots = (("heur", "heuristic_bot.py"), ("rand", "random_bot.py"), ("rand2", "random_bot.py"))
+    for name, program in (*bots, ("rand3", "random_bot.py")):
         add_bot(folder, name, [sys.executable, str(SAMPLES / program)], cwd=base)
     assert run_ladder(folder, sets=3).sets_played == 3
     out = base / "www"
@@ -57,9 +58,9 @@ def test_the_standings_rows_links_and_plots_in_a_browser(browser: Any, site: Pat
 
     browser.get((site / "index.html").as_uri())
     rows = browser.find_elements(By.CSS_SELECTOR, "#standings tr.bot-row")
-    assert len(rows) == 3
+    assert len(rows) == 4
     names = [row.find_element(By.CSS_SELECTOR, "td.name a").text for row in rows]
-    assert sorted(names) == ["heur@1", "rand2@1", "rand@1"]
+    assert sorted(names) == ["heur@1", "rand2@1", "rand3@1", "rand@1"]
     pages = [row.find_element(By.CSS_SELECTOR, "td.name a").get_attribute("href") for row in rows]
     for page in pages:
         browser.get(page)

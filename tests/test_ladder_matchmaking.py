@@ -55,10 +55,14 @@ def test_bots_without_an_owner_are_not_constrained() -> None:
     assert all(len(set(table)) == 4 for table in tables)
 
 
-def test_fewer_bots_than_seats_fill_seats_twice_and_a_single_owner_gets_no_table() -> None:
+def test_a_bot_never_sits_twice_at_a_table_so_fewer_bots_or_owners_than_seats_get_none() -> None:
     two = [Candidate("a", 25.0, 5.0), Candidate("b", 25.0, 5.0)]
-    tables = plan_tables(two, 4, 5, random.Random(6))
-    assert len(tables) == 5 and all(len(t) == 4 and set(t) == {"a", "b"} for t in tables)
+    assert plan_tables(two, 4, 5, random.Random(6)) == []
+    three = [*two, Candidate("c", 25.0, 5.0)]
+    assert plan_tables(three, 4, 5, random.Random(6)) == []
+    assert all(sorted(t) == ["a", "b", "c"] for t in plan_tables(three, 3, 5, random.Random(6)))
+    owners = [Candidate(label, 25.0, 5.0, owner=owner) for label, owner in zip("abcd", "xxyz", strict=True)]
+    assert plan_tables(owners, 4, 5, random.Random(6)) == []  # three owners for four seats
     same_owner = [Candidate("a", 25.0, 5.0, owner="x"), Candidate("b", 25.0, 5.0, owner="x")]
     assert plan_tables(same_owner, 4, 5, random.Random(6)) == []
     assert plan_tables(two[:1], 4, 5, random.Random(6)) == []

@@ -47,7 +47,7 @@ def _play(store: Store, run_id: int, count: int, rng: random.Random) -> list[Set
 
 def test_a_new_database_is_at_the_latest_schema_in_wal_mode(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS)
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -65,7 +65,7 @@ def test_a_version_1_database_migrates_with_its_data(tmp_path: Path) -> None:
     assert "failures" not in columns
     connection.close()
     with Store.open(path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (bot,) = store.bots()
         assert bot.label == "a@1" and bot.failures == 0
         assert store.count("planned") == 1
@@ -217,12 +217,13 @@ def test_consecutive_failures_deactivate_a_bot_and_a_clean_set_resets_the_count(
         assert bot is not None and bot.status == "deactivated" and bot.failures == 3
         store.plan([table], _seed)
         assert store.claim_next(run_id, 1, "here") is None  # a set with a deactivated bot is never played
-        assert store.sets()[-1].status == "voided"
+        assert store.sets()[-1].status == "cancelled"  # not "voided": the referee did not fail it
 
 
 def test_a_new_version_retires_the_old_one_and_starts_clean(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
-        bot, retired = store.add_bot("a", "run a2", "/")
+        added = store.add_bot("a", "run a2", "/")
+        bot, retired = added.bot, added.retired
         assert bot.label == "a@2" and [b.label for b in retired] == ["a@1"]
         old = store.bot("a@1")
         assert old is not None and old.status == "retired"

@@ -242,3 +242,19 @@ def test_whole_games_through_the_match_verify(
     assert "game over: you are placed" in shown
     if game == "kierki":
         assert "you name trump" in shown and re.search(r"columns: C: ", shown)  # the trump deals, the loteryjka
+
+
+def test_ctrl_c_in_kierki_play_exits_130_like_every_other_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from kierki_cli.main import cli
+
+    def interrupted(self: Match) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Match, "run", interrupted)
+    result = CliRunner().invoke(cli, ["play", "--game", "hearts", "--out", str(tmp_path / "out")], input="")
+    assert result.exit_code == 130, result.output
+    assert "stopped: the log so far is in" in result.stderr and "Error" not in result.output

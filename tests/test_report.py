@@ -105,17 +105,18 @@ def test_files_are_written(written: tuple[Standings, ReportFiles]) -> None:
 def test_html_standings_rows(written: tuple[Standings, ReportFiles], parsed: Collector) -> None:
     result, _ = written
     header, *rows = parsed.tables["standings"]
-    assert header[:3] == ["#", "bot", "μ − 3σ"]
+    assert header[:4] == ["#", "bot", "status", "μ − 3σ"]
     assert [row[1] for row in rows] == [EVIL, MATH, FORMULA, WIDE]  # the parser unescapes: names come back exact
     first = rows[0]
     bot = result.bots[0]
     assert first[0] == "1"
-    assert first[2] == f"{bot.rating.conservative:.2f}"
-    assert first[5] == f"{bot.score.mean:.2f}"
-    assert first[6] == f"{bot.score.half_width:.2f}"
-    assert (first[7], first[8]) == ("3", "12")
-    assert rows[2][11] == "timeout: 6"
-    assert rows[3][11] == "0"
+    assert first[2] == "ok"
+    assert first[3] == f"{bot.rating.conservative:.2f}"
+    assert first[6] == f"{bot.score.mean:.2f}"
+    assert first[7] == f"{bot.score.half_width:.2f}"
+    assert (first[8], first[9]) == ("3", "12")
+    assert rows[2][12] == "timeout: 6"
+    assert rows[3][12] == "0"
 
 
 def test_html_head_to_head_table(parsed: Collector) -> None:
@@ -173,7 +174,7 @@ def test_csv_contents(written: tuple[Standings, ReportFiles]) -> None:
 def test_json_contents(written: tuple[Standings, ReportFiles]) -> None:
     result, files = written
     data = json.loads(files.json.read_text(encoding="utf-8"))
-    assert data["format"] == 1
+    assert data["format"] == 2
     assert (data["game"], data["players"], data["higher_is_better"], data["sets"], data["games"]) == (
         "kierki",
         4,
@@ -202,7 +203,7 @@ def test_one_set_has_no_interval_anywhere(tmp_path: Path) -> None:
     assert rows[0]["ci_low"] == "" and rows[0]["ci_high"] == ""
     collector = Collector()
     collector.feed(files.html.read_text(encoding="utf-8"))
-    assert collector.tables["standings"][1][6] == "–"
+    assert collector.tables["standings"][1][7] == "–"
     table = format_table(tournament(sets=1))
     assert "inf" not in table and "nan" not in table
     title, _, *lines = table.splitlines()
@@ -262,12 +263,13 @@ def test_terminal_table() -> None:
     lines = text.splitlines()
     assert lines[0].startswith("kierki, 4 players: 3 sets, 12 games")
     assert "one set" not in lines[0]  # every interval is defined: no note about missing ones
-    assert lines[1].split()[:3] == ["#", "bot", "μ−3σ"]
+    assert lines[1].split()[:4] == ["#", "bot", "status", "μ−3σ"]
+    assert lines[1].split()[-6:] == ["faults", "no", "start", "forfeits", "CPU", "s"]
     assert len(lines) == 2 + 4
     evil = result.bots[0]
     assert lines[2].split()[:2] == ["1", EVIL]
     assert f"{evil.score.mean:.1f} ± {evil.score.half_width:.1f}" in lines[2]
-    assert lines[4].split()[-2:] == ["6", "–"]  # FORMULA's faults; no CPU time measured
+    assert lines[4].split()[-4:] == ["6", "0", "0", "–"]  # FORMULA's faults, start failures, forfeits; no CPU time
     # The rating column ends in the same terminal cell on every row, the wide name's row included.
     ends = set()
     for line, bot in zip(lines[2:], result.bots, strict=True):

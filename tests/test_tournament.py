@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -17,11 +18,14 @@ from competition_helpers import family_env, family_left, tournament_after_its_fi
 from competition.plan import Entrant
 from competition.results_file import read_results
 from competition.runner import Runner
-from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament
+from competition.tournament import StopRule, Tournament, TournamentConfig, TournamentError, run_tournament
 from kierki_cli.main import cli
+from kierki_cli.replay_story import header_lines
 from kierki_cli.tournament_cmd import format_standings
+from referee.replay.html import page_data
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
+from referee.replay.timeline import build_timeline
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -45,6 +49,15 @@ def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Pat
             assert game.replay is not None
             replay = load(tmp_path / game.replay)
             assert replay.header.seed == record.seed
+            # Each seat carries the organiser's name (NAME=), the bot's own beside it.
+            assert [b.label for b in replay.header.bots] == list(game.seats)
+            assert [replay.bot_name(s) for s in range(len(game.seats))] == list(game.seats)
+            assert replay.calls_itself(0) in ("heuristic_bot 1.0", "random_bot 1.0")
+            timeline = build_timeline(replay)
+            data = page_data(timeline, file=game.replay)
+            assert data["names"] == list(game.seats) and data["file"] == game.replay
+            assert data["calls"] == [replay.calls_itself(s) for s in range(len(game.seats))]
+            assert f"seat 0: {game.seats[0]} (calls itself" in str(header_lines(timeline))
             deals.append(
                 [(e.record.dealer, e.record.hands) for e in replay.entries if isinstance(e.record, DealRecord)]
             )
@@ -64,16 +77,41 @@ def test_parallel_results_equal_serial_ones(tmp_path: Path) -> None:
 def test_a_bot_that_cannot_start_never_stops_the_tournament_and_is_dropped(tmp_path: Path) -> None:
     crash = Entrant("crash", f"{sys.executable} {HOSTILE / 'crash_at_start.py'}")
     result = run_tournament(_config(*SAMPLES, crash, drop_after=2), tmp_path, StopRule(sets=3), jobs=1)
-    assert result.status == "complete" and len(result.records) == 3
+    # Three bots filled the four seats; with two left no table is like the others: it stops, saying so.
+    assert result.status == "complete" and 1 <= len(result.records) < 3
+    assert result.stopped_short == "stopped early: 2 bots left after dropping crash, too few to fill 3 seats"
+    assert result.stopped_short in format_standings(result)
     assert "crash" in result.dropped and "2 start failures in a row" in result.dropped["crash"]
     log = re.search(r"\((\S+\.stderr\.log)\)$", result.dropped["crash"])  # where to look, as it will be
     assert log is not None and "hostile bot: crashing at start" in Path(log.group(1)).read_text()
     row = next(line for line in format_standings(result).splitlines() if " crash" in line)
-    assert "crash (dropped)" in row  # its seats were the fallback's: the row must not pass for the program's
+    assert row.split()[:3] == ["–", "crash", "dropped"]  # never played a game of its own: listed, not ranked
     for record in result.records:
         for game in record.games:
             for name, failed in zip(game.seats, game.start_failed, strict=True):
                 assert failed == (name == "crash")
+
+
+def test_a_dropped_bot_is_seated_in_no_later_set() -> None:
+    """The plan of the sets not yet begun is drawn again from the bots left (the same deal seeds)."""
+    five = tuple(Entrant(name, "sample:random") for name in "abcde")
+    tournament = Tournament(_config(*five, seed="3"), Path("unused"), StopRule(sets=10))
+    pending = tournament._pending(finished={2})
+    first = [next(pending) for _ in range(3)]
+    assert [p.set_id for p in first] == [1, 3, 4]  # a finished set is skipped
+    assert any("e" in p.table for p in first)
+    tournament.dropped["e"] = "3 start failures in a row"
+    later = [next(pending) for _ in range(6)]
+    assert [p.set_id for p in later] == [5, 6, 7, 8, 9, 10]
+    assert all("e" not in p.table and sorted(p.table) == ["a", "b", "c", "d"] for p in later)
+    assert [p.seed for p in later] == [p.seed for p in tournament.plan.sets(10)[4:]]
+    # A resumed run that knows of the drop from the start plans the same sets.
+    again = Tournament(_config(*five, seed="3"), Path("unused"), StopRule(sets=10))
+    again.dropped["e"] = "before the resume"
+    assert list(itertools.islice(again._pending(finished={1, 2, 3, 4}), 6)) == later
+    tournament.dropped["d"] = "dropped too"
+    assert next(pending, None) is None
+    assert tournament.stopped_short == "stopped early: 3 bots left after dropping d, e, too few to fill 4 seats"
 
 
 def test_a_bot_crashing_mid_game_is_forfeited_and_the_run_goes_on(tmp_path: Path) -> None:
@@ -262,8 +300,14 @@ def test_cli_gauntlet_from_a_bots_file(tmp_path: Path) -> None:
     assert len(records) == 2 and all("cand" in r.bots for r in records)
     stored = json.loads((out / "tournament.json").read_text())
     assert stored["bots"][0]["time"] == {"move_ms": 900} and stored["bots"][2]["env"] == [["OMP_NUM_THREADS", "1"]]
-    again = CliRunner().invoke(cli, ["tournament", "--resume", "--out", str(out)])
-    assert again.exit_code == 2 and "give the same bots and options" in again.output
+    # --resume --out DIR alone continues from the stored configuration (nothing is left to play here) ...
+    again = CliRunner().invoke(cli, ["tournament", "--resume", "--out", str(out), "--sets", "2", "--json"])
+    assert again.exit_code == 0, again.output
+    assert [b["bot"] for b in json.loads(again.stdout)["standings"]["bots"]] != []
+    assert len(read_results(out / "results.jsonl")[0]) == 2
+    # ... and an option of the configuration given again alone cannot be checked: it is refused, naming it.
+    refused = CliRunner().invoke(cli, ["tournament", "--resume", "--out", str(out), "--drop-after", "5"])
+    assert refused.exit_code == 2 and "leave out --drop-after" in refused.output
 
 
 OWNED_BOTS = (

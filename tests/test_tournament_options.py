@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
@@ -33,11 +32,6 @@ def test_a_resumed_run_keeps_its_stored_seed_unless_one_is_given(tmp_path: Path)
     assert out_dir_and_seed("sprt", "test", tmp_path, "given", resume=True, quiet=True)[1] == "given"
     _, fresh = out_dir_and_seed("sprt", "test", tmp_path, None, resume=False, quiet=True)
     assert fresh != "stored-seed-of-the-stopped-run" and len(fresh) == 32
-
-
-def test_resume_with_no_bots_given_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(click.UsageError, match="give the same bots and options"):
-        out_dir_and_seed("tournament", "tournament", tmp_path, None, resume=True, quiet=True, bots_given=False)
 
 
 def test_a_short_seed_gets_a_note_unless_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -182,6 +182,21 @@ class BotSettings:
     validation_deals: int = 2  # the deals it plays (the game is stopped after them); 0: a whole game
 
 
+@dataclass(frozen=True)
+class InboxSettings:
+    enabled: bool = True  # every run (and `ladder intake`) takes the complete submissions in DIR/inbox
+    max_mb: int = 64  # a submission's files, all told
+    max_files: int = 2000
+    unsandboxed: bool = False  # take submissions with isolation.sandbox = "none" (strangers' code unsandboxed)
+
+
+@dataclass(frozen=True)
+class RetentionSettings:
+    keep_days: int = 0  # replay logs of sets played longer ago than this are pruned (0: kept)
+    keep_sets: int = 0  # ... and of sets older than the newest this many (0: kept)
+    min_free_mb: int = 200  # a run refuses to start with less free space than this under DIR (0: no check)
+
+
 # ladder.toml's format. 1 (no ``format`` key: files written before it existed): isolation.cpu_s = 0 meant the
 # referee's 600 CPU seconds per game, where ``kierki match --limit-cpu 0`` means no limit. From 2 on, 0 is no limit
 # there too; a format 1 file is read with its old meaning (its 0 is 600), never rewritten.
@@ -198,7 +213,9 @@ class LadderConfig:
     isolation: Isolation = LADDER_ISOLATION
     run: RunSettings = field(default_factory=RunSettings)
     bots: BotSettings = field(default_factory=BotSettings)
-    replays_gzip_after: str = "7d"  # replay logs of sets older than this are gzip-compressed
+    inbox: InboxSettings = field(default_factory=InboxSettings)
+    retention: RetentionSettings = field(default_factory=RetentionSettings)
+    replays_gzip_after: str = "1h"  # replay logs of sets older than this are gzip-compressed
     site_dir: str = ""  # when set, every run refreshes the site there
     rating: RatingParams = field(default_factory=RatingParams)
 
@@ -234,6 +251,8 @@ class LadderConfig:
             "isolation": isolation_table(self.isolation),
             "run": asdict(self.run),
             "bots": asdict(self.bots),
+            "inbox": asdict(self.inbox),
+            "retention": asdict(self.retention),
             "rating": {"model": "plackett-luce", **asdict(self.rating)},
         }
         header = (
@@ -293,7 +312,9 @@ class LadderConfig:
             isolation=_isolation_from(isolation, where),
             run=_section(RunSettings, data, "run", where),
             bots=_section(BotSettings, data, "bots", where),
-            replays_gzip_after=str(data.get("replays_gzip_after", "7d")),
+            inbox=_section(InboxSettings, data, "inbox", where),
+            retention=_section(RetentionSettings, data, "retention", where),
+            replays_gzip_after=str(data.get("replays_gzip_after", "1h")),
             site_dir=str(data.get("site_dir", "")),
             rating=_section(RatingParams, {"rating": rating}, "rating", where),
         )
@@ -310,6 +331,11 @@ class LadderConfig:
             ("bots.validation_deals", self.bots.validation_deals, 0),
             ("run.workers", self.run.workers, 0),
             ("run.retries", self.run.retries, 0),
+            ("inbox.max_mb", self.inbox.max_mb, 1),
+            ("inbox.max_files", self.inbox.max_files, 1),
+            ("retention.keep_days", self.retention.keep_days, 0),
+            ("retention.keep_sets", self.retention.keep_sets, 0),
+            ("retention.min_free_mb", self.retention.min_free_mb, 0),
         ]
         for setting, number, lowest in at_least:
             if number < lowest:

@@ -25,10 +25,11 @@ from competition.ladder.config import (
     unapplied_warnings,
     write_key,
 )
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Added, Bot, Store, StoreError, check_owner
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
+from referee.bots.seat import SEE_STDERR_LOG
 from referee.bots.stderr_log import last_lines
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
 
@@ -39,7 +40,10 @@ __all__ = [
     "init_ladder",
     "log_tail",
     "open_store",
+    "program_changed",
     "program_file",
+    "reactivate_bot",
+    "readd_hint",
     "retire_bot",
 ]
 
@@ -100,13 +104,14 @@ def program_file(argv: Sequence[str], cwd: Path) -> Path | None:
     return None
 
 
-def bot_spec(command: str, cwd: Path) -> BotSpec:
-    """How to start a bot: its command line (or ``sample:heuristic``, ``sample:random``) run from ``cwd``."""
+def bot_spec(command: str, cwd: Path, label: str | None = None) -> BotSpec:
+    """How to start a bot: its command line (or ``sample:heuristic``, ``sample:random``) run from ``cwd``;
+    ``label`` (NAME@version) names its seat in the replays."""
     try:
         spec = BotSpec.parse(command)
     except MatchSetupError as error:
         raise LadderError(str(error)) from None
-    return spec if command.startswith("sample:") else BotSpec(spec.argv, cwd)
+    return BotSpec(spec.argv, spec.cwd if command.startswith("sample:") else cwd, label=label)
 
 
 def check_name(name: str) -> str:
@@ -122,16 +127,23 @@ def add_bot(
     *,
     cwd: Path,
     owner: str | None = None,
+    new_version: bool = False,
+    own_folder: Path | None = None,
     warn: Callable[[str], None] = lambda line: None,
-) -> tuple[Bot, list[Bot]]:
-    """Validate and register a bot; returns it and the earlier versions it retired. ``warn`` gets each setting of
-    ladder.toml that the validation game (and every run) cannot apply."""
+) -> Added:
+    """Validate and register a bot; returns what was done (`Added`: the bot, the earlier versions it retired, or
+    that it was unchanged). A name belongs to its owner (`NameTaken`, a `StoreError`, for another); a new version
+    is made only when the command or the program file changed (or with ``new_version``); an unchanged bot is
+    neither validated nor touched. ``warn`` gets each setting of ladder.toml that the validation game (and every
+    run) cannot apply. ``own_folder``: the bot's copy in the ladder's own store (``DIR/bots/NAME@V``, the inbox's),
+    the one place inside the ladder's folder its command may name."""
     config = LadderConfig.load(folder)
     for line in unapplied_warnings(config.isolation, str(folder / CONFIG_NAME)):
         warn(line)
     check_name(name)
     if not argv:
         raise LadderError("give the bot's command after --, e.g. kierki ladder add DIR mine -- python3 bot.py")
+    own = own_folder.resolve() if own_folder is not None else None
     cwd = cwd.resolve()
     program = program_file(argv, cwd)
     # A sandboxed bot sees its program's folder and every path its command names: none may show the ladder's
@@ -144,9 +156,20 @@ def add_bot(
         )
     for arg in argv:
         value = arg.partition("=")[2] if arg.startswith("-") else arg
-        if value and (cwd / value).exists() and (cwd / value).resolve().is_relative_to(ladder):
+        if not value or not (cwd / value).exists():
+            continue
+        named = (cwd / value).resolve()
+        if named.is_relative_to(ladder) and not (own is not None and named.is_relative_to(own)):
             raise LadderError(f"the bot's command names {value}, inside the ladder's folder: keep bots outside it")
-    spec = bot_spec(shlex.join(argv), cwd)
+    command = shlex.join(argv)
+    program_hash = sha256_of(program) if program else None
+    with open_store(folder) as store:
+        latest = store.latest(name)
+    if latest is not None:
+        check_owner(latest, owner)  # before the validation game: a name that is not yours is refused at once
+        if not new_version and (latest.command, latest.program_hash) == (command, program_hash):
+            return Added(latest, [], unchanged=True)
+    spec = bot_spec(command, cwd)
     if config.bots.validation:
         failed = validate_bot(folder, config, spec)
         if failed is not None:
@@ -155,12 +178,44 @@ def add_bot(
     with open_store(folder) as store:
         return store.add_bot(
             name,
-            shlex.join(argv),
+            command,
             str(cwd),
             owner=owner,
             program=str(program) if program else None,
-            program_hash=sha256_of(program) if program else None,
+            program_hash=program_hash,
+            new_version=new_version,
         )
+
+
+def readd_hint(bot: Bot) -> str:
+    """How the organiser adds a bot's new version (for the terminal: its command may name the server's paths)."""
+    owner = f" --owner {shlex.quote(bot.owner)}" if bot.owner is not None else ""
+    return f"kierki ladder add DIR {bot.name}{owner} -- {bot.command}"
+
+
+def reactivate_bot(folder: Path, name: str, reason: str) -> Bot:
+    """Bring back a deactivated or retired bot with its rating (`Store.reactivate`). A bot whose program file has
+    changed since it was added is refused: that is a new version, to be added."""
+    with open_store(folder) as store:
+        bot = store.bot(name) if "@" in name else store.latest(name)
+        if bot is not None and program_changed(bot):
+            raise LadderError(
+                f"{bot.label}'s program file changed since it was added: add the new version with `{readd_hint(bot)}`"
+            )
+        try:
+            return store.reactivate(name, reason)
+        except StoreError as error:
+            raise LadderError(str(error)) from None
+
+
+def program_changed(bot: Bot) -> bool:
+    """The bot's program file changed (or vanished) since it was added."""
+    if bot.program is None or bot.program_hash is None:
+        return False
+    try:
+        return sha256_of(Path(bot.program)) != bot.program_hash
+    except OSError:
+        return True
 
 
 def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str, tuple[str, ...]] | None:
@@ -190,12 +245,20 @@ def validate_bot(folder: Path, config: LadderConfig, spec: BotSpec) -> tuple[str
             return None
         stderr = tuple(last_lines(log_tail(work / "seat0.stderr.log", VALIDATION_STDERR_BYTES)[0]))
     except MatchSetupError as error:
-        return str(error), error.stderr
+        return str(error).replace(SEE_STDERR_LOG, _shown(error.stderr)), error.stderr
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    # The game's logs are removed: its reasons point to the lines returned instead.
+    shown = _shown(stderr)
     if seat.forfeited_in_game is not None:
-        return f"it forfeited the game ({seat.forfeit_reason or faults or 'no fault recorded'})", stderr
+        why = seat.forfeit_reason or faults or "no fault recorded"
+        return f"it forfeited the game ({why.replace(SEE_STDERR_LOG, shown)})", stderr
     return f"it made faults: {faults}", stderr
+
+
+def _shown(stderr: tuple[str, ...]) -> str:
+    """What a validation failure's reason says instead of "see its stderr log" (the log is removed with the game)."""
+    return "its last stderr lines are shown" if stderr else "it wrote nothing to stderr"
 
 
 VALIDATION_STDERR_BYTES = 4096  # the end of the log read for the lines shown (last_lines) when a bot fails
@@ -222,20 +285,17 @@ def retire_bot(folder: Path, name: str) -> list[Bot]:
 
 
 def changed_programs(store: Store) -> dict[str, str]:
-    """Active bots whose program file changed (or vanished) since they were added: deactivated, with the reason."""
+    """Active bots whose program file changed (or vanished) since they were added: deactivated, with the reason
+    (it names the file by its name alone: a reason is published on the site, and the server's paths are not)."""
     refused = {}
     for bot in store.bots("active"):
-        if bot.program is None or bot.program_hash is None:
-            continue
-        path = Path(bot.program)
-        try:
-            same = sha256_of(path) == bot.program_hash
-        except OSError:
-            same = False
-        if not same:
+        if program_changed(bot):
+            assert bot.program is not None
             reason = (
-                f"its program file {path} changed since it was added; add the new version with "
-                f"`kierki ladder add DIR {bot.name} -- {bot.command}`"
+                f"its program file {Path(bot.program).name} changed since it was added; the organiser adds the new "
+                f"version with `kierki ladder add DIR {bot.name}"
+                + (f" --owner {shlex.quote(bot.owner)}" if bot.owner is not None else "")
+                + " -- COMMAND`"
             )
             store.deactivate(bot.label, reason)
             refused[bot.label] = reason

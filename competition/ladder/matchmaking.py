@@ -3,8 +3,9 @@
 Each table is built around a *focus* bot drawn with a weight that favours the uncertain and the new (σ, and few
 sets played, planned sets counted as played so one bot is not planned over and over), then filled with opponents of
 nearby rating (μ) plus some drawn at random from the whole field, so ratings connect across the ladder and a bot
-cannot farm one neighbourhood. At most one version per owner sits at a table when owners are given (a bot never
-plays its author's other bots). The seat order is shuffled; the duplicate set then rotates the seats.
+cannot farm one neighbourhood. A bot never sits twice at a table, and at most one version per owner sits at one when
+owners are given (a bot never plays its author's other bots): with too few bots or owners for the seats there is no
+table. The seat order is shuffled; the duplicate set then rotates the seats.
 """
 
 from __future__ import annotations
@@ -45,11 +46,10 @@ def plan_tables(
 ) -> list[tuple[str, ...]]:
     """``count`` tables of ``players`` seats from the active ``bots`` (``pending``: tables already planned).
 
-    With fewer eligible bots than seats, some bots fill two seats (as in a tournament). Fewer than two bots (or
-    owners): no table.
+    Every table seats ``players`` different bots of different owners: with fewer, no table (the run says why).
     """
     field = sorted(bots, key=lambda b: b.label)
-    if len(field) < 2 or count <= 0:
+    if len(field) < max(2, players) or count <= 0:
         return []
     planned: Counter[str] = Counter(label for table in pending for label in set(table))
     tables = []
@@ -57,8 +57,8 @@ def plan_tables(
         weights = [focus_weight(b, planned[b.label]) for b in field]
         focus = rng.choices(field, weights=weights)[0]
         table = _fill(focus, field, players, rng, random_share)
-        if len(set(table)) < 2:
-            continue  # every other bot shares the focus's owner: no ranking to be had at this table
+        if len(table) < players:
+            continue  # too few owners beside the focus's to fill the table
         rng.shuffle(table)
         tables.append(tuple(b.label for b in table))
         planned.update({b.label for b in table})
@@ -85,7 +85,4 @@ def _fill(focus: Candidate, field: list[Candidate], players: int, rng: random.Ra
             table.append(eligible[0])
         else:
             table.append(rng.choice(eligible))
-    distinct = list(table)
-    while len(table) < players:  # too few bots (or owners) for distinct seats: the table's bots take two
-        table.append(distinct[(len(table) - len(distinct)) % len(distinct)])
     return table

@@ -13,8 +13,9 @@ import os
 import random
 import shutil
 import socket
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,18 +32,40 @@ from competition.ladder.config import (
     set_seed,
     unapplied_warnings,
 )
-from competition.ladder.ladder import LadderError, bot_spec, changed_programs, gzip_old_replays, open_store
+from competition.ladder.disk import check_free_space, disk_full, free_reserve, is_disk_full, make_reserve
+from competition.ladder.inbox import take_inbox
+from competition.ladder.ladder import (
+    LadderError,
+    bot_spec,
+    changed_programs,
+    gzip_old_replays,
+    open_store,
+    readd_hint,
+)
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
-from competition.ladder.store import Store, StoreError
+from competition.ladder.retention import prune_old_sets
+from competition.ladder.store import Bot, Store, StoreError
 from competition.open_executor import open_executor
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.sandbox import SandboxError
 
-__all__ = ["REFEREE_FAILURES_TO_STOP", "PlaySet", "RunReport", "run_ladder"]
+__all__ = [
+    "DEAD_RUN",
+    "REFEREE_FAILURES_TO_STOP",
+    "STOPPED_ON_FULL_DISK",
+    "PlaySet",
+    "RunReport",
+    "nothing_to_play",
+    "run_ladder",
+]
 
 PlaySet = Callable[[SetRequest, GameExecutor], SetOutcome]
 REFEREE_FAILURES_TO_STOP = 3  # sets in a row voided by a failure of the referee: the run stops
+# The messages of a run's row that `ladder status` words: a run found still "running" by the next (which holds the
+# lock, so its process is gone), and a run that stopped on a full disk.
+DEAD_RUN = "it died without finishing (killed, or the machine stopped)"
+STOPPED_ON_FULL_DISK = "stopped on a full disk"
 
 
 @dataclass
@@ -76,16 +99,21 @@ def _alive(pid: int, host: str) -> bool:
     return True
 
 
-def _nothing_to_play(store: Store) -> str:
-    """Why no set could be planned: too few active bots, or too few owners (one version per owner at a table)."""
-    active = store.bots("active")
+def nothing_to_play(active: Sequence[Bot], players: int) -> str | None:
+    """Why no table can be planned from the active bots (None: one can). A bot never takes two seats at a table,
+    and a table holds at most one bot per owner (a bot never plays its owner's other bots)."""
     sides = {bot.owner if bot.owner is not None else f"\0{bot.label}" for bot in active}
-    if len(active) >= 2 and len(sides) < 2:
+    if len(active) < players:
         return (
-            f"nothing to play: the {len(active)} active bots share one owner, and a bot never plays its owner's "
-            "other bots; add a bot of another owner"
+            f"nothing to play: {len(active)} active bot{'' if len(active) == 1 else 's'} for {players} seats, and a "
+            f"bot never takes two seats at a table: add {players - len(active)} more"
         )
-    return "nothing to play: the ladder needs at least two active bots"
+    if len(sides) < players:
+        return (
+            f"nothing to play: the {len(active)} active bots have {len(sides)} owners for {players} seats, and a "
+            "bot never plays its owner's other bots: add bots of other owners"
+        )
+    return None
 
 
 def run_ladder(
@@ -176,15 +204,35 @@ class _Run:
                 f'delegated cgroup (README), or set isolation.fair_play = "none" in {self.folder / CONFIG_NAME} to '
                 "time them on the wall clock"
             )
-        with open_store(self.folder) as store:
-            run_id = store.start_run(os.getpid(), socket.gethostname())
+        check_free_space(self.folder, self.config.retention.min_free_mb)
+        make_reserve(self.folder)
+        try:
+            store = open_store(self.folder)
+        except (StoreError, sqlite3.Error) as error:
+            if is_disk_full(error, self.folder):
+                raise disk_full(self.folder, error) from None
+            raise
+        with store:
+            run_id = None
             try:
+                for dead in store.mark_dead_runs(DEAD_RUN):
+                    self.progress(f"run {dead} marked dead: its process is gone ({DEAD_RUN})")
+                run_id = store.start_run(os.getpid(), socket.gethostname())
                 self._run(store, run_id)
             except BaseException as error:
+                full = not isinstance(error, KeyboardInterrupt) and is_disk_full(error, self.folder)
+                if full:
+                    free_reserve(self.folder)  # the room to record why the run stops; the next run makes it again
+                    error = disk_full(self.folder, error)
                 what = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
-                with contextlib.suppress(Exception):
-                    store.release(run_id)
-                    store.finish_run(run_id, "failed", self._record(f"{what}: {error}" if str(error) else what))
+                if full:
+                    what = STOPPED_ON_FULL_DISK
+                if run_id is not None:
+                    with contextlib.suppress(Exception):
+                        store.release(run_id)
+                        store.finish_run(run_id, "failed", self._record(f"{what}: {error}" if str(error) else what))
+                if full:
+                    raise error from None
                 raise
             store.finish_run(run_id, "finished", self._record(self.report.stop_reason))
         return self.report
@@ -195,11 +243,14 @@ class _Run:
             store.set_rating_params(self.config.rating)  # the organiser changed the model: rerate with it
         for label, reason in changed_programs(store).items():
             report.deactivated[label] = reason
-            self.progress(f"{label} deactivated: {reason}")
+            bot = store.bot(label)
+            hint = f" (here: `{readd_hint(bot)}`)" if bot is not None else ""  # the terminal may see its command
+            self.progress(f"{label} deactivated: {reason}{hint}")
         report.reclaimed = store.reclaim_stale(parse_duration(self.config.run.claim_timeout), _alive)
         for set_id in report.reclaimed:
             self.progress(f"set {set_id} reclaimed: the run that claimed it died")
         shutil.rmtree(self.folder / "work", ignore_errors=True)
+        take_inbox(self.folder, self.config, now=time.time, progress=self.progress)
         for partial in (self.folder / "sets").glob("*.partial"):  # sets a killed run was playing (we hold the lock)
             shutil.rmtree(partial, ignore_errors=True)
         started = self.clock()
@@ -221,7 +272,9 @@ class _Run:
                 claimed = store.claim_next(run_id, os.getpid(), socket.gethostname())
                 report.db_seconds += time.perf_counter() - tick
                 if claimed is None:
-                    report.stop_reason = _nothing_to_play(store)
+                    report.stop_reason = nothing_to_play(store.bots("active"), self.ruleset.players) or (
+                        "nothing to play: no planned set could be claimed"
+                    )
                     break
                 self.progress(f"set {claimed.set_id} claimed: {', '.join(claimed.table)}")
                 bots = {bot.label: bot for bot in store.bots("active")}
@@ -229,7 +282,10 @@ class _Run:
                     set_id=claimed.set_id,
                     seed=claimed.seed,
                     table=claimed.table,
-                    bots={label: bot_spec(bots[label].command, Path(bots[label].cwd)) for label in set(claimed.table)},
+                    bots={
+                        label: bot_spec(bots[label].command, Path(bots[label].cwd), label)
+                        for label in set(claimed.table)
+                    },
                     match=self.match,
                     root=self.folder,
                     set_dir=f"sets/{claimed.set_id:06d}",
@@ -239,6 +295,8 @@ class _Run:
                 try:
                     outcome = self.play(request, runner)
                 except RefereeFailure as failure:
+                    if is_disk_full(failure, self.folder):
+                        raise  # the disk, not the referee: the set is given back, not voided
                     report.play_seconds += time.perf_counter() - tick
                     replacement = store.void(run_id, claimed.set_id, str(failure), self.seed_for)
                     report.sets_voided += 1
@@ -279,8 +337,11 @@ class _Run:
         shutil.rmtree(self.folder / "work", ignore_errors=True)
         # The sets are safe by now: housekeeping that fails is reported, and the next run tries again.
         try:
+            prune_old_sets(self.folder, store, self.config.retention)
             gzip_old_replays(self.folder, store, parse_duration(self.config.replays_gzip_after))
         except OSError as error:
+            if is_disk_full(error, self.folder):
+                raise
             self.report.warnings.append(f"old replays not compressed: {error}")
         if self.config.site_dir:
             from competition.ladder.site import write_site
@@ -288,6 +349,8 @@ class _Run:
             try:
                 write_site(self.folder, store, self.folder / self.config.site_dir)
             except (LadderError, OSError) as error:
+                if is_disk_full(error, self.folder):
+                    raise
                 self.report.warnings.append(f"site not refreshed: {error}")
         for warning in self.report.warnings:
             self.progress(warning)

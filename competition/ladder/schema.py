@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import cast
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StoreError", "connect", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StoreError", "connect", "connect_reading", "migrate"]
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 1: the first schema
@@ -77,6 +77,39 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             sigma REAL NOT NULL,
             PRIMARY KEY (set_id, bot_id))""",
     ),
+    (  # 3 (issue 22): a planned set cancelled because one of its bots left is told from one the referee failed
+        # (voided); a log of the ladder's events (a bot reactivated, the ratings recomputed under a new rule); the
+        # ratings are recomputed once under the ranking rule (a game the fallback played for a bot is its last
+        # place): the pending event below, done by `competition.ladder.store.Store.open` as it opens the file
+        "ALTER TABLE sets ADD COLUMN cancelled INTEGER NOT NULL DEFAULT 0",
+        "UPDATE sets SET cancelled = 1"
+        " WHERE status = 'voided' AND void_reason LIKE '% left the ladder before the set was played'",
+        """CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            bot_id INTEGER REFERENCES bots(id),
+            event TEXT NOT NULL,  -- 'reactivated', 'rerate' (pending), 'rerated'
+            detail TEXT)""",
+        "INSERT INTO events (at, event, detail) SELECT CAST(strftime('%s', 'now') AS REAL), 'rerate',"
+        " 'the ranking rule of issue 22: a game the fallback played (in part) for a bot is its last place'"
+        " WHERE EXISTS (SELECT 1 FROM sets WHERE status = 'played')",
+    ),
+    (  # 4 (issue 24; issue 22 adds 3): what the inbox took from each author and what became of it (their bot
+        # page shows it); `stamp` names the READY file taken, so a submission is taken once
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            name TEXT NOT NULL,
+            stamp TEXT NOT NULL,
+            taken REAL NOT NULL,
+            accepted INTEGER NOT NULL,
+            label TEXT,  -- the version it became, when accepted
+            reason TEXT,  -- why it was refused
+            stderr TEXT,  -- JSON list: the last lines its validation game wrote to stderr
+            UNIQUE (owner, name, stamp))""",
+        # the set's logs were pruned by the retention rules (its result and rating stay)
+        "ALTER TABLE sets ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -108,11 +141,30 @@ def migrate(connection: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int
 
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL, durable commits, waiting on locks."""
+    connection = None
     try:
         connection = sqlite3.connect(path, isolation_level=None, timeout=60.0)
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")
         connection.execute("PRAGMA foreign_keys = ON")
     except sqlite3.Error as error:
+        if connection is not None:
+            connection.close()  # a half-open connection keeps its lock (a full disk: reading falls back, `disk`)
         raise StoreError(f"cannot open the ladder database {path}: {error}") from None
+    return connection
+
+
+def connect_reading(path: Path) -> sqlite3.Connection:
+    """A connection for reading where no file can grow (a full disk): exclusive locking, so SQLite keeps the
+    write-ahead log's index in memory instead of its ``-shm`` file; the database must be at this schema already
+    (a migration needs space). Held only as long as a command that reads: a run's writes wait for it."""
+    try:
+        connection = sqlite3.connect(path, isolation_level=None, timeout=60.0)
+        connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+        version = cast(int, connection.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error as error:
+        raise StoreError(f"cannot open the ladder database {path}: {error}") from None
+    if version != SCHEMA_VERSION:
+        connection.close()
+        raise StoreError(f"the ladder database {path} is at schema {version}; it needs space to be brought up to date")
     return connection

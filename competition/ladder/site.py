@@ -3,24 +3,33 @@ of its last stderr log) and a head-to-head table, from Jinja2 templates with aut
 
 The site is written whole into a new folder beside ``OUT`` and then published by renaming a symlink over ``OUT``
 (``rename(2)`` is atomic): a web server serving ``OUT`` sees the old site or the new one, never half of either. The
-replays of the recent sets it links to are hard-linked (or copied) into it, so it is self-contained.
+replays of the recent sets it links to are copied into it, so it is self-contained.
+
+Nothing published shows the server (`public`): a path inside the ladder's folder is shown relative to it, any
+other absolute path by its last part (a bot's command, a reason, its stderr, the replay logs' headers and the
+replay pages' resume hint); a seat is named by its label.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from competition import stats
+from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, log_tail, replay_file
+from competition.ladder.logs import fault_summary, stderr_log
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Bot, Store, Submission
 from competition.model import SetRecord
 from competition.ratings import set_ranks
 from referee.replay.html import write_html
@@ -28,12 +37,21 @@ from referee.replay.reader import ReplayError, load
 from referee.replay.timeline import build_timeline
 from referee.text import printable
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
 RECENT_SETS = 10  # per bot page
+RECENT_FAULTS = 10  # per bot page: its newest games with trouble, each linking the end of its stderr log there
+RECENT_SUBMISSIONS = 5  # per bot page: the inbox's outcomes for its name
+SUBMISSIONS_PAGE = 50  # the newest submissions on submissions.html
 # Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
 PAGE_SETS = 3
-PAGES_DIR = "replay-pages"  # in the ladder's folder: the replay pages of the sets the site shows
+# In the ladder's folder: the replay pages of the sets the site shows (named anew when what a page shows changed:
+# "replay-pages", of older kierki, named the log by its absolute path)
+PAGES_DIR = "replay-pages-2"
+OLD_PAGES_DIRS = ("replay-pages",)
 STDERR_TAIL_BYTES = 4000
 KEEP_VERSIONS = 2  # the published site and the one before it (a reader may still be on it)
 
@@ -48,6 +66,25 @@ def _visible(text: str) -> str:
     """Each line through ``referee.text.printable`` (control and invisible characters as escapes); escaping for
     HTML is the template's job."""
     return "\n".join(printable(line) for line in text.split("\n"))
+
+
+# An absolute path: a "/" at the start of a line or after a space, a quote, "=", "(", "[", "{", ":" or "," (not
+# "</b>", "a/b" or "1/2"), up to a character no path of ours holds.
+_ABSOLUTE_PATH = re.compile(r"(?:^|(?<=[\s'\"=(\[{:,]))/[^\s'\"`:;,()<>\[\]{}|]*", re.MULTILINE)
+
+
+def public(text: str, folder: Path) -> str:
+    """``text`` as the site may show it: a path inside the ladder's folder relative to it, any other absolute path
+    by its last part (``/srv/bots/erin/bot.pl`` -> ``bot.pl``), so no page shows where the server keeps things."""
+    root = str(folder.resolve())
+
+    def replace(match: re.Match[str]) -> str:
+        path = match.group(0)
+        if path == root or path.startswith(root + "/"):
+            return path[len(root) + 1 :] or "."
+        return path.rstrip("/").rsplit("/", 1)[-1] or "/"
+
+    return _ABSOLUTE_PATH.sub(replace, text)
 
 
 @dataclass(frozen=True)
@@ -101,7 +138,15 @@ def _render(folder: Path, store: Store, target: Path) -> None:
     }
     pages = {row.label: bot_page(bots[row.label]) for row in rows}
     (target / "bots").mkdir()
-    _write(target / "index.html", "index.html", common, root="", rows=[_row_view(r, pages) for r in rows])
+    views = [_row_view(r, pages, folder) for r in rows]
+    _write(
+        target / "index.html",
+        "index.html",
+        common,
+        root="",
+        rows=[v for v in views if v["status"] == "active"],
+        inactive=[v for v in views if v["status"] != "active"],
+    )
     _write_head_to_head(target, records, rows, common)
     shown_ids: set[int] = set()
     by_bot: dict[str, list[SetRecord]] = {}
@@ -123,21 +168,47 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             "bot.html",
             common,
             root="../",
-            row=_row_view(row, pages),
-            bot=bot,
+            row=_row_view(row, pages, folder),
+            command=public(bot.command, folder),
             plot=plot,
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
+            faults=_recent_faults(folder, target, common, mine, row.label),
+            submissions=[_submission_view(s, pages) for s in store.submissions(bot.name, RECENT_SUBMISSIONS)],
         )
+    _write(
+        target / "submissions.html",
+        "submissions.html",
+        common,
+        root="",
+        submissions=[_submission_view(s, pages) for s in store.submissions(limit=SUBMISSIONS_PAGE)],
+    )
     _prune_pages(folder, shown_ids)
+    for old in OLD_PAGES_DIRS:
+        shutil.rmtree(folder / old, ignore_errors=True)
+
+
+def _submission_view(submission: Submission, pages: dict[str, str]) -> dict[str, Any]:
+    """What an author reads about a submission the inbox took (its full answer is its result.json)."""
+    label = submission.label
+    return {
+        "owner": submission.owner,
+        "name": submission.name,
+        "taken": iso_time(submission.taken),
+        "accepted": submission.accepted,
+        "label": label,
+        "page": pages.get(label) if label is not None else None,
+        "reason": _visible(submission.reason or ""),
+    }
 
 
 def _write(path: Path, template: str, common: dict[str, Any], **values: Any) -> None:
     path.write_text(_environment.get_template(template).render(**common, **values))
 
 
-def _row_view(row: Standing, pages: dict[str, str]) -> dict[str, Any]:
-    return {**row.__dict__, "page": pages[row.label]}
+def _row_view(row: Standing, pages: dict[str, str], folder: Path) -> dict[str, Any]:
+    reason = public(row.reason, folder) if row.reason else row.reason
+    return {**row.__dict__, "reason": reason, "page": pages[row.label]}
 
 
 def _write_head_to_head(target: Path, records: list[SetRecord], rows: list[Standing], common: dict[str, Any]) -> None:
@@ -161,6 +232,29 @@ def _publish(source: Path, target: Path, relative: Path) -> str:
     return "../" + relative.as_posix()
 
 
+def _publish_log(folder: Path, source: Path, target: Path, relative: Path) -> str:
+    """Copy a replay log into the site with its header made `public` (the bots' commands name the server's
+    paths; nothing else in a log does, and `kierki replay` still verifies the copy); its address from a bot page."""
+    destination = target / relative
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if not destination.exists():
+        compressed = source.name.endswith(".gz")
+        data = gzip.decompress(source.read_bytes()) if compressed else source.read_bytes()
+        first, newline, rest = data.partition(b"\n")
+        try:
+            header = json.loads(first)
+            for bot in header.get("bots", []):
+                bot["command"] = public(str(bot.get("command", "")), folder)
+            if header.get("deals_file"):
+                header["deals_file"] = public(str(header["deals_file"]), folder)
+            first = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+        except (ValueError, AttributeError, TypeError):
+            first = b""  # not a header we can read: publish no line of it rather than a path
+        data = first + newline + rest
+        destination.write_bytes(gzip.compress(data, mtime=0) if compressed else data)
+    return "../" + relative.as_posix()
+
+
 def _replay_page(folder: Path, log: Path, set_id: int, game: int) -> Path | None:
     """The game's replay page (``referee.replay.html``), rendered once into ``DIR/replay-pages`` and reused by
     every later site: a played game never changes. None when its log cannot be read back."""
@@ -173,7 +267,8 @@ def _replay_page(folder: Path, log: Path, set_id: int, game: int) -> Path | None
         return None
     page.parent.mkdir(parents=True, exist_ok=True)
     temporary = page.with_name(page.name + ".tmp")
-    write_html(timeline, temporary, title=f"set {set_id}, game {game}")
+    # The page names its log, and says how to resume from it, relative to the ladder's folder.
+    write_html(timeline, temporary, title=f"set {set_id}, game {game}", file=public(str(log.resolve()), folder))
     os.replace(temporary, page)
     return page
 
@@ -198,7 +293,7 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, page
             continue
         number = game.index + 1
         folder_name = Path("replays") / f"{record.set_id:06d}"
-        log = _publish(source, target, folder_name / source.name)
+        log = _publish_log(folder, source, target, folder_name / source.name)
         page = _replay_page(folder, source, record.set_id, number) if pages else None
         html = _publish(page, target, folder_name / page.name) if page is not None else None
         links.append(_Link(number, html or log, log))
@@ -208,6 +303,41 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, page
         "rank": set_ranks(record).get(label, "–"),
         "replays": links,
     }
+
+
+def _recent_faults(
+    folder: Path, target: Path, common: dict[str, Any], mine: list[SetRecord], label: str
+) -> list[dict[str, Any]]:
+    """The bot's newest games with trouble (could not start, forfeited, faults), each with a page of the end of its
+    stderr log in that game when it left one (escaped, as every page), so that its author can see why."""
+    found: list[dict[str, Any]] = []
+    for record in reversed(mine):
+        for game in sorted(record.games, key=lambda g: -g.index):
+            for seat, name in enumerate(game.seats):
+                trouble = fault_summary(game, seat) if name == label else ""
+                if not trouble:
+                    continue
+                number = game.index + 1
+                data, size = log_tail(folder / stderr_log(record.set_id, number, seat), STDERR_TAIL_BYTES)
+                page = None
+                if size:
+                    page = f"logs/{record.set_id:06d}-game{number}-seat{seat}.html"
+                    shown = f"its last {len(data)} of {size} bytes" if size > len(data) else f"{size} bytes"
+                    (target / "logs").mkdir(exist_ok=True)
+                    _write(
+                        target / page,
+                        "log.html",
+                        common,
+                        root="../",
+                        label=label,
+                        where=f"set {record.set_id}, game {number}, seat {seat}",
+                        shown=shown,
+                        text=_visible(data.decode("utf-8", "replace")),
+                    )
+                found.append({"set_id": record.set_id, "game": number, "what": trouble, "log": page})
+                if len(found) >= RECENT_FAULTS:
+                    return found
+    return found
 
 
 def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, str] | None:
@@ -221,7 +351,7 @@ def _last_stderr(folder: Path, mine: list[SetRecord], label: str) -> dict[str, s
                 data, size = log_tail(path, STDERR_TAIL_BYTES)
                 if not size:
                     continue
-                text = _visible(data.decode("utf-8", "replace"))
+                text = public(_visible(data.decode("utf-8", "replace")), folder)
                 where = f"set {record.set_id}, game {game.index + 1}, seat {seat}"
                 if size > STDERR_TAIL_BYTES:
                     where += f" (its last {STDERR_TAIL_BYTES} of {size} bytes)"
@@ -234,7 +364,14 @@ def _plot(store: Store, label: str, path: Path) -> str | None:
     history = store.history(label)
     if not history:
         return None
+    rating_figure(history).savefig(path, format="png", metadata={"Software": None})
+    return path.name
+
+
+def rating_figure(history: list[tuple[int, float, float]]) -> Figure:
+    """μ and μ − 3σ against the number of rated sets, whose ticks are whole numbers (a set is never half played)."""
     from matplotlib.figure import Figure  # imported here: a second of start-up the other commands do not need
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=(6.4, 3.2), dpi=100)
     axes = figure.add_subplot()
@@ -242,11 +379,11 @@ def _plot(store: Store, label: str, path: Path) -> str | None:
     axes.plot(number, [mu for _, mu, _ in history], label="μ")
     axes.plot(number, [mu - 3 * sigma for _, mu, sigma in history], label="μ − 3σ")
     axes.set_xlabel("rated sets")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_ylabel("rating")
     axes.legend(loc="lower right")
     figure.tight_layout()
-    figure.savefig(path, format="png", metadata={"Software": None})
-    return path.name
+    return figure
 
 
 def bot_page(bot: Bot) -> str:

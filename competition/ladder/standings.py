@@ -1,7 +1,13 @@
-"""The ladder's standings: every bot ranked by μ − 3σ, with its sets, mean place, faults and a provisional flag."""
+"""The ladder's standings: every bot ranked by μ − 3σ, with its sets, mean place, faults and a provisional flag.
+
+The ranking rule is the tournament's (README): a game the fallback played (in part) for a bot is its last place,
+in the ratings (`competition.ratings.set_ranks`) and the mean place. The active bots are ranked 1..n; the retired
+and deactivated ones come after them, ranked 1..m among themselves (the site shows them apart); a bot that never
+played a game of its own (the fallback played every seat of it) is listed last in its group, unranked."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -17,7 +23,7 @@ PROVISIONAL_SETS = 10  # a rating from fewer sets is shown as provisional
 
 @dataclass(frozen=True)
 class Standing:
-    rank: int  # 1-based among all bots, by μ − 3σ (a bot without a rated set comes last)
+    rank: int | None  # 1-based in its group (active; retired and deactivated), by μ − 3σ; None: no game of its own
     label: str
     name: str
     version: int
@@ -33,7 +39,12 @@ class Standing:
     faults: dict[FaultCode, int] = field(default_factory=dict)
     start_failures: int = 0
     forfeits: int = 0
+    fallback_games: int = 0  # games the fallback played (in part) for it: counted as last places
     cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
 
 
 def standings(store: Store, records: list[SetRecord] | None = None) -> list[Standing]:
@@ -44,11 +55,13 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     faults: dict[str, Counter[FaultCode]] = {}
     start_failures: Counter[str] = Counter()
     forfeits: Counter[str] = Counter()
+    fallback_games: Counter[str] = Counter()
     cpu: dict[str, float] = {}
     for record in records:
         for game in record.games:
             for label in set(game.seats):
                 places.setdefault(label, []).append(game.place_of(label))
+                fallback_games[label] += int(game.fallback_of(label))
             for seat, label in enumerate(game.seats):
                 if seat < len(game.faults):
                     faults.setdefault(label, Counter()).update(game.faults[seat])
@@ -63,15 +76,20 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     def row(bot: Bot) -> tuple[Bot, Rating]:
         return bot, ratings.get(bot.label) or Rating(params.mu, params.sigma, 0)
 
+    def unranked(bot: Bot) -> bool:
+        return len(places.get(bot.label, [])) == fallback_games[bot.label]  # no game of its own
+
     rows = sorted(
-        (row(bot) for bot in store.bots()), key=lambda br: (br[1].sets == 0, -br[1].conservative, br[0].label)
+        (row(bot) for bot in store.bots()),
+        key=lambda br: (br[0].status != "active", unranked(br[0]), -br[1].conservative, br[0].label),
     )
     table = []
-    for rank, (bot, rating) in enumerate(rows, 1):
+    ranks = {True: itertools.count(1), False: itertools.count(1)}
+    for bot, rating in rows:
         mine = places.get(bot.label, [])
         table.append(
             Standing(
-                rank=rank,
+                rank=None if unranked(bot) else next(ranks[bot.status == "active"]),
                 label=bot.label,
                 name=bot.name,
                 version=bot.version,
@@ -87,6 +105,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                 faults=dict(sorted(faults.get(bot.label, Counter()).items())),
                 start_failures=start_failures[bot.label],
                 forfeits=forfeits[bot.label],
+                fallback_games=fallback_games[bot.label],
                 cpu_ms=cpu.get(bot.label),
             )
         )

@@ -15,76 +15,43 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from competition.ladder import rating_cache
 from competition.ladder.schema import MIGRATIONS, SCHEMA_VERSION, StoreError, connect, migrate
+from competition.ladder.store_records import (
+    Added,
+    Bot,
+    BotStatus,
+    ClaimedSet,
+    Event,
+    NameTaken,
+    RunInfo,
+    SetRow,
+    SetStatus,
+    Submission,
+    check_owner,
+)
 from competition.model import SetRecord, decode_set, encode_set
 from competition.ratings import Rating, RatingParams
 
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "Added",
     "Bot",
     "ClaimedSet",
+    "Event",
+    "NameTaken",
     "RunInfo",
     "SetRow",
     "Store",
     "StoreError",
+    "Submission",
+    "check_owner",
     "migrate",
 ]
-
-BotStatus = Literal["active", "retired", "deactivated"]
-SetStatus = Literal["planned", "claimed", "played", "voided"]
-
-
-@dataclass(frozen=True)
-class Bot:
-    id: int
-    label: str
-    name: str
-    version: int
-    owner: str | None
-    command: str
-    cwd: str
-    program: str | None
-    program_hash: str | None
-    status: BotStatus
-    reason: str | None
-    created: float
-    failures: int
-
-
-@dataclass(frozen=True)
-class ClaimedSet:
-    set_id: int
-    seed: str
-    table: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SetRow:
-    set_id: int
-    status: SetStatus
-    table: tuple[str, ...]
-    record: SetRecord | None
-    played: float | None
-    void_reason: str | None
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    id: int
-    started: float
-    finished: float | None
-    pid: int
-    host: str
-    sets_played: int
-    sets_voided: int
-    status: str
-    message: str | None
 
 
 class Store:
@@ -98,7 +65,39 @@ class Store:
             raise StoreError(f"{path} does not exist: create the ladder with `kierki ladder init`")
         connection = connect(path)
         migrate(connection)
-        return cls(connection, clock=clock)
+        store = cls(connection, clock=clock)
+        store._finish_upgrade()
+        return store
+
+    def _finish_upgrade(self) -> None:
+        """What a migration left to do in Python: the ratings recomputed once under a new rule (migration 3's
+        pending ``rerate`` event), in one transaction with the event's change to ``rerated``, so that it is done
+        exactly once even if a process is killed half-way."""
+        if not self.db.execute("SELECT 1 FROM events WHERE event = 'rerate'").fetchone():
+            return
+        with self.transaction() as db:
+            pending = db.execute("SELECT id, detail FROM events WHERE event = 'rerate'").fetchall()
+            if not pending:
+                return
+            before = rating_cache.stored_ratings(db)
+            rating_cache.rerate(db)
+            after = rating_cache.stored_ratings(db)
+            moved = sum(1 for label, rating in after.items() if before.get(label) != rating)
+            played = db.execute("SELECT COUNT(*) FROM sets WHERE status = 'played'").fetchone()[0]
+            for event_id, why in pending:
+                db.execute(
+                    "UPDATE events SET event = 'rerated', at = ?, detail = ? WHERE id = ?",
+                    (self.clock(), f"ratings recomputed from {played} sets under {why}; {moved} changed", event_id),
+                )
+
+    def events(self, limit: int = 20) -> list[Event]:
+        """The ladder's newest events (a bot reactivated, the ratings recomputed by an upgrade), oldest first."""
+        rows = self.db.execute(
+            "SELECT e.at, b.label, e.event, e.detail FROM events e LEFT JOIN bots b ON b.id = e.bot_id"
+            " ORDER BY e.id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [Event(*row) for row in reversed(rows)]
 
     def close(self) -> None:
         self.db.close()
@@ -131,9 +130,17 @@ class Store:
         owner: str | None = None,
         program: str | None = None,
         program_hash: str | None = None,
-    ) -> tuple[Bot, list[Bot]]:
-        """Register a new version of ``name``; earlier active versions are retired (kept, with their results)."""
+        new_version: bool = False,
+    ) -> Added:
+        """Register ``name``: a name belongs to the owner of its first version (`NameTaken` for another owner); a new
+        version is made only when the command or the program file's hash changed, or with ``new_version`` (earlier
+        active versions are then retired, kept with their results); an unchanged bot is left as it is."""
         with self.transaction() as db:
+            latest = self._latest(db, name)
+            if latest is not None:
+                check_owner(latest, owner)
+                if not new_version and (latest.command, latest.program_hash) == (command, program_hash):
+                    return Added(latest, [], unchanged=True)
             earlier = [
                 self._bot(row) for row in db.execute(_BOT_SELECT + " WHERE name = ? AND status = 'active'", (name,))
             ]
@@ -151,7 +158,43 @@ class Store:
                 (f"{name}@{version}", name, version, owner, command, cwd, program, program_hash, self.clock()),
             )
             bot = self._bot(db.execute(_BOT_SELECT + " WHERE name = ? AND version = ?", (name, version)).fetchone())
-        return bot, earlier
+        return Added(bot, earlier)
+
+    def latest(self, name: str) -> Bot | None:
+        """The newest version of ``name``, whatever its status."""
+        return self._latest(self.db, name)
+
+    def _latest(self, db: sqlite3.Connection, name: str) -> Bot | None:
+        row = db.execute(_BOT_SELECT + " WHERE name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
+        return None if row is None else self._bot(row)
+
+    def reactivate(self, name: str, reason: str) -> Bot:
+        """Bring back a deactivated or retired bot (``name``: its newest version; ``name@N``: that one) with its
+        rating and results; its failure count starts again and the reason is logged. A `StoreError` says why not
+        (no such bot, already active, another version of it active)."""
+        with self.transaction() as db:
+            bot = self._bot_row(db, name) if "@" in name else self._latest(db, name)
+            if bot is None:
+                raise StoreError(f"no bot {name!r} in this ladder")
+            if bot.status == "active":
+                raise StoreError(f"{bot.label} is active already")
+            other = db.execute(
+                "SELECT label FROM bots WHERE name = ? AND status = 'active' AND id != ?", (bot.name, bot.id)
+            ).fetchone()
+            if other is not None:
+                raise StoreError(f"{other[0]} is the active version of {bot.name}: retire it first")
+            db.execute("UPDATE bots SET status = 'active', reason = NULL, failures = 0 WHERE id = ?", (bot.id,))
+            db.execute(
+                "INSERT INTO events (at, bot_id, event, detail) VALUES (?, ?, 'reactivated', ?)",
+                (self.clock(), bot.id, f"was {bot.status} ({bot.reason or 'no reason recorded'}); {reason}"),
+            )
+            reactivated = self._bot_row(db, bot.label)
+        assert reactivated is not None
+        return reactivated
+
+    def _bot_row(self, db: sqlite3.Connection, label: str) -> Bot | None:
+        row = db.execute(_BOT_SELECT + " WHERE label = ?", (label,)).fetchone()
+        return None if row is None else self._bot(row)
 
     def bots(self, status: BotStatus | None = None) -> list[Bot]:
         if status is None:
@@ -161,8 +204,7 @@ class Store:
         return [self._bot(row) for row in rows]
 
     def bot(self, label: str) -> Bot | None:
-        row = self.db.execute(_BOT_SELECT + " WHERE label = ?", (label,)).fetchone()
-        return None if row is None else self._bot(row)
+        return self._bot_row(self.db, label)
 
     def retire(self, name: str) -> list[Bot]:
         """Retire every active version of ``name`` (it is never scheduled again; its results stay)."""
@@ -187,6 +229,42 @@ class Store:
     @staticmethod
     def _bot(row: Sequence[Any]) -> Bot:
         return Bot(*row)
+
+    def next_version(self, name: str) -> int:
+        """The version the next ``add_bot`` of ``name`` gets (the inbox names its copy's folder after it)."""
+        query = "SELECT COALESCE(MAX(version), 0) + 1 FROM bots WHERE name = ?"
+        return cast(int, self.db.execute(query, (name,)).fetchone()[0])
+
+    # --- the inbox's submissions -------------------------------------------------------------------------------
+
+    def record_submission(self, submission: Submission) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO submissions (owner, name, stamp, taken, accepted, label, reason, stderr)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    submission.owner,
+                    submission.name,
+                    submission.stamp,
+                    submission.taken,
+                    int(submission.accepted),
+                    submission.label,
+                    submission.reason,
+                    json.dumps(list(submission.stderr)),
+                ),
+            )
+
+    def submission(self, owner: str, name: str, stamp: str) -> Submission | None:
+        row = self.db.execute(
+            _SUBMISSION_SELECT + " WHERE owner = ? AND name = ? AND stamp = ?", (owner, name, stamp)
+        ).fetchone()
+        return None if row is None else _submission(row)
+
+    def submissions(self, name: str | None = None, limit: int = 50) -> list[Submission]:
+        """The newest first; ``name``: of that bot name only."""
+        where, args = (" WHERE name = ?", (name,)) if name is not None else ("", ())
+        rows = self.db.execute(_SUBMISSION_SELECT + where + " ORDER BY id DESC LIMIT ?", (*args, limit))
+        return [_submission(row) for row in rows]
 
     # --- sets --------------------------------------------------------------------------------------------------
 
@@ -213,7 +291,10 @@ class Store:
         return set_id
 
     def count(self, status: SetStatus) -> int:
-        return cast(int, self.db.execute("SELECT COUNT(*) FROM sets WHERE status = ?", (status,)).fetchone()[0])
+        stored, cancelled = _stored_status(status)
+        query = "SELECT COUNT(*) FROM sets WHERE status = ?" + ("" if cancelled is None else " AND cancelled = ?")
+        values = (stored,) if cancelled is None else (stored, cancelled)
+        return cast(int, self.db.execute(query, values).fetchone()[0])
 
     def pending_tables(self) -> list[tuple[str, ...]]:
         """The tables of the sets planned or claimed and not yet played (matchmaking counts them)."""
@@ -229,10 +310,12 @@ class Store:
             ).fetchall():
                 table = tuple(json.loads(bots))
                 gone = sorted(set(table) - active)
-                if gone:
+                why = f"{', '.join(gone)} left the ladder before the set was played" if gone else None
+                if len(set(table)) < len(table):  # planned by an older kierki: a bot never sits twice at a table
+                    why = "a bot was seated twice at its table"
+                if why is not None:
                     db.execute(
-                        "UPDATE sets SET status = 'voided', void_reason = ? WHERE id = ?",
-                        (f"{', '.join(gone)} left the ladder before the set was played", set_id),
+                        "UPDATE sets SET status = 'voided', cancelled = 1, void_reason = ? WHERE id = ?", (why, set_id)
                     )
                     continue
                 db.execute(
@@ -316,13 +399,25 @@ class Store:
             return self._insert_planned(db, row[2], seed_for, set_id)
 
     def sets(self, status: SetStatus | None = None) -> list[SetRow]:
-        query = "SELECT id, status, bots, result, played, void_reason FROM sets"
-        rows = self.db.execute(
-            query + (" WHERE status = ? ORDER BY id" if status else " ORDER BY id"), (status,) if status else ()
-        )
+        query = "SELECT id, status, cancelled, bots, result, played, void_reason FROM sets"
+        if status is None:
+            rows = self.db.execute(query + " ORDER BY id")
+        else:
+            stored, cancelled = _stored_status(status)
+            where = " WHERE status = ?" + ("" if cancelled is None else " AND cancelled = ?")
+            rows = self.db.execute(
+                query + where + " ORDER BY id", (stored,) if cancelled is None else (stored, cancelled)
+            )
         return [
-            SetRow(set_id, state, tuple(json.loads(bots)), decode_set(result.encode()) if result else None, played, why)
-            for set_id, state, bots, result, played, why in rows
+            SetRow(
+                set_id,
+                "cancelled" if cancelled else state,
+                tuple(json.loads(bots)),
+                decode_set(result.encode()) if result else None,
+                played,
+                why,
+            )
+            for set_id, state, cancelled, bots, result, played, why in rows
         ]
 
     def uncompressed_before(self, cutoff: float) -> list[int]:
@@ -331,6 +426,28 @@ class Store:
             "SELECT id FROM sets WHERE status = 'played' AND compressed = 0 AND played < ? ORDER BY id", (cutoff,)
         )
         return [row[0] for row in rows]
+
+    def prunable(self, played_before: float | None, keep_newest: int) -> list[int]:
+        """Played sets whose logs are not pruned yet and that either limit leaves out: played before
+        ``played_before`` (None: no such limit), or older than the newest ``keep_newest`` played (0: no limit)."""
+        query = "SELECT id, played FROM sets WHERE status = 'played' ORDER BY id DESC"
+        rows = self.db.execute(query).fetchall()
+        pruned = {row[0] for row in self.db.execute("SELECT id FROM sets WHERE pruned = 1")}
+        old = [
+            set_id
+            for number, (set_id, played) in enumerate(rows)
+            if set_id not in pruned
+            and ((played_before is not None and played < played_before) or (keep_newest and number >= keep_newest))
+        ]
+        return sorted(old)
+
+    def mark_pruned(self, set_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE sets SET pruned = 1, compressed = 1 WHERE id = ?", (set_id,))
+
+    def is_pruned(self, set_id: int) -> bool:
+        row = self.db.execute("SELECT pruned FROM sets WHERE id = ?", (set_id,)).fetchone()
+        return bool(row and row[0])
 
     def mark_compressed(self, set_id: int) -> None:
         with self.transaction() as db:
@@ -386,6 +503,17 @@ class Store:
                 (self.clock(), status, message, run_id),
             )
 
+    def mark_dead_runs(self, message: str) -> list[int]:
+        """Runs still ``running``, found by a run that holds the run lock (so their processes are gone): failed,
+        with ``message``. Returns their ids."""
+        with self.transaction() as db:
+            ids = [row[0] for row in db.execute("SELECT id FROM runs WHERE status = 'running' ORDER BY id")]
+            db.execute(
+                "UPDATE runs SET status = 'failed', message = ? WHERE status = 'running'",
+                (message,),
+            )
+        return ids
+
     def last_run(self) -> RunInfo | None:
         row = self.db.execute(_RUN_SELECT + " ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else RunInfo(*row)
@@ -394,10 +522,25 @@ class Store:
         return [RunInfo(*row) for row in self.db.execute(_RUN_SELECT + " ORDER BY id")]
 
 
+def _stored_status(status: SetStatus) -> tuple[str, int | None]:
+    """The stored status and ``cancelled`` flag a status is kept as (None: either)."""
+    if status == "cancelled":
+        return "voided", 1
+    return status, 0 if status == "voided" else None
+
+
 _BOT_SELECT = (
     "SELECT id, label, name, version, owner, command, cwd, program, program_hash, status, reason, created, failures"
     " FROM bots"
 )
+_SUBMISSION_SELECT = "SELECT owner, name, stamp, taken, accepted, label, reason, stderr FROM submissions"
+
+
+def _submission(row: Sequence[Any]) -> Submission:
+    owner, name, stamp, taken, accepted, label, reason, stderr = row
+    return Submission(owner, name, stamp, taken, bool(accepted), label, reason, tuple(json.loads(stderr or "[]")))
+
+
 _RUN_SELECT = "SELECT id, started, finished, pid, host, sets_played, sets_voided, status, message FROM runs"
 # A claimed set planned again, to be played from the start (the caller narrows it to a set or a run).
 _UNCLAIM = (

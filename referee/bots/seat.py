@@ -39,6 +39,7 @@ from referee.faults import Fault, FaultCode
 __all__ = [
     "INPUT_CLOSED",
     "RECEIVED",
+    "SEE_STDERR_LOG",
     "SENT",
     "Asked",
     "BotSeat",
@@ -52,6 +53,10 @@ __all__ = [
     "backlog_note",
     "converse_all",
 ]
+
+# The end of a crash's reason: where to look. Where the log is removed (the ladder's validation game), the caller
+# replaces it with what it shows instead.
+SEE_STDERR_LOG = "see its stderr log"
 
 
 @dataclass
@@ -135,7 +140,7 @@ def _crash_message(process: Transport, result: Closed | Overflow) -> str:
         return f"the bot was killed: {limit}; see its stderr log"
     if code is None:
         return "the bot closed its output but kept running; it is stopped now"
-    return f"the bot exited ({describe_exit(code)}); see its stderr log"
+    return f"the bot exited ({describe_exit(code)}); {SEE_STDERR_LOG}"
 
 
 class BotSeat:

@@ -76,9 +76,10 @@ def _change(before: Any, after: Any) -> Any:
     return after
 
 
-def page_data(timeline: Timeline) -> dict[str, Any]:
+def page_data(timeline: Timeline, file: str | None = None) -> dict[str, Any]:
     """The object the page embeds: the game's facts, the shared records, and each viewer's steps as patches
-    (viewer ``"all"`` for every hand, ``"0"``, ``"1"``, ... for each seat's view)."""
+    (viewer ``"all"`` for every hand, ``"0"``, ``"1"``, ... for each seat's view). ``file`` names the replay log
+    in the page and its resume hint (default: the path it was read from; a published page gives a relative one)."""
     replay = timeline.replay
     header = replay.header
     players = timeline.ruleset.players
@@ -116,13 +117,14 @@ def page_data(timeline: Timeline) -> dict[str, Any]:
     ]
     return {
         "format": 1,
-        "file": replay.name,
+        "file": replay.name if file is None else file,
         "game": timeline.ruleset.game.value,
         "players": players,
         "seed": header.seed,
         "game_number": header.game_number,
         "deals": deals,
-        "names": [replay.bot_name(seat) for seat in range(players)],
+        "names": [replay.bot_name(seat) for seat in range(players)],  # the organiser's names, when it gave them
+        "calls": [replay.calls_itself(seat) for seat in range(players)],  # the bots' own, beside the organiser's
         "decisions": len(timeline.decisions),
         "kinds": {kind.value: words for kind, words in KIND_NAMES.items()},
         "steps": [
@@ -172,9 +174,11 @@ def _embedded_json(data: dict[str, Any]) -> str:
     )
 
 
-def render_html(timeline: Timeline, title: str | None = None, viewer: int | None = None) -> str:
+def render_html(
+    timeline: Timeline, title: str | None = None, viewer: int | None = None, file: str | None = None
+) -> str:
     """The page of ``timeline``: one self-contained HTML document, opening on ``viewer``'s view (None: all hands;
-    the page still holds every view, and its address or selector shows another)."""
+    the page still holds every view, and its address or selector shows another); ``file`` as in `page_data`."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     environment = Environment(
@@ -184,7 +188,7 @@ def render_html(timeline: Timeline, title: str | None = None, viewer: int | None
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    data = page_data(timeline)
+    data = page_data(timeline, file)
     header = timeline.replay.header
     return environment.get_template("replay.html").render(
         title=title or f"{data['game']} game {header.game_number} ({data['players']} players, seed {header.seed})",
@@ -194,8 +198,10 @@ def render_html(timeline: Timeline, title: str | None = None, viewer: int | None
     )
 
 
-def write_html(timeline: Timeline, path: Path, title: str | None = None, viewer: int | None = None) -> int:
+def write_html(
+    timeline: Timeline, path: Path, title: str | None = None, viewer: int | None = None, file: str | None = None
+) -> int:
     """Write the page of ``timeline`` to ``path``; returns its size in bytes."""
-    text = render_html(timeline, title, viewer).encode()
+    text = render_html(timeline, title, viewer, file).encode()
     path.write_bytes(text)
     return len(text)

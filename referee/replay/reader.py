@@ -105,9 +105,19 @@ class Replay:
         return [e for e in self.entries if isinstance(e.record, DealRecord)]
 
     def bot_name(self, seat: int) -> str:
+        """The seat's name: the organiser's (``label``) when the header has one, else what the bot calls itself."""
         bots = {b.seat: b for b in self.header.bots}
         bot = bots.get(seat)
-        return bot.name if bot else f"seat{seat}"
+        if bot is None:
+            return f"seat{seat}"
+        return bot.label if bot.label is not None else bot.name
+
+    def calls_itself(self, seat: int) -> str | None:
+        """The name and version the seat's bot gave in its hello, when the seat also has the organiser's name."""
+        bot = next((b for b in self.header.bots if b.seat == seat), None)
+        if bot is None or bot.label is None:
+            return None
+        return f"{bot.name} {bot.version}".rstrip()
 
 
 # --- parsing -----------------------------------------------------------------------------------------------

@@ -62,13 +62,15 @@ class _Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag
 # --- the header ---------------------------------------------------------------------------------------------
 
 
-class BotRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """One seat's bot: its name and version as it said in its hello, and the command that ran it."""
+class BotRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One seat's bot: the organiser's name for it (``label``), its name and version as it said in its hello (what
+    it calls itself: any bot can say ``heuristic_bot``), and the command that ran it."""
 
     seat: int
     name: str
     version: str
     command: str
+    label: str | None = None  # a tournament's NAME, a ladder's NAME@version; absent from a plain match's log
 
 
 class IsolationRecord(msgspec.Struct, frozen=True, kw_only=True):
