@@ -151,16 +151,10 @@ def env_playout_side() -> Workload:
 @workload("sampled_playouts")
 def sampled_playouts() -> Workload:
     """bench/run.py's sampled_playouts: a world sampled from a seat's observation, then played out."""
-    from referee.rules import GameState, PlayCard, Ruleset, playout, sample_state
+    from bench.run import hearts_observations
+    from referee.rules import playout, sample_state
 
-    ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
-    seen = []
-    for seed in range(64):
-        state = GameState(ruleset, seed=seed)
-        rng = random.Random(seed)
-        for _ in range(rng.randrange(1, 48)):
-            state.apply(PlayCard(rng.choice(state.legal_plays())))
-        seen.append(state.observation(state.to_act))
+    ruleset, seen = hearts_observations()
 
     def run() -> tuple[int, str]:
         rng = random.Random(7)

@@ -50,6 +50,7 @@ from referee.rules import (  # noqa: E402
     DealSpec,
     GameState,
     MoonOption,
+    Observation,
     PassCards,
     Phase,
     PlayCard,
@@ -483,6 +484,19 @@ def playout_vs_openspiel(config: Config) -> Result:
     }
 
 
+def hearts_observations(count: int = 64) -> tuple[Ruleset, list[Observation]]:
+    """``count`` Hearts observations of the seat to act at random moments of the play (seeds 0 to count - 1)."""
+    ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
+    seen = []
+    for seed in range(count):
+        state = GameState(ruleset, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(1, 48)):
+            state.apply(PlayCard(rng.choice(state.legal_plays())))
+        seen.append(state.observation(state.to_act))
+    return ruleset, seen
+
+
 @benchmark("sampled_playouts")
 def sampled_playouts(config: Config) -> Result:
     """A Monte Carlo bot's step: a world sampled from one seat's observation (``sample_state``) and played out
@@ -490,14 +504,7 @@ def sampled_playouts(config: Config) -> Result:
     no sampling of worlds from an observation to compare with."""
     from referee.rules import sample_state
 
-    ruleset = Ruleset.create("hearts", 4, {"passing": "none"})
-    seen = []
-    for seed in range(64):
-        state = GameState(ruleset, seed=seed)
-        rng = random.Random(seed)
-        for _ in range(rng.randrange(1, 48)):
-            state.apply(PlayCard(rng.choice(state.legal_plays())))
-        seen.append(state.observation(state.to_act))
+    ruleset, seen = hearts_observations()
     turn = iter(range(1 << 62))
 
     def one(rng: random.Random) -> int:
