@@ -374,7 +374,7 @@ class MatchCgroups:
         for child in sorted(children):
             paths = {key: path / child for key, path in top.items() if (path / child).is_dir()}
             if paths:
-                with contextlib.suppress(OSError, CgroupError):
+                with contextlib.suppress(OSError, CgroupError, KeyError):
                     (_V1Bot if self.version == "v1" else _V2Bot)(paths, frozenset()).remove()
         for path in dict.fromkeys(top.values()):
             with contextlib.suppress(OSError, CgroupError):
@@ -565,7 +565,12 @@ class _V1Bot(BotCgroup):
             return 0
 
     def _kill_all(self) -> None:
-        """Freeze (so nothing forks while we kill), SIGKILL each member, thaw (a frozen v1 task dies only then)."""
+        """Freeze (so nothing forks while we kill), SIGKILL each member, thaw (a frozen v1 task dies only then).
+        A group left half removed by a killed referee may have no freezer directory: its members are killed as
+        they are (the sweep comes back to what a fork left)."""
+        if "freezer" not in self.dirs:
+            _kill_each(self.members())
+            return
         state = self.dirs["freezer"] / "freezer.state"
         _write(state, "FROZEN")
         _wait(lambda: _read(state).strip() == "FROZEN", _FROZEN_S)
