@@ -333,3 +333,16 @@ def test_a_bots_page_lists_its_recent_faults_with_their_stderr_logs(played: Path
     assert len(links) == 8 and page.count('<td class="name">forfeited, crash x1</td>') == 8
     log = (tmp_path / "www" / links[0]).read_text()
     assert "RuntimeError: hostile bot: crashing at decision 5" in log
+
+
+def test_a_cycle_in_an_exception_chain_is_walked_once(tmp_path: Path) -> None:
+    """A Dask future re-raises the one exception it holds at every result: raised again while the ladder handles
+    it, it can make its own chain a cycle, and the full-disk check walked that chain for ever (a CI run hung)."""
+    from competition.ladder.disk import is_disk_full
+
+    first, second = RuntimeError("the game failed"), RuntimeError("and again")
+    first.__context__, second.__context__ = second, first
+    assert is_disk_full(first, tmp_path) is False  # tmp_path has room: neither is a full disk
+    full = OSError(28, "No space left on device")
+    second.__cause__ = full
+    assert is_disk_full(first, tmp_path) is True

@@ -55,9 +55,12 @@ def free_bytes(folder: Path) -> int:
 
 
 def is_disk_full(error: BaseException, folder: Path) -> bool:
-    """Whether ``error`` (or what caused it) is a full disk under ``folder``."""
+    """Whether ``error`` (or what caused it) is a full disk under ``folder``. The chain is walked once: one
+    exception raised again while it is handled (a Dask future's, re-raised on every result) can make it a cycle."""
     seen: BaseException | None = error
-    while seen is not None:
+    walked: set[int] = set()
+    while seen is not None and id(seen) not in walked:
+        walked.add(id(seen))
         if isinstance(seen, DiskFull):
             return True
         if isinstance(seen, OSError) and seen.errno in _FULL_ERRNOS:
