@@ -59,6 +59,7 @@ if os.environ.get("KIERKI_MYPYC") == "1":
         )
     from mypyc.build import mypycify
 
-    ext_modules = mypycify(COMPILED, opt_level="3")
+    # tools/build_compiled.py names a folder of its own for the generated C (default: build/).
+    ext_modules = mypycify(COMPILED, opt_level="3", target_dir=os.environ.get("KIERKI_MYPYC_TARGET", "build"))
 
 setup(ext_modules=ext_modules)

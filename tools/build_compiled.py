@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,13 +42,28 @@ def main(argv: list[str]) -> int:
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(ROOT / "referee", target / "referee", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    env = {**os.environ, "KIERKI_MYPYC": "1"}
-    temp = ROOT / "build" / "mypyc-temp"
-    command = [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(target), "--build-temp", str(temp)]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    # mypyc's C and the objects in a folder of this build's own, not the checkout's build/: builds of one checkout
+    # at once shared those files. Once a build made while others ran linked a group library of 14 kB that defines
+    # no module (its cause not pinned down); the load check below makes such a build fail here, not in a test.
+    with tempfile.TemporaryDirectory(prefix="kierki-mypyc-") as temp:
+        env = {**os.environ, "KIERKI_MYPYC": "1", "KIERKI_MYPYC_TARGET": str(Path(temp) / "c")}
+        objects = str(Path(temp) / "objects")
+        command = [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(target), "--build-temp", objects]
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode:
         sys.stderr.write(done.stdout + done.stderr)
         print(f"the mypyc build failed (exit {done.returncode}): see the compiler output above", file=sys.stderr)
+        return 1
+    check = subprocess.run(  # every compiled module loads (outside the checkout, so that only the build is found)
+        [sys.executable, "-P", "-c", "import referee.match, referee.rules.features, referee.rules.playout"],
+        cwd=target,
+        env={**os.environ, "PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+    )
+    if check.returncode:
+        sys.stderr.write(check.stderr[-3000:])
+        print(f"the build in {target} does not load: see the error above", file=sys.stderr)
         return 1
     if not compileall.compile_dir(target / "referee", quiet=1):
         print(f"could not compile the bytecode of {target / 'referee'}", file=sys.stderr)
