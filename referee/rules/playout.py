@@ -36,7 +36,7 @@ from referee.rules.points import HEART_POINTS, QUEEN_OF_SPADES_POINTS
 from referee.rules.records import DealKind, DealStarted, Phase, RulesError
 from referee.rules.ruleset import Ruleset
 from referee.rules.state import GameState, PlayPolicy, playout
-from referee.rules.table import GameFlags, Table
+from referee.rules.table import Table, flags_of
 
 __all__ = ["PlayPolicy", "SampleError", "playout", "sample_state"]
 
@@ -87,14 +87,15 @@ class _Known:
     """What one seat's observation fixes of the deal, worked out once for every world sampled from it."""
 
     def __init__(self, ruleset: Ruleset, seen: Observation) -> None:
-        self.flags = GameFlags(ruleset)
+        self.flags = flags_of(ruleset)
         self.seen = seen
         n = seen.players
         me = seen.seat
         size = self.flags.hand_size
         trump_phase = seen.phase is Phase.TRUMP
-        counts = [0] * 52  # the deck's cards not accounted for yet, per card
-        for card in deck_for(ruleset):
+        deck = deck_for(ruleset)
+        counts: list[int] = [0] * 52  # the deck's cards not accounted for yet, per card
+        for card in deck:
             counts[card] += 1
         self.played = [card for trick in seen.tricks for _, card in trick.plays] + [card for _, card in seen.trick]
         for suit, column in enumerate(seen.lottery_columns):  # the loteryjka: every card of a column is on the table
@@ -112,11 +113,17 @@ class _Known:
                 if seat == receiver and card in kept:
                     kept.remove(card)
             self.holding[receiver] += kept
-        for card in self.played + [card for hand in self.holding for card in hand]:
-            counts[card] -= 1
-            if counts[card] < 0:
-                raise SampleError(f"seat {me}'s observation holds more copies of a card than the deck")
-        self.unseen = [card for card in range(52) for _ in range(counts[card])]
+        for cards in (self.played, *self.holding):
+            for card in cards:
+                counts[card] -= 1
+                if counts[card] < 0:
+                    raise SampleError(f"seat {me}'s observation holds more copies of a card than the deck")
+        self.unseen: list[Card] = []
+        for card in range(52):  # loops, not a comprehension over 52 ranges: a world is sampled per playout
+            left = counts[card]
+            while left > 0:
+                self.unseen.append(card)
+                left -= 1
         if trump_phase:  # no hand is shown yet, but the dealer's first cards to the dealer
             self.need = [size - len(self.holding[s]) for s in range(n)]
         else:
@@ -131,7 +138,7 @@ class _Known:
                     for seat, card in plays[1:]:
                         if card & 3 != led:
                             self.allowed[seat] &= ~SUIT_MASKS[led]
-        self._kitty(len(deck_for(ruleset)) - n * size, seen)
+        self._kitty(len(deck) - n * size, seen)
         dealt = sum(self.need) + (self.kitty_size if self.kitty != _NO_KITTY else 0)
         if min(self.need) < 0 or dealt != len(self.unseen):
             raise SampleError(f"the hand sizes {seen.hand_sizes} do not match the {len(self.unseen)} unseen cards")
@@ -310,6 +317,11 @@ def _dealable(left: list[int], room: list[int], allowed: list[int]) -> bool:
             if subset >> suit & 1:
                 cards += left[suit]
                 suits |= SUIT_MASKS[suit]
-        if cards and cards > sum(room[s] for s in range(len(room)) if allowed[s] & suits):
-            return False
+        if cards:
+            space = 0  # the room of the seats that may take a card of these suits (a loop: no generator to make)
+            for seat in range(len(room)):
+                if allowed[seat] & suits:
+                    space += room[seat]
+            if cards > space:
+                return False
     return True

@@ -8,6 +8,7 @@ data: a table is read and changed field by field by those functions, and copied 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Final
 
@@ -32,6 +33,13 @@ class GameFlags:
         self.kinds = kierki_scoring.deal_kinds(ruleset) if self.kierki else ()
         self.hand_size = hand_size(ruleset)  # cards per hand, and tricks per deal
         self.higher_is_better = ruleset.game.higher_is_better  # which total wins
+
+
+@functools.lru_cache(maxsize=32)
+def flags_of(ruleset: Ruleset) -> GameFlags:
+    """The one `GameFlags` of a ruleset (a ruleset is a frozen value): a Monte Carlo bot samples a world, and so
+    works these out, per playout (bench sampled_playouts)."""
+    return GameFlags(ruleset)
 
 
 @dataclass(frozen=True, slots=True)
