@@ -42,9 +42,9 @@ def main(argv: list[str]) -> int:
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(ROOT / "referee", target / "referee", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    # mypyc's C and the objects in a folder of this build's own, not the checkout's build/: builds of one checkout
-    # at once shared those files. Once a build made while others ran linked a group library of 14 kB that defines
-    # no module (its cause not pinned down); the load check below makes such a build fail here, not in a test.
+    # mypyc's C and the objects in a folder of this build's own, not the checkout's build/: two builds of one
+    # checkout at once (the suite's, when pytest 9 split its xdist group) shared those files, and one linked a group
+    # library of 14 kB that defines no module. The load check below makes a broken build fail here, not in a test.
     with tempfile.TemporaryDirectory(prefix="kierki-mypyc-") as temp:
         env = {**os.environ, "KIERKI_MYPYC": "1", "KIERKI_MYPYC_TARGET": str(Path(temp) / "c")}
         objects = str(Path(temp) / "objects")

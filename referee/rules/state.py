@@ -45,7 +45,7 @@ from referee.rules.records import (
 )
 from referee.rules.results import places
 from referee.rules.ruleset import Passing, Ruleset
-from referee.rules.table import GameFlags, Table
+from referee.rules.table import Table, flags_of
 from referee.rules.tricks import ENDED_EARLY, GOES_ON
 
 # The hot paths compare phases against these constants rather than look ``Phase.PLAY`` up: in Python 3.11 an enum
@@ -99,7 +99,7 @@ class GameState:
             self._first_dealer = _first_dealer
             self._table = _table
             return
-        self._flags = GameFlags(ruleset)
+        self._flags = flags_of(ruleset)
         first = deals[0].dealer if deals and deals[0].dealer is not None else None
         self._first_dealer = first_dealer(self.seed, game, self.players) if first is None else first
         self._table = self._deal(1)
