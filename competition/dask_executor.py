@@ -29,9 +29,10 @@ from competition.remote import (
     RemoteOutcome,
     deliver,
     probe_isolation,
+    refusal_fix,
     remote_game,
     run_remote,
-    sandbox_refusal,
+    worker_refusal,
 )
 from referee.bots.isolation import Isolation
 
@@ -132,7 +133,8 @@ class DaskExecutor:
             raise ExecutorError(failure)
         assert client is not None
         executor = cls(client, cluster, spec.retries)
-        if isolation is not None and isolation.sandbox == "bwrap":  # (what a worker must check of "none": nothing)
+        # What a worker must check of sandbox "none" and fair play "auto" or "none": nothing (it plays as a match).
+        if isolation is not None and (isolation.sandbox == "bwrap" or isolation.fair_play == "cgroup"):
             try:
                 executor._check_isolation(isolation)
             except BaseException:
@@ -141,18 +143,18 @@ class DaskExecutor:
         return executor
 
     def _check_isolation(self, isolation: Isolation) -> None:
-        """The coordinator's check of bubblewrap says nothing of the workers: run the same probe on each of them
-        before any game goes there, and refuse in one line naming the first worker where it fails. (A worker that
-        joins later is checked by its first bwrap game, which it refuses: ``run_remote``.)"""
+        """The coordinator's checks of bubblewrap and control groups say nothing of the workers: run the same probe
+        on each of them before any game goes there, and refuse in one line naming the first worker where it fails.
+        (A worker that joins later is checked by its first such game, which it refuses: ``run_remote``.)"""
         try:
             answers = self._client.run(probe_isolation, isolation)
         except Exception as error:
-            raise ExecutorError(f"cannot ask the Dask workers whether bubblewrap works there: {error}") from None
+            raise ExecutorError(f"cannot ask the Dask workers whether they can isolate the bots: {error}") from None
         for worker, problem in sorted(answers.items()):
             if problem is not None:
+                what, why = problem  # (Dask hands back what the probe returned)
                 raise ExecutorError(
-                    f"{sandbox_refusal(worker, str(problem))}; fix bubblewrap on that worker or take it out of the "
-                    "cluster"
+                    f"{worker_refusal(worker, (what, why))}; {refusal_fix((what, why))} or take it out of the cluster"
                 )
 
     def submit(self, spec: GameSpec) -> Future[GameOutcome]:

@@ -24,24 +24,29 @@ import socket
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Final
 
 import msgspec
 
 from competition.game import GameOutcome, GameSpec, play_game
+from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError
 from referee.match_config import SAMPLE_BOTS, BotSpec, decode_spec, encode_spec, sample_bot_command
 
 __all__ = [
+    "BWRAP_PROBLEM",
+    "CGROUP_PROBLEM",
     "BotFiles",
     "RemoteGame",
     "RemoteOutcome",
     "deliver",
     "probe_isolation",
     "program_files",
+    "refusal_fix",
     "remote_game",
     "run_remote",
-    "sandbox_refusal",
+    "worker_refusal",
 ]
 
 _INTERPRETER = re.compile(
@@ -182,20 +187,40 @@ def check_files(spec: GameSpec, bots: tuple[BotFiles, ...]) -> str | None:
     return None
 
 
-def probe_isolation(isolation: Isolation) -> str | None:
-    """On a worker: why it cannot apply ``isolation`` here (bubblewrap cannot create its sandbox: the coordinator's
-    own check says nothing of this machine), or None when it can. The same check a match makes before it starts
-    its bots (`Isolation.check_here`)."""
+BWRAP_PROBLEM: Final = "cannot run the bots under bubblewrap"
+CGROUP_PROBLEM: Final = "cannot give each bot a control group of its own"
+_FIXES: Final = {
+    BWRAP_PROBLEM: "fix bubblewrap on that worker",
+    CGROUP_PROBLEM: "run that worker as root or in a delegated cgroup (README), or give --fair-play none",
+}
+
+
+def probe_isolation(isolation: Isolation) -> tuple[str, str] | None:
+    """On a worker: why it cannot apply ``isolation`` here, as (what it cannot do, the error), or None when it can.
+    The coordinator's own checks say nothing of this machine, so a worker makes the ones a match makes before it
+    starts its bots: bubblewrap creates its sandbox (`Isolation.check_here`), and, with ``fair_play = "cgroup"``
+    (strangers' bots in a tournament or a ladder), a control group can be made for each bot (`fair_play_problem`);
+    with ``auto`` a worker without them plays as a match does, timed on the wall clock, and its result says so."""
     try:
         isolation.check_here()
     except SandboxError as error:
-        return str(error)
+        return BWRAP_PROBLEM, str(error)
+    if isolation.fair_play == "cgroup":
+        problem = fair_play_problem("cgroup")
+        if problem is not None:
+            return CGROUP_PROBLEM, problem
     return None
 
 
-def sandbox_refusal(worker: str, problem: str) -> str:
+def worker_refusal(worker: str, problem: tuple[str, str]) -> str:
     """The one line that says a worker cannot isolate the bots (``probe_isolation``'s problem, on one line)."""
-    return f"worker {worker} cannot run the bots under bubblewrap: {' '.join(problem.split())}"
+    what, error = problem
+    return f"worker {worker} {what}: {' '.join(error.split())}"
+
+
+def refusal_fix(problem: tuple[str, str]) -> str:
+    """What the organiser does about a worker's ``probe_isolation`` problem."""
+    return _FIXES.get(problem[0], "fix that worker")
 
 
 _isolation_problem = cache(probe_isolation)  # once per worker process and isolation: every match checks again
@@ -226,7 +251,7 @@ def run_remote(game: RemoteGame) -> RemoteOutcome:
     if refusal is None:
         problem = _isolation_problem(spec.match.isolation)
         if problem is not None:
-            refusal = sandbox_refusal(here, problem)
+            refusal = worker_refusal(here, problem)
     if refusal is not None:
         return RemoteOutcome(worker=here, refused=refusal)
     with tempfile.TemporaryDirectory(prefix="kierki-game-") as folder:

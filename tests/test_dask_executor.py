@@ -248,14 +248,18 @@ def test_a_bot_missing_on_the_workers_is_refused_with_the_reason(
     assert read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
 
 
-def _probe_failing_on(broken: str) -> Any:
-    """A stand-in for ``remote.probe_isolation``, shipped to the workers by value (it is nested): bubblewrap "fails"
-    on the worker at address ``broken`` only (Dask passes ``dask_worker`` to a function that takes it)."""
+def _probe_failing_on(broken: str, what: str = remote.BWRAP_PROBLEM) -> Any:
+    """A stand-in for ``remote.probe_isolation``, shipped to the workers by value (it is nested): bubblewrap (or,
+    with ``what`` CGROUP_PROBLEM, the control groups) "fails" on the worker at address ``broken`` only (Dask passes
+    ``dask_worker`` to a function that takes it)."""
 
-    def probe(isolation: Isolation, dask_worker: Any) -> str | None:
-        if dask_worker.address == broken:
-            return "--sandbox bwrap: bubblewrap cannot create its sandbox on this machine (fake:\nno namespaces)"
-        return None
+    if what == remote.BWRAP_PROBLEM:
+        error = "--sandbox bwrap: bubblewrap cannot create its sandbox on this machine (fake:\nno namespaces)"
+    else:
+        error = "no cgroup hierarchy is mounted (fake)"
+
+    def probe(isolation: Isolation, dask_worker: Any) -> tuple[str, str] | None:
+        return (what, error) if dask_worker.address == broken else None
 
     return probe
 
@@ -286,6 +290,50 @@ def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
         assert executor.jobs == 2
 
 
+def test_a_worker_without_control_groups_is_named_before_any_game_of_strangers_is_sent(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 item 7: strangers' bots (fair_play "cgroup") are timed on their own CPU time in groups of their own;
+    a worker that cannot make them would time them on the wall clock its other games share. It is named before any
+    game is sent, as a worker without bubblewrap is; with fair_play "auto" (one owner's bots) it is not asked."""
+    from competition import dask_executor
+
+    spec, client = cluster
+    broken = sorted(client.scheduler_info()["workers"])[0]
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, remote.CGROUP_PROBLEM))
+    submitted: list[object] = []
+    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, spec: submitted.append(spec))
+    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=Isolation(fair_play="cgroup"))
+    with pytest.raises(ExecutorError) as raised:
+        run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
+    message = str(raised.value)
+    assert message.startswith(
+        f"worker {broken} cannot give each bot a control group of its own: no cgroup hierarchy is mounted (fake); "
+        "run that worker as root or in a delegated cgroup (README), or give --fair-play none or take it out"
+    )
+    assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
+    with open_executor(ExecutorSpec("dask", spec.scheduler), 1, isolation=Isolation(fair_play="auto")) as executor:
+        assert executor.jobs == 2
+
+
+def test_the_worker_probe_asks_for_control_groups_only_of_fair_play_cgroup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real probe, on a machine that "has no cgroups": "cgroup" is refused with the reason, "auto" and "none"
+    play (a match in mode auto runs without groups and says so in its result)."""
+    from referee.bots import fairplay
+    from referee.bots.cgroups import CgroupError
+
+    def no_cgroups() -> None:
+        raise CgroupError("no cgroup hierarchy is mounted (fake)")
+
+    monkeypatch.setattr(fairplay, "find_cgroups", no_cgroups)
+    assert remote.probe_isolation(Isolation(fair_play="cgroup")) == (
+        remote.CGROUP_PROBLEM,
+        "no cgroup hierarchy is mounted (fake)",
+    )
+    assert remote.probe_isolation(Isolation(fair_play="auto")) is None
+    assert remote.probe_isolation(Isolation(fair_play="none")) is None
+
+
 def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
     tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -307,12 +355,37 @@ def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
         assert store.results() == [] and store.count("claimed") == 0
 
 
+def test_a_ladder_on_dask_refuses_a_worker_without_control_groups(
+    tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ladder's games require control groups (its fair_play "auto" is "cgroup" there): a worker that cannot make
+    them stops the run before any game is claimed."""
+    from competition import dask_executor
+    from competition.ladder.ladder import LadderError, add_bot
+    from competition.ladder.run import run_ladder
+    from competition.ladder.store import Store
+
+    spec, client = cluster
+    broken = sorted(client.scheduler_info()["workers"])[-1]
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, remote.CGROUP_PROBLEM))
+    folder = _dask_ladder(tmp_path, spec, Isolation(), plan_ahead=1)
+    add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
+    for name in ("r", "r2", "r3"):
+        add_bot(folder, name, ["sample:random"], cwd=tmp_path)
+    with pytest.raises(LadderError, match=f"^worker {broken} cannot give each bot a control group of its own: "):
+        run_ladder(folder, sets=1)
+    with Store.open(folder / "ladder.sqlite") as store:
+        assert store.results() == [] and store.count("claimed") == 0
+
+
 def test_a_worker_whose_bubblewrap_fails_refuses_a_bwrap_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that joined after the executor's check refuses bwrap games (they go to the other workers) instead
     of failing each one as the referee's error; games without the sandbox it plays."""
 
-    def problem(isolation: Isolation) -> str | None:
-        return "--sandbox bwrap: bubblewrap cannot (fake)" if isolation.sandbox == "bwrap" else None
+    def problem(isolation: Isolation) -> tuple[str, str] | None:
+        if isolation.sandbox == "bwrap":
+            return remote.BWRAP_PROBLEM, "--sandbox bwrap: bubblewrap cannot (fake)"
+        return None
 
     monkeypatch.setattr(remote, "_isolation_problem", problem)
     for sandbox in ("bwrap", "none"):
