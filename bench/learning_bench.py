@@ -10,6 +10,12 @@ is three), 52 plays and a moon choice when one is shot. **Playout:** ``GameState
 ``playout(state, rng)``, which plays the same deal's passes and cards inside the rules core. ``apply_only``
 (context) plays the same deals through ``GameState.apply`` with random choices and no observation at all: what any
 environment over the public API costs before it shows a seat anything.
+
+Two more figures of context bound what any environment can reach (the target of issue 26 is the environment at
+0.5 of the playout): ``deal_only`` makes the same games' `GameState` and nothing else (the dealing both sides do),
+and ``handover_only`` does, 64 times a deal, the least a PettingZoo step must do to hand a seat a fresh observation
+and have the random policy read it: two numpy arrays from bytes of the environment's sizes (a caller may keep
+them, so they cannot be reused), the observation's ``dict``, and ``mask.nonzero()``, with no rules at all.
 """
 
 from __future__ import annotations
@@ -74,6 +80,38 @@ def apply_runner() -> Any:
                 state.apply(PassCards(tuple(hand.pop(int(rand() * len(hand))) for _ in range(3))))
             else:
                 state.apply(state.fallback_action())
+        return 64
+
+    return one_deal
+
+
+def deal_runner() -> Any:
+    ruleset = Ruleset.create("hearts", None, OPTIONS)
+    turn = iter(range(1 << 62))
+
+    def one_deal(rng: random.Random) -> int:
+        GameState(ruleset, seed=str(next(turn) % DEALS))
+        return 64
+
+    return one_deal
+
+
+def handover_runner() -> Any:
+    import numpy as np
+
+    from referee.learning import KierkiEnv
+
+    env = KierkiEnv("hearts", options=OPTIONS)
+    env.reset(seed=0)
+    first = env.observe(env.agent_selection)
+    vector, mask = first["observation"].tobytes(), first["action_mask"].tobytes()
+    f32, i8 = np.dtype("<f4"), np.int8
+    frombuffer = np.frombuffer
+
+    def one_deal(rng: random.Random) -> int:
+        for _ in range(64):
+            seen = {"observation": frombuffer(vector, dtype=f32), "action_mask": frombuffer(mask, dtype=i8)}
+            seen["action_mask"].nonzero()
         return 64
 
     return one_deal

@@ -530,13 +530,29 @@ def env_vs_playout(config: Config) -> Result:
         return {"name": "env_vs_playout", "skipped": f"needs kierki[rl]: {error}"}
     ours, theirs, ratios = interleaved(config, learning_bench.env_runner(), learning_bench.playout_runner())
     apply_only = measure(learning_bench.apply_runner(), config, salt=11)
+    deal_only = measure(learning_bench.deal_runner(), config, salt=12)
+    handover = measure(learning_bench.handover_runner(), config, salt=13)
+    steps = ours.decisions_per_unit
+
+    def per_step_us(deal_s: float) -> float:
+        return round(deal_s / steps * 1e6, 3)
+
+    # At the target (0.5) a deal of the environment takes twice the playout's; less its own dealing, that is what
+    # its steps may take: `apply` alone (no observation) and the bare hand-over of the arrays already take more.
+    budget_s = 2 / theirs.units_per_s - 1 / deal_only.units_per_s
     return {
         **comparison("env_vs_playout", "deals/s", ours.units_per_s, theirs.units_per_s),
         "repeat_ratios": ratios,
         "env_steps_per_s": round(ours.decisions_per_s, 1),
-        "env_steps_per_deal": round(ours.decisions_per_unit, 1),
+        "env_steps_per_deal": round(steps, 1),
         "apply_only_deals_per_s": round(apply_only.units_per_s, 1),
         "apply_only_over_playout": round(apply_only.units_per_s / theirs.units_per_s, 3),
+        "env_us_per_step": per_step_us(1 / ours.units_per_s - 1 / deal_only.units_per_s),
+        "step_budget_us_at_target": per_step_us(budget_s),
+        "apply_us_per_step": per_step_us(1 / apply_only.units_per_s - 1 / deal_only.units_per_s),
+        "playout_us_per_step": per_step_us(1 / theirs.units_per_s - 1 / deal_only.units_per_s),
+        "handover_us_per_step": per_step_us(1 / handover.units_per_s),
+        "deal_us": round(1e6 / deal_only.units_per_s, 2),
         "rules_build": rules_build(),
     }
 
