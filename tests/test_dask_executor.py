@@ -264,6 +264,28 @@ def _probe_failing_on(broken: str, what: str = remote.BWRAP_PROBLEM) -> Any:
     return probe
 
 
+def _refused_tournament(
+    tmp_path: Path,
+    spec: ExecutorSpec,
+    monkeypatch: pytest.MonkeyPatch,
+    broken: str,
+    isolation: Isolation,
+    problem: str = remote.BWRAP_PROBLEM,
+) -> str:
+    """The message of the tournament the workers' probe refuses (failing on ``broken`` only), checked to have sent
+    no game and recorded no result."""
+    from competition import dask_executor
+
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, problem))
+    submitted: list[object] = []
+    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, spec: submitted.append(spec))
+    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=isolation)
+    with pytest.raises(ExecutorError) as raised:
+        run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
+    assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
+    return str(raised.value)
+
+
 def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
     tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -274,16 +296,9 @@ def test_a_worker_where_bubblewrap_fails_is_named_before_any_game_is_sent(
 
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[-1]
-    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken))
-    submitted: list[object] = []
-    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, spec: submitted.append(spec))
-    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=Isolation(sandbox="bwrap"))
-    with pytest.raises(ExecutorError) as raised:
-        run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
-    message = str(raised.value)
+    message = _refused_tournament(tmp_path, spec, monkeypatch, broken, Isolation(sandbox="bwrap"))
     assert message.startswith(f"worker {broken} cannot run the bots under bubblewrap: --sandbox bwrap: ")
     assert "(fake: no namespaces)" in message and "\n" not in message
-    assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
     # Where the probe passes on every worker, the executor opens.
     monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on("no such worker"))
     with open_executor(ExecutorSpec("dask", spec.scheduler), 1, isolation=Isolation(sandbox="bwrap")) as executor:
@@ -296,22 +311,15 @@ def test_a_worker_without_control_groups_is_named_before_any_game_of_strangers_i
     """Issue 23 item 7: strangers' bots (fair_play "cgroup") are timed on their own CPU time in groups of their own;
     a worker that cannot make them would time them on the wall clock its other games share. It is named before any
     game is sent, as a worker without bubblewrap is; with fair_play "auto" (one owner's bots) it is not asked."""
-    from competition import dask_executor
 
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[0]
-    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, remote.CGROUP_PROBLEM))
-    submitted: list[object] = []
-    monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, spec: submitted.append(spec))
-    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=Isolation(fair_play="cgroup"))
-    with pytest.raises(ExecutorError) as raised:
-        run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
-    message = str(raised.value)
+    isolation = Isolation(fair_play="cgroup")
+    message = _refused_tournament(tmp_path, spec, monkeypatch, broken, isolation, remote.CGROUP_PROBLEM)
     assert message.startswith(
         f"worker {broken} cannot give each bot a control group of its own: no cgroup hierarchy is mounted (fake); "
         "run that worker as root or in a delegated cgroup (README), or give --fair-play none or take it out"
     )
-    assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
     with open_executor(ExecutorSpec("dask", spec.scheduler), 1, isolation=Isolation(fair_play="auto")) as executor:
         assert executor.jobs == 2
 
@@ -334,9 +342,25 @@ def test_the_worker_probe_asks_for_control_groups_only_of_fair_play_cgroup(monke
     assert remote.probe_isolation(Isolation(fair_play="none")) is None
 
 
-def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
-    tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("isolation", "problem", "message"),
+    [
+        (Isolation(sandbox="bwrap"), remote.BWRAP_PROBLEM, "cannot run the bots under bubblewrap: "),
+        # A ladder's fair_play "auto" is "cgroup" there: a worker that cannot make control groups stops it too.
+        (Isolation(), remote.CGROUP_PROBLEM, "cannot give each bot a control group of its own: "),
+    ],
+    ids=["bubblewrap", "control-groups"],
+)
+def test_a_ladder_on_dask_refuses_a_worker_that_cannot_isolate_its_bots(
+    tmp_path: Path,
+    cluster: tuple[ExecutorSpec, Client],
+    monkeypatch: pytest.MonkeyPatch,
+    isolation: Isolation,
+    problem: str,
+    message: str,
 ) -> None:
+    """A worker that cannot give the ladder's games the isolation they require stops the run before any game is
+    claimed, named with what it lacks."""
     from competition import dask_executor
     from competition.ladder.ladder import LadderError, add_bot
     from competition.ladder.run import run_ladder
@@ -344,35 +368,12 @@ def test_a_ladder_on_dask_refuses_a_worker_where_bubblewrap_fails(
 
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[0]
-    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken))
-    folder = _dask_ladder(tmp_path, spec, Isolation(sandbox="bwrap"), plan_ahead=1)
+    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, problem))
+    folder = _dask_ladder(tmp_path, spec, isolation, plan_ahead=1)
     add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
     for name in ("r", "r2", "r3"):
         add_bot(folder, name, ["sample:random"], cwd=tmp_path)
-    with pytest.raises(LadderError, match=f"^worker {broken} cannot run the bots under bubblewrap: "):
-        run_ladder(folder, sets=1)
-    with Store.open(folder / "ladder.sqlite") as store:
-        assert store.results() == [] and store.count("claimed") == 0
-
-
-def test_a_ladder_on_dask_refuses_a_worker_without_control_groups(
-    tmp_path: Path, cluster: tuple[ExecutorSpec, Client], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A ladder's games require control groups (its fair_play "auto" is "cgroup" there): a worker that cannot make
-    them stops the run before any game is claimed."""
-    from competition import dask_executor
-    from competition.ladder.ladder import LadderError, add_bot
-    from competition.ladder.run import run_ladder
-    from competition.ladder.store import Store
-
-    spec, client = cluster
-    broken = sorted(client.scheduler_info()["workers"])[-1]
-    monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, remote.CGROUP_PROBLEM))
-    folder = _dask_ladder(tmp_path, spec, Isolation(), plan_ahead=1)
-    add_bot(folder, "h", ["sample:heuristic"], cwd=tmp_path)
-    for name in ("r", "r2", "r3"):
-        add_bot(folder, name, ["sample:random"], cwd=tmp_path)
-    with pytest.raises(LadderError, match=f"^worker {broken} cannot give each bot a control group of its own: "):
+    with pytest.raises(LadderError, match=f"^worker {broken} {message}"):
         run_ladder(folder, sets=1)
     with Store.open(folder / "ladder.sqlite") as store:
         assert store.results() == [] and store.count("claimed") == 0
