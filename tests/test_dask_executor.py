@@ -311,7 +311,6 @@ def test_a_worker_without_control_groups_is_named_before_any_game_of_strangers_i
     """Issue 23 item 7: strangers' bots (fair_play "cgroup") are timed on their own CPU time in groups of their own;
     a worker that cannot make them would time them on the wall clock its other games share. It is named before any
     game is sent, as a worker without bubblewrap is; with fair_play "auto" (one owner's bots) it is not asked."""
-
     spec, client = cluster
     broken = sorted(client.scheduler_info()["workers"])[0]
     isolation = Isolation(fair_play="cgroup")
