@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import datetime
 import importlib.metadata
 import json
 import os
@@ -28,6 +29,7 @@ import platform
 import pstats
 import random
 import statistics
+import subprocess
 import sys
 import time
 import zlib
@@ -703,7 +705,13 @@ def montecarlo_speed(config: Config) -> Result:
 # --- command line ------------------------------------------------------------------------------------------
 
 
-def environment(config: Config) -> dict[str, Any]:
+def environment(config: Config, name: str) -> dict[str, Any]:
+    """What the docs' benchmarks page shows beside each figure (bench/results_table.py): when, on what, and the
+    command that measures it again."""
+    compiled = os.environ.get("KIERKI_COMPILED")
+    command = f"python bench/run.py {name} --seconds {config.seconds:g} --repeats {config.repeats}"
+    if config.clock != Config.clock:
+        command += f" --clock {config.clock}"
     return {
         "clock": config.clock,
         "seconds": config.seconds,
@@ -711,7 +719,35 @@ def environment(config: Config) -> dict[str, Any]:
         "python": platform.python_version(),
         "open_spiel": openspiel_version(),
         "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
+        "cpus": os.cpu_count(),
+        "load_average_after": round(os.getloadavg()[0], 2),
+        "measured_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": _commit(),
+        "command": f"KIERKI_COMPILED={compiled} {command}" if compiled else command,
     }
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def _commit() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -748,7 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
         else:
             result = BENCHMARKS[name](config)
-        merged = {**result, **environment(config)}
+        merged = {**result, **environment(config, name)}
         merged.update((key, value) for key, value in result.items() if key == "clock")  # a benchmark's own clock wins
         print(json.dumps(merged), flush=True)
     return 0
