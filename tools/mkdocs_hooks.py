@@ -71,10 +71,6 @@ def _rewrite_links(text: str, source: str, page: str) -> str:
     an anchor of ``source`` itself points at ``source``'s page when ``page`` is another one."""
     source_dir = posixpath.dirname(source)
     page_dir = posixpath.dirname(page)
-    own_page = SITE_PAGES.get(source)
-    if own_page is not None and own_page != page:
-        own = posixpath.relpath(own_page, page_dir or ".")
-        text = re.sub(r"(?<!!)\]\((#[^)\s]+)\)", lambda m: f"]({own}{m.group(1)})", text)
 
     def fix(match: re.Match[str]) -> str:
         label, target, anchor = match.group(1), match.group(2), match.group(3) or ""
@@ -86,7 +82,12 @@ def _rewrite_links(text: str, source: str, page: str) -> str:
         shown = in_repo.rstrip("/")
         return label if shown in label else f"{label} (`{shown}`)"
 
-    return _LINK.sub(fix, text)
+    text = _LINK.sub(fix, text)
+    own_page = SITE_PAGES.get(source)
+    if own_page is not None and own_page != page:
+        own = posixpath.relpath(own_page, page_dir or ".")
+        text = re.sub(r"(?<!!)\]\((#[^)\s]+)\)", lambda m: f"]({own}{m.group(1)})", text)
+    return text
 
 
 def _run_kierki(args: list[str]) -> str:

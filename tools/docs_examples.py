@@ -1,0 +1,103 @@
+"""Write the example outputs the documentation site shows (``docs/examples/``) from real runs of the tools, so a page
+never shows a table or a printout the tools no longer print.
+
+    python tools/docs_examples.py            # every example (the tournament takes about a minute)
+    python tools/docs_examples.py replay     # one by name
+
+Each file starts with the command that made it (``$ kierki ...``), then what it printed; a path of the run's own
+temporary folder is shown as the default output folder would be. ``tests/test_docs.py`` makes the replay printout
+again and compares it whole, and checks that the tournament table's columns are the ones ``kierki tournament`` prints
+now (rerunning the tournament itself is a minute of CPU: this script's job, not the suite's).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+EXAMPLES = ROOT / "docs" / "examples"
+
+TOURNAMENT = [
+    "tournament",
+    "heur=sample:heuristic",
+    "rand=sample:random",
+    "rand2=python3 sample_bots/random_bot.py --seed 2",
+    "rand3=python3 sample_bots/random_bot.py --seed 3",
+    "rand4=python3 sample_bots/random_bot.py --seed 4",
+    "--game",
+    "hearts",
+    "--sets",
+    "10",
+    "--seed",
+    "readme-round-robin",
+]
+REPLAY_MATCH = ["match", "--seed", "docs-example"]
+REPLAY_SHOW = ["replay", "game001.replay.jsonl", "--deal", "1", "--letters"]
+
+
+def _kierki(args: list[str], cwd: Path) -> str:
+    """What ``kierki ARGS`` prints on stdout, run through click in this process from ``cwd``."""
+    import os
+
+    from click.testing import CliRunner
+
+    from kierki_cli.entry import cli
+
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    finally:
+        os.chdir(before)
+    if result.exit_code != 0:
+        raise RuntimeError(f"kierki {shlex.join(args)} exited {result.exit_code}:\n{result.output}")
+    return result.stdout
+
+
+def _shown(args: list[str]) -> str:
+    return "$ kierki " + " ".join(
+        arg if arg.isidentifier() or arg.startswith("-") else shlex.quote(arg) for arg in args
+    )
+
+
+def tournament_example() -> str:
+    with tempfile.TemporaryDirectory(prefix="kierki-docs-") as scratch:
+        out = Path(scratch) / "tournament"
+        printed = _kierki([*TOURNAMENT, "--out", str(out)], ROOT)
+    printed = printed.replace(str(out), "kierki-out/tournament-20261201-105500")
+    return f"{_shown(TOURNAMENT)}\n{printed}"
+
+
+def replay_example() -> str:
+    with tempfile.TemporaryDirectory(prefix="kierki-docs-") as scratch:
+        folder = Path(scratch)
+        _kierki([*REPLAY_MATCH, "--out", str(folder)], ROOT)
+        printed = _kierki(REPLAY_SHOW, folder)
+    return f"{_shown([*REPLAY_MATCH, '--out', 'm'])}\n$ cd m\n{_shown(REPLAY_SHOW)}\n{printed}"
+
+
+MAKERS: dict[str, Callable[[], str]] = {"tournament": tournament_example, "replay": replay_example}
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(MAKERS)
+    unknown = [name for name in names if name not in MAKERS]
+    if unknown:
+        print(f"unknown example {', '.join(unknown)}; choose from: {', '.join(MAKERS)}", file=sys.stderr)
+        return 2
+    EXAMPLES.mkdir(exist_ok=True)
+    for name in names:
+        (EXAMPLES / f"{name}.txt").write_text(MAKERS[name]().rstrip("\n") + "\n", encoding="utf-8")
+        print(f"wrote docs/examples/{name}.txt")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
