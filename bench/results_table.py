@@ -23,7 +23,7 @@ __all__ = ["load_results", "render_results"]
 _NOT_RECORDED = "not recorded"
 # Fields shown in the table's own columns; every other field of a line is its context, listed under it.
 _COLUMNS = {"name", "unit", "ours", "baseline", "ratio", "better", "measured_at", "command", "skipped"}
-_MACHINE = ("cpu_model", "cpus", "machine", "python", "open_spiel")
+_MACHINE = ("cpu_model", "cpus", "load_average_after")
 
 
 def load_results(folder: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -100,9 +100,13 @@ def render_results(folder: Path) -> str:
         ratio = _number(record.get("ratio"))
         better = record.get("better")
         ratio_cell = f"**{ratio}**" + (f" ({_cell(str(better))} is better)" if better else "")
+        if record.get("baseline") is None:
+            baseline_cell, ratio_cell = "none", "–"
+        else:
+            baseline_cell = f"{_number(record['baseline'])} {unit}"
         rows.append(
-            f"| {label} | {_number(record.get('ours'))} {unit} | {_number(record.get('baseline'))} {unit} | "
-            f"{ratio_cell} | {when} | {_machine(record)} |"
+            f"| {label} | {_number(record.get('ours'))} {unit} | {baseline_cell} | {ratio_cell} | {when} | "
+            f"{_machine(record)} |"
         )
         context = {key: value for key, value in record.items() if key not in _COLUMNS and key not in _MACHINE}
         command = record.get("command", _NOT_RECORDED)

@@ -33,7 +33,11 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 
 def _tool(name: str) -> ModuleType:
     """A module of tools/ by its path (``tools`` is also the name of tests/tools, which the tests' path finds first)."""
-    spec = importlib.util.spec_from_file_location(f"kierki_docs_{name}", ROOT / "tools" / f"{name}.py")
+    return _tool_at(ROOT / "tools" / f"{name}.py")
+
+
+def _tool_at(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"kierki_docs_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -246,3 +250,25 @@ def test_the_site_as_a_reader_sees_it(served: str) -> None:
         driver.get(served + "/reference/cli/")
         assert driver.find_elements(By.ID, "kierki-ladder-run")
         assert driver.find_elements(By.CSS_SELECTOR, "article table")
+
+
+def test_the_benchmarks_page_renders_bench_run_lines_as_measured(tmp_path: Path) -> None:
+    results_table = _tool_at(ROOT / "bench" / "results_table.py")
+    (tmp_path / "a.json").write_text(
+        '{"name": "hearts_vs_openspiel", "unit": "hands/s", "ours": 3960.1, "baseline": 21167.6, "ratio": 0.187, '
+        '"better": "higher", "rules_build": "pure", "measured_at": "2026-12-06T04:20:19Z", "cpus": 2, '
+        '"load_average_after": 7.89, "command": "python bench/run.py hearts_vs_openspiel", "repeat_ratios": [0.18]}\n'
+        '{"name": "openspiel_drivers", "skipped": "pyspiel is not installed"}\n'
+        '{"name": "games_hearts", "unit": "decisions/s", "ours": 140248.9, "baseline": null, "ratio": null}\n',
+        encoding="utf-8",
+    )
+    page = results_table.render_results(tmp_path)
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith("| `hearts_vs_openspiel` (pure) | 3,960 hands/s | 21,168 hands/s | **0.187**")
+    assert "load 7.89" in rows[0] and "2026-12-06T04:20:19Z" in rows[0]
+    assert rows[1].startswith("| `openspiel_drivers` | skipped: pyspiel is not installed")
+    assert rows[2].startswith("| `games_hearts` | 140,249 decisions/s | none | – | not recorded")
+    assert "python bench/run.py hearts_vs_openspiel\n" in page and "`repeat_ratios` | [0.18]" in page
+    (tmp_path / "bad.json").write_text("not json\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.json line 1"):
+        results_table.load_results(tmp_path)

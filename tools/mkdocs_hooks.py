@@ -15,6 +15,7 @@ can drift from the code or from the root documents:
 
 from __future__ import annotations
 
+import importlib.util
 import posixpath
 import re
 import shlex
@@ -90,6 +91,15 @@ def _rewrite_links(text: str, source: str, page: str) -> str:
     return text
 
 
+def _results_table() -> Any:
+    """bench/results_table.py, loaded by its path (mkdocs's plugins may have changed sys.path by now)."""
+    spec = importlib.util.spec_from_file_location("kierki_bench_results_table", ROOT / "bench" / "results_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _run_kierki(args: list[str]) -> str:
     from click.testing import CliRunner
 
@@ -121,9 +131,7 @@ def _expand(markdown: str, page: str) -> str:
                 return output
             language = "json" if "schema" in argument else "text"
             return f"```{language}\n{output}\n```"
-        from bench.results_table import render_results
-
-        return render_results(ROOT / "bench" / "results")
+        return _results_table().render_results(ROOT / "bench" / "results")
 
     return _DIRECTIVE.sub(directive, markdown)
 
