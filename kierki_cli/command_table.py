@@ -30,7 +30,7 @@ __all__ = [
 
 
 class ExitStatus(enum.IntEnum):
-    """Every kierki command's exit status (README, "Exit status"); named here, the module even ``--help`` loads
+    """Every kierki command's exit status (docs/index.md, "Exit statuses"); named here, the module even ``--help`` loads
     (``enum`` is loaded by Python's own start already)."""
 
     OK = 0  # it did its work (a match ran, whatever the bots did)

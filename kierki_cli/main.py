@@ -83,13 +83,13 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
     "--deals",
     "deals_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Deal file with given hands (see README, 'Deal files').",
+    help="Deal file with given hands (see the docs: Rules, 'Deal files').",
 )
 @click.option(
     "--from",
     "from_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Resume a replay log's game: its game, options, seed and deals (see README, 'Replays').",
+    help="Resume a replay log's game: its game, options, seed and deals (see the docs: Viewers, 'Replays').",
 )
 @click.option("--at", type=click.IntRange(0), default=None, help="With --from: replay its first N decisions [0].")
 @time_options()

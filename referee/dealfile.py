@@ -1,6 +1,6 @@
 """The deal file: given hands for a game, so any situation can be reproduced (``kierki match --deals FILE``).
 
-Format (JSON, documented in the README)::
+Format (JSON, documented in docs/rules/dealing.md)::
 
     {"format": "kierki-deals", "version": 1, "game": "kierki", "players": 4,
      "deals": [{"dealer": 0, "hands": [["AS", "KS", ...], ...], "kitty": []}, ...]}

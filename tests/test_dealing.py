@@ -1,4 +1,4 @@
-"""The dealing algorithm README.md documents, implemented here again from the text, must give the same deals."""
+"""The dealing algorithm of docs/rules/dealing.md, implemented here again from the text, must give the same deals."""
 
 from __future__ import annotations
 

@@ -272,3 +272,16 @@ def test_the_benchmarks_page_renders_bench_run_lines_as_measured(tmp_path: Path)
     (tmp_path / "bad.json").write_text("not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.json line 1"):
         results_table.load_results(tmp_path)
+
+
+def test_the_ladder_example_has_the_columns_kierki_prints_now(tmp_path: Path) -> None:
+    shown = (DOCS / "examples" / "ladder.txt").read_text(encoding="utf-8").splitlines()
+    assert shown[0] == docs_examples._shown(docs_examples.LADDER_STEPS[0])
+    folder = str(tmp_path / "ladder")
+    made = CliRunner().invoke(cli, ["ladder", "init", folder, "--game", "hearts", "--sandbox", "none"])
+    assert made.exit_code == 0, made.output
+    result = CliRunner().invoke(cli, ["ladder", "standings", folder])
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if line.lstrip().startswith("#  bot"))
+    documented = next(line for line in shown if line.lstrip().startswith("#  bot"))
+    assert documented.split() == header.split(), "run python tools/docs_examples.py ladder"

@@ -392,11 +392,11 @@ def test_a_playout_reports_one_score_per_seat_and_leaves_no_trace() -> None:
     assert not any(isinstance(e, DealEnded) for e in state.events) and state.deal_results == []
 
 
-def test_the_readme_example_runs() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    code = readme.split("## Monte Carlo bots", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+def test_the_monte_carlo_page_example_runs() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "bots" / "montecarlo.md").read_text()
+    code = page.split("```python", 1)[1].split("```", 1)[0]
     namespace: dict[str, Any] = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/bots/montecarlo.md", "exec"), namespace)
     ruleset = Ruleset.create("kierki")
     state = GameState(ruleset, seed=1)
     seen = state.observation(state.to_act)

@@ -83,7 +83,49 @@ def replay_example() -> str:
     return f"{_shown([*REPLAY_MATCH, '--out', 'm'])}\n$ cd m\n{_shown(REPLAY_SHOW)}\n{printed}"
 
 
-MAKERS: dict[str, Callable[[], str]] = {"tournament": tournament_example, "replay": replay_example}
+LADDER_STEPS = [
+    ["ladder", "init", "ladder", "--game", "hearts"],
+    ["ladder", "add", "ladder", "heur", "--owner", "alice", "--", "python3", "sample_bots/heuristic_bot.py"],
+    ["ladder", "add", "ladder", "rand", "--owner", "bob", "--", "python3", "sample_bots/random_bot.py"],
+    [
+        "ladder",
+        "add",
+        "ladder",
+        "rand2",
+        "--owner",
+        "carol",
+        "--",
+        "python3",
+        "sample_bots/random_bot.py",
+        "--seed",
+        "2",
+    ],
+    ["ladder", "add", "ladder", "heur2", "--owner", "dave", "--", "python3", "sample_bots/heuristic_bot.py"],
+    ["ladder", "run", "ladder", "--sets", "6"],
+]
+LADDER_SHOW = ["ladder", "standings", "ladder"]
+
+
+def ladder_example() -> str:
+    """The ladder's standings after six sets; the ladder's folder is made beside a copy of the sample bots, so the
+    commands read as they would from a checkout (needs what a ladder needs: bubblewrap and control groups)."""
+    import shutil
+
+    with tempfile.TemporaryDirectory(prefix="kierki-docs-") as scratch:
+        folder = Path(scratch)
+        shutil.copytree(ROOT / "sample_bots", folder / "sample_bots", ignore=shutil.ignore_patterns("__pycache__"))
+        for step in LADDER_STEPS:
+            _kierki(step, folder)
+        printed = _kierki(LADDER_SHOW, folder)
+    commands = "\n".join(_shown(step) for step in [*LADDER_STEPS, LADDER_SHOW])
+    return f"{commands}\n{printed}"
+
+
+MAKERS: dict[str, Callable[[], str]] = {
+    "tournament": tournament_example,
+    "replay": replay_example,
+    "ladder": ladder_example,
+}
 
 
 def main(argv: list[str]) -> int:

@@ -78,8 +78,11 @@ def _rewrite_links(text: str, source: str, page: str) -> str:
         if re.match(r"^[a-z]+:", target):
             return match.group(0)  # an address: https:, mailto:
         in_repo = posixpath.normpath(posixpath.join(source_dir, target))
-        if in_repo in SITE_PAGES:
-            return f"[{label}]({posixpath.relpath(SITE_PAGES[in_repo], page_dir or '.')}{anchor})"
+        site_page = SITE_PAGES.get(in_repo)
+        if site_page is None and in_repo.startswith("docs/") and in_repo.endswith(".md"):
+            site_page = in_repo.removeprefix("docs/")  # a page of the site itself
+        if site_page is not None:
+            return f"[{label}]({posixpath.relpath(site_page, page_dir or '.')}{anchor})"
         shown = in_repo.rstrip("/")
         return label if shown in label else f"{label} (`{shown}`)"
 

@@ -18,7 +18,7 @@ and ``below(n)``, a uniform integer in ``[0, n)``, takes the next 8 bytes as an 
   ``below(i + 1)``; then deals one card at a time clockwise from the dealer's left; leftovers form the kitty.
 
 A seed is any text; the default is 128 random bits from the operating system. A short seed (``7``) can be found
-by any bot from its own cards, so it suits tests, not competitions. README.md ("Seeds and dealing") says how to
+by any bot from its own cards, so it suits tests, not competitions. docs/rules/dealing.md says how to
 check a published seed.
 """
 
