@@ -105,6 +105,7 @@ def test_the_cli_reference_has_a_section_for_every_command(site: Path) -> None:
     missing = [f"kierki {c}" for c in top if f"kierki-{c}" not in anchors]
     missing += [f"kierki ladder {c}" for c in ladder if f"kierki-ladder-{c}" not in anchors]
     assert not missing, f"no section in the CLI reference for: {', '.join(missing)}"
+    assert "Sentinel" not in page, "an option without a default shown as click's sentinel"
     # Each section holds the command's options as --help gives them: one option of each checked by name.
     for anchor, option in (("kierki-match", "--time-per-move"), ("kierki-ladder-run", "--budget")):
         section = re.split(r"<h[1-6] id=", page.split(f'id="{anchor}"', 1)[1], maxsplit=1)[0]

@@ -143,6 +143,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return _expand(markdown, page.file.src_uri)
 
 
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    # click 8.3 marks an option without a default by a sentinel, which mkdocs-click prints as it is.
+    return html.replace("<code>Sentinel.UNSET</code>", "–")
+
+
 def on_config(config: Any) -> Any:
     # `mkdocs serve` rebuilds when a source of the generated parts changes.
     watch = config.setdefault("watch", [])
