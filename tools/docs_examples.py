@@ -3,6 +3,7 @@ never shows a table or a printout the tools no longer print.
 
     python tools/docs_examples.py            # every example (the tournament takes about a minute)
     python tools/docs_examples.py replay     # one by name
+    python tools/docs_examples.py screenshots  # docs/images/: the replay page and the ladder site in chromium
 
 Each file starts with the command that made it (``$ kierki ...``), then what it printed; a path of the run's own
 temporary folder is shown as the default output folder would be. ``tests/test_docs.py`` makes the replay printout
@@ -13,6 +14,7 @@ now (rerunning the tournament itself is a minute of CPU: this script's job, not 
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -109,8 +111,6 @@ LADDER_SHOW = ["ladder", "standings", "ladder"]
 def ladder_example() -> str:
     """The ladder's standings after six sets; the ladder's folder is made beside a copy of the sample bots, so the
     commands read as they would from a checkout (needs what a ladder needs: bubblewrap and control groups)."""
-    import shutil
-
     with tempfile.TemporaryDirectory(prefix="kierki-docs-") as scratch:
         folder = Path(scratch)
         shutil.copytree(ROOT / "sample_bots", folder / "sample_bots", ignore=shutil.ignore_patterns("__pycache__"))
@@ -121,10 +121,47 @@ def ladder_example() -> str:
     return f"{commands}\n{printed}"
 
 
+def _screenshot(page: Path, fragment: str, out: Path, width: int = 1200, height: int = 800) -> None:
+    """``page`` opened in headless chromium as the browser tests open pages (tests/browser_helpers.py)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/lib/chromium/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "chromedriver"))
+    try:
+        driver.set_window_size(width, height)
+        driver.get(page.resolve().as_uri() + fragment)
+        driver.save_screenshot(str(out))
+    finally:
+        driver.quit()
+
+
+def screenshots_example() -> str:
+    """docs/images/: the replay page of the example match at decision 40, and the ladder site of the ladder
+    example (needs chromium, chromium-driver and selenium, as the browser tests do)."""
+    images = ROOT / "docs" / "images"
+    images.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kierki-docs-") as scratch:
+        folder = Path(scratch)
+        _kierki([*REPLAY_MATCH, "--out", str(folder)], ROOT)
+        _kierki(["replay", "game001.replay.jsonl", "--html", "game001.html"], folder)
+        _screenshot(folder / "game001.html", "#at=40", images / "replay-page.png")
+        shutil.copytree(ROOT / "sample_bots", folder / "sample_bots", ignore=shutil.ignore_patterns("__pycache__"))
+        for step in LADDER_STEPS:
+            _kierki(step, folder)
+        _kierki(["ladder", "site", "ladder", "www"], folder)
+        _screenshot(folder / "www" / "index.html", "", images / "ladder-site.png")
+    return "docs/images/replay-page.png and docs/images/ladder-site.png written"
+
+
 MAKERS: dict[str, Callable[[], str]] = {
     "tournament": tournament_example,
     "replay": replay_example,
     "ladder": ladder_example,
+    "screenshots": screenshots_example,
 }
 
 
@@ -136,7 +173,11 @@ def main(argv: list[str]) -> int:
         return 2
     EXAMPLES.mkdir(exist_ok=True)
     for name in names:
-        (EXAMPLES / f"{name}.txt").write_text(MAKERS[name]().rstrip("\n") + "\n", encoding="utf-8")
+        made = MAKERS[name]()
+        if name == "screenshots":
+            print(made)
+            continue
+        (EXAMPLES / f"{name}.txt").write_text(made.rstrip("\n") + "\n", encoding="utf-8")
         print(f"wrote docs/examples/{name}.txt")
     return 0
 
