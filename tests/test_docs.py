@@ -275,6 +275,17 @@ def test_the_benchmarks_page_renders_bench_run_lines_as_measured(tmp_path: Path)
         results_table.load_results(tmp_path)
 
 
+def test_the_match_example_has_the_columns_kierki_prints_now() -> None:
+    shown = (DOCS / "examples" / "match.txt").read_text(encoding="utf-8").splitlines()
+    made = docs_examples.match_example().splitlines()
+    assert shown[0] == made[0], "run python tools/docs_examples.py match"
+    header = [line.split() for line in made if line.startswith("place")]
+    assert header and header == [line.split() for line in shown if line.startswith("place")]
+    # The same deals and bots: the same places, seats, bots and totals (only ms/move differs from run to run).
+    rows = [line.split()[:5] for line in made if line[:1].isdigit()]
+    assert rows == [line.split()[:5] for line in shown if line[:1].isdigit()], "run python tools/docs_examples.py match"
+
+
 def test_the_ladder_example_has_the_columns_kierki_prints_now(tmp_path: Path) -> None:
     shown = (DOCS / "examples" / "ladder.txt").read_text(encoding="utf-8").splitlines()
     assert shown[0] == docs_examples._shown(docs_examples.LADDER_STEPS[0])

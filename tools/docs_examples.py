@@ -44,8 +44,9 @@ REPLAY_MATCH = ["match", "--seed", "docs-example"]
 REPLAY_SHOW = ["replay", "game001.replay.jsonl", "--deal", "1", "--letters"]
 
 
-def _kierki(args: list[str], cwd: Path) -> str:
-    """What ``kierki ARGS`` prints on stdout, run through click in this process from ``cwd``."""
+def _kierki(args: list[str], cwd: Path, *, stderr_too: bool = False) -> str:
+    """What ``kierki ARGS`` prints on stdout (and stderr, interleaved, with ``stderr_too``), run through click in
+    this process from ``cwd``."""
     import os
 
     from click.testing import CliRunner
@@ -60,7 +61,7 @@ def _kierki(args: list[str], cwd: Path) -> str:
         os.chdir(before)
     if result.exit_code != 0:
         raise RuntimeError(f"kierki {shlex.join(args)} exited {result.exit_code}:\n{result.output}")
-    return result.stdout
+    return result.output if stderr_too else result.stdout
 
 
 def _shown(args: list[str]) -> str:
@@ -75,6 +76,13 @@ def tournament_example() -> str:
         printed = _kierki([*TOURNAMENT, "--out", str(out)], ROOT)
     printed = printed.replace(str(out), "kierki-out/tournament-20261201-105500")
     return f"{_shown(TOURNAMENT)}\n{printed}"
+
+
+def match_example() -> str:
+    with tempfile.TemporaryDirectory(prefix="kierki-docs-") as scratch:
+        printed = _kierki([*REPLAY_MATCH, "--out", scratch], ROOT, stderr_too=True)
+    printed = printed.replace(scratch, "kierki-out/20261206-120000")
+    return f"{_shown(REPLAY_MATCH)}\n{printed}"
 
 
 def replay_example() -> str:
@@ -159,6 +167,7 @@ def screenshots_example() -> str:
 
 MAKERS: dict[str, Callable[[], str]] = {
     "tournament": tournament_example,
+    "match": match_example,
     "replay": replay_example,
     "ladder": ladder_example,
     "screenshots": screenshots_example,
