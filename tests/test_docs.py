@@ -119,6 +119,8 @@ def test_the_generated_parts_are_in_the_built_pages(site: Path) -> None:
     assert "The kierki bot protocol" in protocol and "kierki:include" not in protocol
     schemas = (site / "reference" / "schemas" / "index.html").read_text(encoding="utf-8")
     assert "PlayRequest" in schemas or "play" in schemas
+    tutorial = (site / "bots" / "tutorial" / "index.html").read_text(encoding="utf-8")
+    assert "illustrative: not run by the tests" in tutorial and "run by tests/test_docs.py::" in tutorial
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert "pass_cards" in api  # the bot library's docstrings
     for page in site.rglob("*.html"):

@@ -9,6 +9,9 @@ can drift from the code or from the root documents:
   the tests run, and the example outputs that ``tools/docs_examples.py`` writes from real runs.
 - ``<!-- kierki:run ARGS -->``: what ``kierki ARGS`` prints, run here through click (``options --markdown``,
   ``protocol schema``, ``replay-schema``): the tables and schemas are the command's own output.
+- ``<!-- example: illustrative -->`` or ``<!-- example: run tests/FILE.py::TEST -->`` before a shell block: shown
+  as the block's title (``tests/test_docs.py`` checks that every shell block of the tutorials and the organisers'
+  pages has one, and that the test it names exists).
 - ``<!-- kierki:benchmarks -->``: the figures of ``bench/results/*.json`` (raw ``bench/run.py`` output lines) as
   tables, by ``bench/results_table.py``.
 """
@@ -39,6 +42,7 @@ SITE_PAGES = {
 
 _DIRECTIVE = re.compile(r"^<!-- kierki:(include-text|include|run|benchmarks)\b\s*(.*?)\s*-->$", re.MULTILINE)
 _HEADING = re.compile(r"^(#+) ")
+_EXAMPLE = re.compile(r"^<!-- example: (.+?) -->\n(```\w+)$", re.MULTILINE)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
 
 
@@ -136,7 +140,15 @@ def _expand(markdown: str, page: str) -> str:
             return f"```{language}\n{output}\n```"
         return _results_table().render_results(ROOT / "bench" / "results")
 
-    return _DIRECTIVE.sub(directive, markdown)
+    markdown = _DIRECTIVE.sub(directive, markdown)
+    return _EXAMPLE.sub(_titled, markdown)
+
+
+def _titled(match: re.Match[str]) -> str:
+    """A shell block's mark (tests/test_docs.py checks every one) shown to the reader as the block's title."""
+    mark, fence = match.group(1), match.group(2)
+    title = "illustrative: not run by the tests" if mark == "illustrative" else f"run by {mark.removeprefix('run ')}"
+    return f'{fence} title="{title}"'
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
