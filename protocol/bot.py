@@ -181,7 +181,7 @@ class _Talker:
             self.log(f"cannot read a line from the referee, skipped it: {error}")
             return None
         if isinstance(message, ErrorEvent):
-            self.log(f"the referee reports {message.code} on request {message.id}: {message.message}")
+            self.log(f"the referee reports {message.code} on request {message.request_id}: {message.message}")
         return message
 
     def call(self, method: Callable[[typing.Any], object], message: object, name: str) -> None:
@@ -193,10 +193,13 @@ class _Talker:
     def answer(self, request: Request) -> Answer:
         if isinstance(request, HelloRequest):
             self.call(self.bot.on_hello, request, "on_hello")
+            # A referee speaks every version up to the one it names: answer ours, or its own when it is older (a
+            # protocol-1 referee writes the error event's request in "id", which ``read`` understands too).
+            protocol = max(1, min(request.protocol, PROTOCOL_VERSION))
             if request.protocol != PROTOCOL_VERSION:
                 self.log(f"the referee speaks protocol {request.protocol}, this library {PROTOCOL_VERSION}")
             return HelloAnswer(
-                id=request.id, name=self.bot.name or self.label, version=self.bot.version, protocol=PROTOCOL_VERSION
+                id=request.id, name=self.bot.name or self.label, version=self.bot.version, protocol=protocol
             )
         where = f"on request {request.id} (game {request.game_number}, deal {request.deal})"
         if isinstance(request, PlayRequest):
