@@ -22,7 +22,9 @@ Every decision has a default, the choice the referee itself plays for a seat who
 section 7), so a bot may override only ``play``. A decision method that raises, or returns a value the request does
 not allow, costs nothing but the decision: its traceback or a line saying what was wrong goes to stderr (which the
 referee keeps in the bot's log) and the default is answered instead, so a bug in one situation is neither a strike
-nor a forfeit. The referee's ``error`` events are written to stderr as well.
+nor a forfeit. The referee's ``error`` events (an event like the others: ``request_id`` names the request) are
+written to stderr as well. ``hello`` is answered with this library's protocol version (2), or 1 to a referee that
+names 1.
 
 This module needs msgspec and the ``protocol`` package alone.
 """

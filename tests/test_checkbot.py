@@ -10,6 +10,7 @@ import random
 import shutil
 import sys
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from bot_helpers import python_bot, script_bot
@@ -235,7 +236,7 @@ def test_a_bot_that_sleeps_passes_on_cpu_time_with_a_note_of_what_the_wall_clock
     """Issue 32: a bot that sleeps past time_ms passed as "in time" and check-bot never said which clock judged."""
     bot = python_bot(BROKEN / "sleeps_twice.py")
 
-    def check(fair_play: str) -> CheckReport:
+    def check(fair_play: Literal["cgroup", "none"]) -> CheckReport:
         time = TimeControl(move_ms=200, startup_ms=5000)
         options = CheckOptions(bot, ("hearts",), time, cwd=ROOT, isolation=Isolation(fair_play=fair_play))
         return check_bot(options)

@@ -420,3 +420,12 @@ def test_schema_names_both_directions_and_every_message() -> None:
     assert document["x-protocol-version"] == PROTOCOL_VERSION
     card = document["$defs"]["PlayAnswer"]["properties"]["card"]
     assert card["pattern"] == "^[2-9TJQKA][CDHS]$"
+
+
+def test_schema_has_the_error_event_of_each_version_and_only_requests_require_id() -> None:
+    defs = schema.json_schema()["$defs"]
+    assert "request_id" in defs["ErrorEvent"]["required"] and "id" not in defs["ErrorEvent"]["properties"]
+    assert "id" in defs["ErrorEventV1"]["required"]  # protocol 1's form, outside RefereeMessage
+    assert {"$ref": "#/$defs/ErrorEventV1"} not in defs["RefereeMessage"]["anyOf"]
+    for cls in REFEREE_CLASSES:
+        assert ("id" in defs[cls.__name__]["properties"]) == (cls in ANSWER_TYPES), cls.__name__
