@@ -167,7 +167,7 @@ class _GameCheck:
             else:
                 self.protocol = hello.protocol
             note = f'"{hello.name}" version "{hello.version}", protocol {hello.protocol} ({judged.elapsed_ms:.0f} ms)'
-            if hello.protocol < codec.PROTOCOL_VERSION:
+            if hello.protocol == 1:
                 note += f"; {NOTE_PROTOCOL_1}"
         passed = self.result("handshake (hello)", judged, run, note)
         return passed or hello is not None
@@ -254,7 +254,7 @@ class _GameCheck:
             f"judged on your bot's CPU time (fair play), {count} decision(s) were in time although they took longer "
             f"than {move_ms} ms on the wall clock (slowest {_took(worst)}); with --fair-play none, timed on the "
             f"wall clock, {'it' if count == 1 else 'they'} would have timed out (each a strike; a match forfeits a "
-            f"seat at its {_MAX_TIMEOUTS}rd by default)"
+            f"seat at its strike limit, {_MAX_TIMEOUTS} by default)"
         )
         self.emit(CheckResult(self.name("the clock: CPU time, not wall time"), "NOTE", detail))
 

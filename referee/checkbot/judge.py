@@ -152,7 +152,10 @@ class Run:
             problems += self._no_answer(reply, timeout_ms, bool(problems))
         timed_out = isinstance(reply.outcome, Fault) and reply.outcome.code is FaultCode.TIMEOUT
         cpu_ms = None if reply.cpu_s is None else reply.cpu_s * 1000
-        malformed = any(h.error is not None and h.error.message_id == request.id for h in reply.heard)
+        malformed = any(
+            h.error is not None and h.error.message_id == request.id and h.error.message_type not in m.EVENT_TYPES
+            for h in reply.heard
+        )
         return Judged(
             reply.answer,
             reply.elapsed_s * 1000,
