@@ -45,7 +45,7 @@ int main(void) {
         if (!id || !isdigit((unsigned char)*id)) continue; /* an event: every message with an id is a request */
         long n = strtol(id, NULL, 10);
         if (strcmp(type, "hello") == 0) {
-            printf("{\"type\":\"hello\",\"id\":%ld,\"name\":\"tutorial-c\",\"version\":\"1\",\"protocol\":1}\n", n);
+            printf("{\"type\":\"hello\",\"id\":%ld,\"name\":\"tutorial-c\",\"version\":\"1\",\"protocol\":2}\n", n);
         } else if (strcmp(type, "pass") == 0) {
             first_strings(field("hand"), field("count") ? strtol(field("count"), NULL, 10) : 3, items, sizeof items);
             printf("{\"type\":\"pass\",\"id\":%ld,\"cards\":[%s]}\n", n, items);

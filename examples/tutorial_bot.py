@@ -18,7 +18,7 @@ def rank(card: str) -> int:
 def answer(msg: dict[str, Any]) -> dict[str, Any]:
     kind = msg["type"]
     if kind == "hello":
-        return {"name": "tutorial", "version": "1", "protocol": 1}
+        return {"name": "tutorial", "version": "1", "protocol": 2}
     if kind == "pass":
         return {"cards": sorted(msg["hand"], key=rank)[-msg["count"] :]}
     if kind == "trump":

@@ -96,12 +96,15 @@ def check_bot(
     following, the loteryjka, the moon, Cancellation's kitty trick, void and trick nobody won), the other turns
     in one line. Every answer must come in time, flushed, well-formed, with the request's type and id, and be
     legal; a cause that repeats is shown once, then counted. The bot must ignore an unknown message type and
-    unknown fields, answer no event, and exit on bye and at end of input. `--players` and `--option` set the
+    unknown fields, answer no event (the error event included: only a message with an "id" is a request), and
+    exit on bye and at end of input. `--players` and `--option` set the
     rules as in `kierki match` (with `--game`). The bot runs as in a match: in a private directory, with the
     match's environment, limits and (with `--sandbox bwrap`) sandbox; the isolation options are a match's.
 
-    One PASS/FAIL line per check; a failure shows the last lines exchanged and a hint of the usual cause.
-    Exit status 0 when every check passed, 1 otherwise.
+    One PASS/FAIL line per check; a failure shows the last lines exchanged and a hint of the usual cause. A NOTE
+    is worth knowing but counts against nothing: an answered event, or decisions in time on the bot's CPU time
+    (fair play) that the wall clock (`--fair-play none`) would have failed. Exit status 0 when every check
+    passed, 1 otherwise.
     """
     argv = bot_argv(command)
     if not argv:
@@ -139,7 +142,9 @@ def check_bot(
     except (SandboxError, FairPlayError) as error:
         raise click.ClickException(str(error)) from None
     passed, failed, skipped = report.count("PASS"), report.count("FAIL"), report.count("SKIP")
+    notes = report.count("NOTE")
     summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+    summary += f", {notes} note{'s' if notes > 1 else ''}" if notes else ""
     if report.ok:
         click.echo(f"OK: {summary}. The bot is ready for `kierki match`.")
         return

@@ -22,7 +22,9 @@ Every decision has a default, the choice the referee itself plays for a seat who
 section 7), so a bot may override only ``play``. A decision method that raises, or returns a value the request does
 not allow, costs nothing but the decision: its traceback or a line saying what was wrong goes to stderr (which the
 referee keeps in the bot's log) and the default is answered instead, so a bug in one situation is neither a strike
-nor a forfeit. The referee's ``error`` events are written to stderr as well.
+nor a forfeit. The referee's ``error`` events (an event like the others: ``request_id`` names the request) are
+written to stderr as well. ``hello`` is answered with this library's protocol version (2), or 1 to a referee that
+names 1.
 
 This module needs msgspec and the ``protocol`` package alone.
 """
@@ -181,7 +183,7 @@ class _Talker:
             self.log(f"cannot read a line from the referee, skipped it: {error}")
             return None
         if isinstance(message, ErrorEvent):
-            self.log(f"the referee reports {message.code} on request {message.id}: {message.message}")
+            self.log(f"the referee reports {message.code} on request {message.request_id}: {message.message}")
         return message
 
     def call(self, method: Callable[[typing.Any], object], message: object, name: str) -> None:
@@ -193,10 +195,13 @@ class _Talker:
     def answer(self, request: Request) -> Answer:
         if isinstance(request, HelloRequest):
             self.call(self.bot.on_hello, request, "on_hello")
+            # A referee speaks every version up to the one it names: answer ours, or its own when it is older (a
+            # protocol-1 referee writes the error event's request in "id", which ``read`` understands too).
+            protocol = max(1, min(request.protocol, PROTOCOL_VERSION))
             if request.protocol != PROTOCOL_VERSION:
                 self.log(f"the referee speaks protocol {request.protocol}, this library {PROTOCOL_VERSION}")
             return HelloAnswer(
-                id=request.id, name=self.bot.name or self.label, version=self.bot.version, protocol=PROTOCOL_VERSION
+                id=request.id, name=self.bot.name or self.label, version=self.bot.version, protocol=protocol
             )
         where = f"on request {request.id} (game {request.game_number}, deal {request.deal})"
         if isinstance(request, PlayRequest):

@@ -19,11 +19,12 @@ from typing import Final
 import msgspec
 import msgspec.inspect as mi
 
-from protocol.messages import CARD_PATTERN, BotMessage, RefereeMessage
+from protocol.messages import CARD_PATTERN, BotMessage, ErrorEventV1, RefereeMessage
 
 __all__ = [
     "MAX_BOT_LINE_BYTES",
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "ProtocolError",
     "decode_bot_line",
     "decode_referee_line",
@@ -31,7 +32,11 @@ __all__ = [
     "encode_answer",
 ]
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
+"""The newest protocol version, the one ``hello`` names; the referee speaks every version from 1 up to it."""
+PROTOCOL_VERSIONS: Final = (1, 2)
+"""The versions a bot may answer ``hello`` with. Protocol 2 differs from 1 in the ``error`` event alone: it names
+the request concerned in ``request_id``, where protocol 1 wrote ``id`` (PROTOCOL.md section 4)."""
 MAX_BOT_LINE_BYTES: Final = 4096
 """Longest line the referee accepts from a bot, not counting the line end ("\\n" or "\\r\\n")."""
 
@@ -72,7 +77,7 @@ class ProtocolError(ValueError):
         super().__init__(f"{where}{problem}. Hint: {hint}")
 
 
-def encode(msg: RefereeMessage) -> bytes:
+def encode(msg: RefereeMessage | ErrorEventV1) -> bytes:
     """One referee message as one line of compact JSON ending in ``b"\\n"`` (JSON strings escape newlines)."""
     return _ENCODER.encode(msg) + b"\n"
 
@@ -110,6 +115,10 @@ def decode_referee_line(line: bytes, *, line_number: int | None = None) -> Refer
     try:
         return _referee_decoder().decode(line)
     except (msgspec.DecodeError, RecursionError) as error:
+        try:  # an "error" event of protocol 1 (the request concerned in "id"): read as this protocol's
+            return msgspec.json.decode(line, type=ErrorEventV1).current()
+        except (msgspec.DecodeError, RecursionError):
+            pass
         raise _explain(line, error, _REFEREE_SIDE, line_number) from None
 
 
@@ -215,23 +224,45 @@ def _explain(line: bytes, error: Exception, side: _Side, line_number: int | None
         and tag == "hello"
         and isinstance(claimed_protocol, int)
         and not isinstance(claimed_protocol, bool)
-        and claimed_protocol != PROTOCOL_VERSION
+        and claimed_protocol not in PROTOCOL_VERSIONS
     ):
         return fail(
-            f"the bot speaks protocol version {claimed_protocol}, this referee speaks version "
-            f"{PROTOCOL_VERSION} ({error})",
+            f"the bot speaks protocol version {claimed_protocol}, this referee speaks versions {_versions()} ({error})",
             f"Use a referee for protocol version {claimed_protocol}, or make the bot follow "
             f"PROTOCOL.md version {PROTOCOL_VERSION}.",
             message_type=tag,
             message_id=claimed_id,
             protocol=claimed_protocol,
         )
+    small = _small_card(value)
+    guess = f' (did you mean "{small.upper()}"?)' if small is not None else _field_guess(str(error), cls)
     return fail(
-        f'invalid "{tag}" {side.noun}: {error}{_field_guess(str(error), cls)}',
-        _field_hint(tag, f"{side.noun} {side.has_fields}", cls),
+        f'invalid "{tag}" {side.noun}: {error}{guess}',
+        _CARD_CASE_HINT if small is not None else _field_hint(tag, f"{side.noun} {side.has_fields}", cls),
         message_type=tag,
         message_id=claimed_id,
     )
+
+
+_CARD: Final = re.compile(CARD_PATTERN)
+
+
+_CARD_CASE_HINT: Final = 'Write cards in capital letters, rank then suit: "QS", "TH", "2C", not "qs".'
+
+
+def _small_card(value: dict[str, typing.Any]) -> str | None:
+    """The first card of an answer written in small letters ("qs"), the commonest bad card; None if none is."""
+    for key in ("card", "cards"):
+        found = value.get(key)
+        for item in found if isinstance(found, list) else [found]:
+            if isinstance(item, str) and not _CARD.match(item) and _CARD.match(item.upper()):
+                return item
+    return None
+
+
+def _versions() -> str:
+    """The versions this referee speaks, for messages: "1 and 2"."""
+    return " and ".join(str(v) for v in PROTOCOL_VERSIONS)
 
 
 def _line_end_length(line: bytes) -> int:

@@ -1,4 +1,4 @@
-"""Every message of the kierki wire protocol, version 1, as one frozen ``msgspec.Struct`` each.
+"""Every message of the kierki wire protocol, version 2, as one frozen ``msgspec.Struct`` each.
 
 The Structs *are* the protocol: PROTOCOL.md documents them, ``protocol/schema.json`` is generated from them and
 the codec decodes straight into them, so the three can never disagree.
@@ -21,13 +21,14 @@ written for bot authors.
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated, Final, Literal, TypeAlias
+from typing import Annotated, Final, Literal, TypeAlias, get_args
 
 import msgspec
 
 __all__ = [
     "ANSWER_TYPES",
     "CARD_PATTERN",
+    "EVENT_TYPES",
     "Answer",
     "BotMessage",
     "ByeEvent",
@@ -41,6 +42,7 @@ __all__ = [
     "DealPass",
     "ErrorCode",
     "ErrorEvent",
+    "ErrorEventV1",
     "Event",
     "GameEndEvent",
     "GameName",
@@ -486,8 +488,35 @@ class GameEndEvent(_RefereeMessage, tag="game_end", frozen=True, kw_only=True):
 
 
 class ErrorEvent(_RefereeMessage, tag="error", frozen=True, kw_only=True):
-    """Your bot misbehaved: what was wrong, what the referee played for you, and where that leaves you. "id" is
-    the request concerned: every fault happens while a request waits for its answer."""
+    """Your bot misbehaved: what was wrong, what the referee played for you, and where that leaves you. An event:
+    answer nothing. "request_id" is the id of the request concerned (every fault happens while a request waits
+    for its answer); only requests carry "id"."""
+
+    request_id: RequestId
+    code: ErrorCode
+    message: str
+    fallback: BotMessage | None
+    strikes: int
+    forfeited: bool
+
+    def in_protocol(self, version: int) -> "ErrorEvent | ErrorEventV1":
+        """This event as a bot that speaks protocol ``version`` reads it (protocol 1: `ErrorEventV1`)."""
+        if version >= 2:
+            return self
+        return ErrorEventV1(
+            id=self.request_id,
+            code=self.code,
+            message=self.message,
+            fallback=self.fallback,
+            strikes=self.strikes,
+            forfeited=self.forfeited,
+        )
+
+
+class ErrorEventV1(_RefereeMessage, tag="error", frozen=True, kw_only=True):
+    """The "error" event as protocol 1 writes it, to a bot that answered "hello" with protocol 1: the request
+    concerned in "id" (renamed "request_id" in protocol 2, where only requests carry "id"). Not in `RefereeMessage`:
+    the referee encodes it for such bots only, and ``codec.decode_referee_line`` reads it as an `ErrorEvent`."""
 
     id: RequestId
     code: ErrorCode
@@ -495,6 +524,17 @@ class ErrorEvent(_RefereeMessage, tag="error", frozen=True, kw_only=True):
     fallback: BotMessage | None
     strikes: int
     forfeited: bool
+
+    def current(self) -> "ErrorEvent":
+        """The same event in this protocol's form."""
+        return ErrorEvent(
+            request_id=self.id,
+            code=self.code,
+            message=self.message,
+            fallback=self.fallback,
+            strikes=self.strikes,
+            forfeited=self.forfeited,
+        )
 
 
 class ByeEvent(_RefereeMessage, tag="bye", frozen=True, kw_only=True):
@@ -517,6 +557,9 @@ Event: TypeAlias = (
 )
 RefereeMessage: TypeAlias = Request | Event
 """Everything the referee writes to a bot's stdin."""
+
+EVENT_TYPES: Final[frozenset[str]] = frozenset(str(cls.__struct_config__.tag) for cls in get_args(Event))
+"""The "type" of every event: a line of one of these types from a bot answers an event, which wants no answer."""
 
 ANSWER_TYPES: Final[Mapping[type[Request], type[Answer]]] = MappingProxyType(
     {

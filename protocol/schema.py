@@ -19,7 +19,7 @@ from typing import Any, Final
 import msgspec
 
 from protocol.codec import MAX_BOT_LINE_BYTES, PROTOCOL_VERSION
-from protocol.messages import BotMessage, RefereeMessage
+from protocol.messages import BotMessage, ErrorEventV1, RefereeMessage
 
 __all__ = ["SCHEMA_PATH", "json_schema", "main", "render_schema"]
 
@@ -30,10 +30,11 @@ def json_schema() -> dict[str, Any]:
     """Both directions in one document: ``$defs`` holds every message and nested object.
 
     The document itself matches either a referee message or a bot answer; ``$defs/RefereeMessage`` and
-    ``$defs/BotMessage`` are the two directions on their own.
+    ``$defs/BotMessage`` are the two directions on their own. ``$defs/ErrorEventV1`` is the error event as the
+    referee writes it to a bot of protocol 1, outside both.
     """
-    (referee, bot), components = msgspec.json.schema_components(
-        [RefereeMessage, BotMessage], ref_template="#/$defs/{name}"
+    (referee, bot, _v1), components = msgspec.json.schema_components(
+        [RefereeMessage, BotMessage, ErrorEventV1], ref_template="#/$defs/{name}"
     )
     defs = dict(components)
     defs["RefereeMessage"] = {

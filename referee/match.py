@@ -204,25 +204,19 @@ class Match:
             command = config.bots[seat.seat].command
             claimed = next((h.error.protocol for h in reversed(reply.heard) if h.error is not None), None)
             try:
-                if isinstance(answer, Fault) and claimed is not None and claimed != codec.PROTOCOL_VERSION:
-                    # A hello of another protocol version need not decode as version 1's: say what is wrong.
+                if isinstance(answer, Fault) and claimed is not None and claimed not in codec.PROTOCOL_VERSIONS:
+                    # A hello of another protocol version need not decode as ours: say what is wrong.
                     seat.close("protocol_mismatch")
-                    raise MatchSetupError(
-                        f"seat {seat.seat} ({command}) speaks protocol {claimed}; this referee speaks "
-                        f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
-                    )
+                    raise MatchSetupError(_mismatch(seat.seat, command, claimed))
                 if isinstance(answer, Fault):
                     tail = last_lines(seat.stderr_tail())
                     runtime = next((r for h in reply.heard if (r := runtime_failure(h.line)) is not None), None)
                     why = answer.message if runtime is None else f"{runtime} could not start ({RUNTIME_HINT})"
                     raise MatchSetupError(f"seat {seat.seat} ({command}) failed the handshake: {why}", tuple(tail))
                 assert isinstance(answer, m.HelloAnswer)
-                if answer.protocol != codec.PROTOCOL_VERSION:
+                if answer.protocol not in codec.PROTOCOL_VERSIONS:
                     seat.close("protocol_mismatch")
-                    raise MatchSetupError(
-                        f"seat {seat.seat} ({command}) speaks protocol {answer.protocol}; this referee speaks "
-                        f"{codec.PROTOCOL_VERSION}: update the bot (see PROTOCOL.md)"
-                    )
+                    raise MatchSetupError(_mismatch(seat.seat, command, answer.protocol))
             except MatchSetupError as error:
                 if not config.forfeit_unstartable:
                     raise
@@ -230,6 +224,7 @@ class Match:
                 continue
             seat.name = answer.name or f"seat{seat.seat}"
             seat.version = answer.version
+            seat.protocol = answer.protocol  # what the seat is written in from now on (its error events)
             self._result_of(seat).name = seat.name
             self._result_of(seat).version = seat.version
 
@@ -459,13 +454,13 @@ class Match:
         )
         seat.queue(
             m.ErrorEvent(
-                id=request_id,
+                request_id=request_id,
                 code=fault.code.value,
                 message=fault.message + ("; the seat is forfeited" if forfeit else "; a fallback was played"),
                 fallback=wire.to_answer(action, request_id),
                 strikes=seat.strikes,
                 forfeited=forfeit,
-            )
+            ).in_protocol(seat.protocol)
         )
         if forfeit:
             seat.close("forfeited")
@@ -517,6 +512,14 @@ class Match:
             rotated=self.config.rotate and self.config.games > 1,
             isolation=None if isolation is None else msgspec.structs.asdict(isolation),
         )
+
+
+def _mismatch(seat: int, command: str, protocol: int) -> str:
+    versions = " and ".join(str(v) for v in codec.PROTOCOL_VERSIONS)
+    return (
+        f"seat {seat} ({command}) speaks protocol {protocol}; this referee speaks {versions}: "
+        "update the bot (see PROTOCOL.md)"
+    )
 
 
 def run_match(config: MatchConfig, progress: GameEndedCallback | None = None) -> MatchResult:

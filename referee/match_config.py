@@ -203,16 +203,22 @@ GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: it
 
 
 SAMPLE_BOTS = ("heuristic", "random", "montecarlo")
+# The sample bots are files beside this package: the repository's sample_bots/ in a checkout or an editable install,
+# site-packages/sample_bots/ in an installed wheel. Found by path, never imported: the referee runs bots, and an
+# import of them would make it depend on the code it referees (pyproject.toml, contract "no-sample-bots").
+SAMPLE_BOTS_DIR: Final = Path(__file__).resolve().parent.parent / "sample_bots"
 
 
 def sample_bot_command(name: str) -> BotSpec:
     """A sample bot from ``sample_bots/``, run with this Python: the file ``NAME.py``, or the package ``NAME``
     without its ``_bot`` (``montecarlo_bot``: ``sample_bots/montecarlo/__main__.py``)."""
-    import sample_bots
-
-    folder = Path(sample_bots.__file__).parent
-    package = folder / name.removesuffix("_bot") / "__main__.py"
-    path = package if package.is_file() else folder / f"{name}.py"
+    package = SAMPLE_BOTS_DIR / name.removesuffix("_bot") / "__main__.py"
+    path = package if package.is_file() else SAMPLE_BOTS_DIR / f"{name}.py"
+    if not path.is_file():
+        raise MatchSetupError(
+            f"the sample bot {name} is missing (no {path.name} in the kierki installation's sample_bots folder): "
+            "reinstall kierki"
+        )
     return BotSpec((sys.executable, str(path)))
 
 

@@ -17,7 +17,7 @@ import traceback
 
 NAME = "heuristic_bot"
 VERSION = "1.0"
-PROTOCOL = 1
+PROTOCOL = 2
 RANKS = "23456789TJQKA"  # index = strength: "2" is 0, "A" is 12
 SUITS = "CDHS"
 REQUESTS = ("hello", "pass", "trump", "play", "moon")  # messages that must be answered, with the same id
@@ -233,7 +233,7 @@ def main():
         if kind == "bye":
             return
         if kind == "error":
-            log("referee reported an error:", msg.get("code"), msg.get("message"))
+            log("referee reported an error on request", msg.get("request_id"), msg.get("code"), msg.get("message"))
         if kind not in REQUESTS:
             continue  # an event (or a new message type): nothing to answer
         try:

@@ -22,7 +22,7 @@ import sys
 
 NAME = "random_bot"
 VERSION = "1.0"
-PROTOCOL = 1
+PROTOCOL = 2
 
 
 def log(*args):
@@ -71,7 +71,7 @@ def main():
         elif kind == "moon":
             send({"type": "moon", "id": msg["id"], "choice": rng.choice(["self", "others"])})
         elif kind == "error":
-            log("referee reported an error:", msg.get("code"), msg.get("message"))
+            log("referee reported an error on request", msg.get("request_id"), msg.get("code"), msg.get("message"))
         elif kind == "bye":
             log("bye:", msg.get("reason"))
             return

@@ -10,6 +10,7 @@ import random
 import shutil
 import sys
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from bot_helpers import python_bot, script_bot
@@ -228,6 +229,28 @@ def test_runtime_start_failures_are_told_from_debug_prints() -> None:
 
 
 # --- each broken bot fails, with the message that names its mistake ------------------------------------------
+
+
+@needs_cgroups
+def test_a_bot_that_sleeps_passes_on_cpu_time_with_a_note_of_what_the_wall_clock_would_judge() -> None:
+    """Issue 32: a bot that sleeps past time_ms passed as "in time" and check-bot never said which clock judged."""
+    bot = python_bot(BROKEN / "sleeps_twice.py")
+
+    def check(fair_play: Literal["cgroup", "none"]) -> CheckReport:
+        time = TimeControl(move_ms=200, startup_ms=5000)
+        options = CheckOptions(bot, ("hearts",), time, cwd=ROOT, isolation=Isolation(fair_play=fair_play))
+        return check_bot(options)
+
+    on_cpu = check("cgroup")
+    assert on_cpu.ok, failures(on_cpu)
+    (note,) = [r for r in on_cpu.results if r.status == "NOTE"]
+    assert note.name == "hearts: the clock: CPU time, not wall time"
+    assert note.detail.startswith("judged on your bot's CPU time (fair play), 2 decision(s) were in time although")
+    assert "with --fair-play none, timed on the wall clock, they would have timed out" in note.detail
+    on_the_wall = check("none")  # what the note foretold
+    late = [r for r in on_the_wall.results if r.status == "FAIL"]
+    assert late and "the answer came after" in late[0].detail and "the limit is 200 ms" in late[0].detail
+    assert not [r for r in on_the_wall.results if r.status == "NOTE"]
 
 
 def test_unflushed_answers_are_reported_as_such() -> None:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 from kierki_cli.checkbot_cmd import format_result
@@ -31,6 +32,8 @@ from referee.checkbot import (
     check_bot,
     scenario,
 )
+from referee.checkbot.judge import Judged, Run
+from referee.checkbot.report import EVENTS_CHECK
 from referee.checkbot.scenarios import UNKNOWN_MESSAGE
 
 
@@ -69,7 +72,7 @@ def test_a_correct_bot_passes_every_check_of_every_game() -> None:
         names = [r.name for r in report.results if r.name.startswith(f"{game}:")]
         assert f"{game}: handshake (hello)" in names
         assert f"{game}: unknown message type and fields ignored" in names
-        assert f"{game}: results (trick, deal_end, game_end) need no answer" in names
+        assert f"{game}: events (error included) need no answer" in names
         assert f"{game}: exits on bye" in names
         checkpoints = len(scenario(game).checkpoints)
         asked = [n for n in names if n.split(": ", 1)[1].startswith(("play", "pass", "trump", "moon"))]
@@ -211,7 +214,7 @@ def test_a_bot_that_exits_mid_game_is_a_crash_and_the_rest_is_skipped() -> None:
     assert crash.detail == "the bot exited (exit status 0) instead of answering"
     assert crash.hint == HINT_CRASH
     skipped = {r.name for r in report.results if r.status == "SKIP"}
-    assert {"hearts: exits on bye", "hearts: results (trick, deal_end, game_end) need no answer"} <= skipped
+    assert {"hearts: exits on bye", "hearts: events (error included) need no answer"} <= skipped
 
 
 def test_a_bot_that_ignores_bye_fails_that_check_only() -> None:
@@ -271,3 +274,126 @@ def test_players_and_options_set_the_checked_game_as_in_a_match() -> None:
     # With 7 players no trick goes without a winner in this game: the report names what it could not check.
     (skipped,) = [r.name for r in report.results if r.status == "SKIP"]
     assert skipped == "cancellation: 1 situation(s) not reached (the turn after a trick nobody won)"
+
+
+# --- one rule for requests and events; the clock; a malformed answer --------------------------------------------
+
+
+def speaking(protocol: int, script: Script = first_legal) -> Script:
+    """``script``, answering hello with ``protocol``."""
+
+    def speaks(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.HelloRequest):
+            return [answer_line(m.HelloAnswer(id=request.id, name="scripted", version="1", protocol=protocol))]
+        return script(request)
+
+    return speaks
+
+
+def sent_errors(bot: ScriptedBot) -> list[dict[str, Any]]:
+    """The error events the check wrote to ``bot``, as on the wire."""
+    lines = [json.loads(line) for write in bot.writes for line in write.splitlines()]
+    return [line for line in lines if line["type"] == "error"]
+
+
+@pytest.mark.parametrize(("protocol", "named_by", "absent"), [(1, "id", "request_id"), (2, "request_id", "id")])
+def test_each_game_sends_an_error_event_in_the_bots_protocol_which_a_correct_bot_leaves_unanswered(
+    protocol: int, named_by: str, absent: str
+) -> None:
+    report, bots = run_scripted(speaking(protocol), ("kierki", "hearts"))
+    assert report.ok and {r.status for r in report.results} == {"PASS"}
+    for game, bot in zip(("kierki", "hearts"), bots, strict=False):
+        (error,) = sent_errors(bot)
+        assert absent not in error and error[named_by] > 1  # it names a decision request
+        (events,) = [r for r in report.results if r.name == f"{game}: {EVENTS_CHECK}"]
+        assert events.detail == "none answered, the error event included"
+    handshake = next(r for r in report.results if r.name == "kierki: handshake (hello)")
+    assert ("served as protocol 1" in handshake.detail) == (protocol == 1)
+
+
+def answering_events(protocol: int) -> type[ScriptedBot]:
+    """A bot that answers every message with an "id" (as protocol 1's rule said: a play naming the error event's id),
+    or, speaking protocol 2, every error event with a line of its type: the lines go out before its next answer."""
+
+    class AnswersEvents(ScriptedBot):
+        def send(self, data: bytes) -> None:
+            for line in data.splitlines():
+                message = json.loads(line)
+                if message["type"] == "error":
+                    echo = (
+                        {"type": "error", "ok": 1}
+                        if protocol == 2
+                        else {"type": "play", "id": message["id"], "card": "2C"}
+                    )
+                    self._answers.append(json.dumps(echo).encode())
+            super().send(data)
+
+    return AnswersEvents
+
+
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_a_bot_that_answers_the_error_event_is_told_no_answer_is_wanted_and_nothing_counts(protocol: int) -> None:
+    bots: list[ScriptedBot] = []
+
+    def start(label: str) -> ScriptedBot:
+        bots.append(answering_events(protocol)(speaking(protocol), tolerant=True))
+        return bots[-1]
+
+    report = check_bot(CheckOptions(("scripted-bot",), ("hearts",), TimeControl()), start=start)
+    assert report.ok and not failed(report), "\n".join(format_result(r) for r in failed(report))
+    (note,) = [r for r in report.results if r.status == "NOTE"]
+    assert note.name == f"hearts: {EVENTS_CHECK}"
+    assert note.detail.startswith("your bot answered 1 event(s), first: {")
+    assert "no answer is wanted" in note.detail and "nothing counts against your bot" in note.detail
+    assert format_result(note).startswith(f"NOTE  hearts: {EVENTS_CHECK}: your bot answered 1 event(s)")
+
+
+@pytest.mark.parametrize(
+    ("bad", "hint"),
+    [
+        (lambda r: {"type": "play", "id": r.id, "card": r.legal[0], "note": "x"}, 'A "play" answer has exactly'),
+        (lambda r: {"type": "play", "id": r.id, "card": r.legal[0].lower()}, "Write cards in capital letters"),
+    ],
+    ids=["extra field", "small letters"],
+)
+def test_a_malformed_answer_is_reported_once_at_its_own_check_with_its_hint(
+    bad: Callable[[m.PlayRequest], dict[str, Any]], hint: str
+) -> None:
+    """Hearts: the pass answers well, then every play is malformed: the first play's check says so with the hint that
+    fits; the check of the unknown message (sent before that play) does not blame it; no request waits its deadline."""
+    report, _ = run_scripted(on_play(lambda r: [json.dumps(bad(r)).encode()]), ("hearts",))
+    unknown = next(r for r in report.results if r.name == "hearts: unknown message type and fields ignored")
+    assert unknown.status == "PASS"
+    failures = failed(report)
+    assert [r.hint for r in failures if r.hint] == [failures[0].hint] and failures[0].hint.startswith(hint)
+    assert "more problem" not in failures[0].detail  # no "no valid answer within 1000 ms" after it
+    assert not [r for r in report.results if r.status == "SKIP"]  # never taken for a bot that times out
+    assert "more decision(s)" in failures[-1].name
+
+
+def test_a_decision_in_time_on_cpu_but_not_on_the_wall_clock_is_noted_with_what_the_wall_clock_would_judge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under fair play the clock is the bot's CPU time; every play here takes 1500 ms of wall time and 2 ms of CPU."""
+    ask = Run.ask
+
+    def slow_on_the_wall(self: Run, request: m.Request, **kwargs: Any) -> Judged:
+        judged = ask(self, request, **kwargs)
+        if isinstance(request, m.PlayRequest):
+            judged.elapsed_ms, judged.cpu_ms = 1500.0, 2.0
+        elif not kwargs.get("startup"):
+            judged.cpu_ms = judged.elapsed_ms
+        return judged
+
+    monkeypatch.setattr(Run, "ask", slow_on_the_wall)
+    report, _ = run_scripted(games=("hearts",))
+    assert report.ok
+    (note,) = [r for r in report.results if r.status == "NOTE"]
+    plays = len([r for r in report.results if r.name.startswith("hearts: play")])
+    others = next(r for r in report.results if "more decision(s)" in r.name)
+    count = int(re.search(r"(\d+) decision\(s\) were in time", note.detail).group(1))  # type: ignore[union-attr]
+    assert count > plays  # the named plays and the others
+    assert note.name == "hearts: the clock: CPU time, not wall time"
+    assert "longer than 1000 ms on the wall clock (slowest 2.0 ms CPU, 1500.0 ms wall)" in note.detail
+    assert "with --fair-play none, timed on the wall clock, they would have timed out" in note.detail
+    assert others.detail.startswith("well-formed, legal, in time on its CPU time (slowest ")

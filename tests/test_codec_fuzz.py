@@ -152,7 +152,7 @@ def check_bot_line(line: bytes) -> None:
     except codec.ProtocolError as error:
         text = str(error)
         assert "Hint: " in text and len(text) <= MAX_ERROR_CHARS, text
-        notice = m.ErrorEvent(id=1, code="malformed", message=text, fallback=None, strikes=1, forfeited=False)
+        notice = m.ErrorEvent(request_id=1, code="malformed", message=text, fallback=None, strikes=1, forfeited=False)
         encoded = codec.encode(notice)
         assert encoded.count(b"\n") == 1 and encoded.endswith(b"\n")  # one line, whatever the bot wrote
         assert codec.decode_referee_line(encoded) == notice

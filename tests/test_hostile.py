@@ -1032,16 +1032,16 @@ def test_a_broken_line_with_an_old_id_is_ignored_like_any_stale_answer(tmp_path:
     assert logged == played.bad_seat.ignored_lines  # each decision's record counts the lines ignored meanwhile
 
 
-def test_a_hello_of_protocol_2_with_new_fields_is_a_version_mismatch(tmp_path: Path) -> None:
+def test_a_hello_of_protocol_3_with_new_fields_is_a_version_mismatch(tmp_path: Path) -> None:
     ruleset = Ruleset.create("hearts", None, HEARTS_30)
     config = MatchConfig(
         ruleset=ruleset,
-        bots=(hostile("hello_v2"), *default_bots(4)[1:]),
+        bots=(hostile("hello_v3"), *default_bots(4)[1:]),
         out_dir=tmp_path / "out",
         time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
     )
     match = Match(config)
-    with pytest.raises(MatchSetupError, match=r"seat 0 .* speaks protocol 2; this referee speaks 1"):
+    with pytest.raises(MatchSetupError, match=r"seat 0 .* speaks protocol 3; this referee speaks 1 and 2"):
         match.run()
     assert_no_processes_left(match)
     assert b"bye protocol_mismatch" in (tmp_path / "out" / "seat0.stderr.log").read_bytes()

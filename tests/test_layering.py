@@ -67,6 +67,8 @@ def test_the_layering_contracts_hold() -> None:
         ("sample_bots/montecarlo/search.py", "import competition.stats", "sample bots speak only PROTOCOL.md"),
         ("referee/learning/encoding.py", "import referee.wire", "referee.learning imports only the rules core"),
         ("referee/learning/env.py", "import competition.model", "referee.learning imports only the rules core"),
+        ("referee/match_config.py", "import sample_bots", "referee and competition never import sample_bots"),
+        ("competition/ratings.py", "from sample_bots import random_bot", "referee and competition never import"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:
@@ -121,3 +123,24 @@ def test_an_added_cycle_is_found(tmp_path: Path, module: str, line: str, cycle: 
         file.write(f"\n{line}  # the cycle under test\n")
     assert any(set(cycle) <= set(found) for found in cycles(edges(tmp_path)))
     assert not any(set(cycle) <= set(found) for found in cycles(edges(ROOT)))
+
+
+def test_the_referee_finds_the_sample_bots_as_files_without_importing_them() -> None:
+    """``sample:NAME`` and the default bots are paths beside the referee package; ``sample_bots`` is never imported."""
+    code = (
+        "import sys\n"
+        "from referee.match_config import SAMPLE_BOTS, default_bots, sample_bot_command\n"
+        "paths = [spec.argv[-1] for spec in default_bots(4)]\n"
+        "paths += [sample_bot_command(name + '_bot').argv[-1] for name in SAMPLE_BOTS]\n"
+        "print('\\n'.join(paths))\n"
+        "assert 'sample_bots' not in sys.modules, 'imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    paths = [Path(line) for line in done.stdout.splitlines()]
+    assert [path.relative_to(ROOT / "sample_bots").as_posix() for path in paths[4:]] == [
+        "heuristic_bot.py",
+        "random_bot.py",
+        "montecarlo/__main__.py",
+    ]
+    assert all(path.is_file() for path in paths)

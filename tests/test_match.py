@@ -174,7 +174,7 @@ def test_busy_loop_bot_is_timed_out_and_killed(tmp_path: Path) -> None:
 
 
 def test_protocol_version_mismatch_stops_the_match(tmp_path: Path) -> None:
-    with pytest.raises(MatchSetupError, match="speaks protocol 2"):
+    with pytest.raises(MatchSetupError, match="speaks protocol 3"):
         run(tmp_path, "hearts", bots=_with_bad_seat("bad_version"))
 
 

@@ -32,6 +32,7 @@ from protocol.messages import (
     ANSWER_TYPES,
     BotMessage,
     ErrorEvent,
+    ErrorEventV1,
     HelloAnswer,
     MoonOptions,
     MoonRequest,
@@ -67,6 +68,8 @@ def decode_example(block: str) -> tuple[str, Any, Any]:
     """
     value = json.loads(block)
     line = json.dumps(value).encode()
+    if value["type"] == "error" and "id" in value:  # section 4's error event as protocol 1 writes it
+        return "referee-v1", value, msgspec.json.decode(line, type=ErrorEventV1)
     try:
         return "bot", value, decode_bot_line(line)
     except ProtocolError:
@@ -86,7 +89,7 @@ def test_doc_example_round_trips_to_the_same_json(side: str, value: Any, msg: An
 
 
 def test_every_message_has_a_doc_example() -> None:
-    documented = {(side, value["type"]) for side, value, _ in EXAMPLES}
+    documented = {(side, value["type"]) for side, value, _ in EXAMPLES if side != "referee-v1"}
     wanted = {("bot", tag_of(c)) for c in BOT_CLASSES} | {("referee", tag_of(c)) for c in REFEREE_CLASSES}
     assert wanted - documented == set()
 
@@ -121,7 +124,7 @@ def run_minimal_bot(tmp_path: Path, messages: list[bytes]) -> subprocess.Complet
 
 
 def test_minimal_bot_answers_every_request_of_the_docs(tmp_path: Path) -> None:
-    referee = [msg for side, _, msg in EXAMPLES if side == "referee"]
+    referee = [msg for side, _, msg in EXAMPLES if side.startswith("referee")]
     requests = [m for m in referee if type(m) in ANSWER_TYPES]
     events = [m for m in referee if type(m) not in ANSWER_TYPES and tag_of(type(m)) != "bye"]
     future = b'{"type": "chat", "text": "a message type from a later version"}\n'
@@ -178,6 +181,8 @@ def test_each_request_names_its_answer() -> None:
 def test_struct_round_trip(side: str, value: Any, msg: Any) -> None:
     if side == "bot":
         assert decode_bot_line(encode_answer(msg)) == msg
+    elif side == "referee-v1":  # read as protocol 2's error event, the request in "request_id"
+        assert decode_referee_line(encode(msg)) == msg.current()
     else:
         assert decode_referee_line(encode(msg)) == msg
 
@@ -191,7 +196,7 @@ def test_python_keywords_keep_their_wire_names() -> None:
 
 def test_error_event_carries_a_tagged_fallback_answer() -> None:
     error = ErrorEvent(
-        id=5,
+        request_id=5,
         code="timeout",
         message="no answer within 100 ms\nanswer faster",
         fallback=PlayAnswer(id=5, card="2C"),
@@ -202,6 +207,31 @@ def test_error_event_carries_a_tagged_fallback_answer() -> None:
     assert line.endswith(b"\n") and line.count(b"\n") == 1 and b": " not in line
     assert json.loads(line)["fallback"] == {"type": "play", "id": 5, "card": "2C"}
     assert decode_referee_line(line) == error
+
+
+def test_only_requests_carry_id_and_the_error_event_names_its_request_in_request_id() -> None:
+    """One rule for every referee message of protocol 2: "id" marks a request (PROTOCOL.md section 5)."""
+    for cls in REFEREE_CLASSES:
+        fields = {field.encode_name for field in msgspec.structs.fields(cls)}
+        assert ("id" in fields) == (cls in ANSWER_TYPES), tag_of(cls)
+    assert "request_id" in {field.encode_name for field in msgspec.structs.fields(ErrorEvent)}
+
+
+def test_a_protocol_1_bot_gets_the_error_event_with_id_and_decoders_read_both_forms() -> None:
+    error = ErrorEvent(request_id=5, code="illegal", message="m", fallback=None, strikes=1, forfeited=False)
+    assert error.in_protocol(2) is error
+    old = json.loads(encode(error.in_protocol(1)))
+    assert old == {
+        "type": "error",
+        "id": 5,
+        "code": "illegal",
+        "message": "m",
+        "fallback": None,
+        "strikes": 1,
+        "forfeited": False,
+    }
+    assert "id" not in json.loads(encode(error))
+    assert decode_referee_line(encode(error.in_protocol(1))) == error
 
 
 def test_referee_lines_ignore_unknown_fields_but_not_unknown_types() -> None:
@@ -273,11 +303,15 @@ def test_protocol_error_is_a_value_error_and_knows_the_line() -> None:
 
 
 def test_a_hello_of_another_version_is_a_mismatch_not_garbage() -> None:
-    other = b'{"type": "hello", "id": 1, "name": "b", "version": "2", "protocol": 2}'
-    assert decode_bot_line(other) == HelloAnswer(id=1, name="b", version="2", protocol=2)
-    with pytest.raises(ProtocolError, match="speaks protocol version 2") as caught:
+    other = b'{"type": "hello", "id": 1, "name": "b", "version": "3", "protocol": 3}'
+    assert decode_bot_line(other) == HelloAnswer(id=1, name="b", version="3", protocol=3)
+    with pytest.raises(ProtocolError, match="speaks protocol version 3") as caught:
         decode_bot_line(other[:-1] + b', "features": ["chat"]}')
-    assert caught.value.protocol == 2
+    assert caught.value.protocol == 3
+    older = b'{"type": "hello", "id": 1, "name": "b", "version": "1", "protocol": 1, "features": []}'
+    with pytest.raises(ProtocolError, match="invalid") as caught:  # version 1 is spoken: just a bad field
+        decode_bot_line(older)
+    assert caught.value.protocol is None
 
 
 def test_line_ends_and_the_length_limit() -> None:
@@ -386,3 +420,12 @@ def test_schema_names_both_directions_and_every_message() -> None:
     assert document["x-protocol-version"] == PROTOCOL_VERSION
     card = document["$defs"]["PlayAnswer"]["properties"]["card"]
     assert card["pattern"] == "^[2-9TJQKA][CDHS]$"
+
+
+def test_schema_has_the_error_event_of_each_version_and_only_requests_require_id() -> None:
+    defs = schema.json_schema()["$defs"]
+    assert "request_id" in defs["ErrorEvent"]["required"] and "id" not in defs["ErrorEvent"]["properties"]
+    assert "id" in defs["ErrorEventV1"]["required"]  # protocol 1's form, outside RefereeMessage
+    assert {"$ref": "#/$defs/ErrorEventV1"} not in defs["RefereeMessage"]["anyOf"]
+    for cls in REFEREE_CLASSES:
+        assert ("id" in defs[cls.__name__]["properties"]) == (cls in ANSWER_TYPES), cls.__name__

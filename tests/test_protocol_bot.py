@@ -38,7 +38,14 @@ def hello_line(game: m.GameName = "hearts") -> bytes:
     ruleset = Ruleset.create(game)
     time = m.TimeControl(move_ms=1000, startup_ms=1000, bank_ms=0, increment_ms=0)
     hello = m.HelloRequest(
-        id=1, protocol=1, game=game, players=4, seat=0, options=ruleset.options(), time=time, games=1
+        id=1,
+        protocol=codec.PROTOCOL_VERSION,
+        game=game,
+        players=4,
+        seat=0,
+        options=ruleset.options(),
+        time=time,
+        games=1,
     )
     return codec.encode(hello)
 
@@ -152,12 +159,22 @@ def test_text_streams_work_and_end_of_input_ends_the_loop() -> None:
 
 def test_a_referee_error_and_an_unreadable_line_are_reported_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     error = m.ErrorEvent(
-        id=4, code="timeout", message="no answer within 1000 ms", fallback=None, strikes=1, forfeited=False
+        request_id=4, code="timeout", message="no answer within 1000 ms", fallback=None, strikes=1, forfeited=False
     )
-    assert answers(Bot(), [codec.encode(error), b'{"type": "play", "id": "x"}\n', b"not json\n"]) == []
+    old_form = codec.encode(error.in_protocol(1))  # as a protocol-1 referee writes it: answered no more than the other
+    lines = [codec.encode(error), old_form, b'{"type": "play", "id": "x"}\n', b"not json\n"]
+    assert answers(Bot(), lines) == []
     err = capsys.readouterr().err
-    assert "python-bot: the referee reports timeout on request 4: no answer within 1000 ms" in err
+    assert err.count("python-bot: the referee reports timeout on request 4: no answer within 1000 ms") == 2
     assert err.count("cannot read a line from the referee") == 2
+
+
+def test_the_library_answers_hello_with_the_newest_version_the_referee_speaks() -> None:
+    newest = m.HelloAnswer(id=1, name="python-bot", version="0", protocol=codec.PROTOCOL_VERSION)
+    assert answers(Bot(), [hello_line()]) == [newest]
+    older = hello_line().replace(f'"protocol":{codec.PROTOCOL_VERSION}'.encode(), b'"protocol":1')
+    assert older != hello_line()
+    assert answers(Bot(), [older]) == [m.HelloAnswer(id=1, name="python-bot", version="0", protocol=1)]
 
 
 class Raising(Bot):

@@ -40,7 +40,7 @@ def hello(id_: int, game: str, players: int, seat: int, **options: object) -> Me
     return {
         "type": "hello",
         "id": id_,
-        "protocol": 1,
+        "protocol": 2,
         "game": game,
         "players": players,
         "seat": seat,
@@ -262,6 +262,18 @@ HEARTS: Session = [  # American Hearts, we are seat 2
         },
         None,
     ),
+    (  # protocol 2's error event, which the sample bots speak: no "id", the request in "request_id"
+        {
+            "type": "error",
+            "request_id": 8,
+            "code": "timeout",
+            "message": "example",
+            "fallback": {"type": "play", "id": 8, "card": "9C"},
+            "strikes": 1,
+            "forfeited": False,
+        },
+        None,
+    ),
     # moon: "others" ends the game with us lowest -> others
     (moon(9, [80, 90, -6, 70], [106, 116, 20, 96]), "others"),
     # moon: "others" ends the game with us not lowest -> self
@@ -335,7 +347,7 @@ def check_legal(request: Message, reply: Any) -> None:
     kind = request["type"]
     if kind == "hello":
         assert set(reply) == {"type", "id", "name", "version", "protocol"}
-        assert reply["protocol"] == 1 and isinstance(reply["name"], str) and isinstance(reply["version"], str)
+        assert reply["protocol"] == 2 and isinstance(reply["name"], str) and isinstance(reply["version"], str)
     elif kind == "pass":
         assert set(reply) == {"type", "id", "cards"}
         assert len(reply["cards"]) == request["count"]

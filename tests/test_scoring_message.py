@@ -105,4 +105,4 @@ def test_play_scores_carry_totals_under_both_names_and_moon_names_its_seat() -> 
         state.apply(random_action(state, rng))
     assert seen_play
     # never null: text and code agree
-    assert typing.get_type_hints(m.ErrorEvent, include_extras=True)["id"] == m.RequestId
+    assert typing.get_type_hints(m.ErrorEvent, include_extras=True)["request_id"] == m.RequestId

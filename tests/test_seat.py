@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import typing
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def test_handshake_hello_carries_game_seat_options_and_time(tmp_path: Path) -> N
     for seat, bot in enumerate(bots):
         hello = bot.received[0]
         assert isinstance(hello, m.HelloRequest)
-        assert (hello.game, hello.players, hello.seat, hello.protocol) == ("hearts", 4, seat, 1)
+        assert (hello.game, hello.players, hello.seat, hello.protocol) == ("hearts", 4, seat, codec.PROTOCOL_VERSION)
         assert hello.options["target"] == 30 and hello.options["qs_breaks_hearts"] is False
         assert hello.time.move_ms == 1000
         assert isinstance(bot.received[-1], m.ByeEvent) and bot.received[-1].reason == "match_over"
@@ -114,6 +115,58 @@ def test_silence_is_a_timeout_with_a_fallback_an_error_notice_and_a_strike(tmp_p
         assert other.of_type(m.GameEndEvent)
 
 
+def speaking(protocol: int, script: Script) -> Script:
+    """``script``, answering hello with ``protocol``."""
+
+    def speaks(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.HelloRequest):
+            return [answer_line(m.HelloAnswer(id=request.id, name="scripted", version="1", protocol=protocol))]
+        return script(request)
+
+    return speaks
+
+
+def bad_cards(request: m.Request) -> list[bytes]:
+    """A bot whose plays are all malformed: every one brings an error event."""
+    if isinstance(request, m.PlayRequest):
+        return [answer_line(m.PlayAnswer(id=request.id, card="ZZ"))]
+    return first_legal(request)
+
+
+@pytest.mark.parametrize(("protocol", "named_by", "absent"), [(1, "id", "request_id"), (2, "request_id", "id")])
+def test_the_error_event_names_its_request_as_the_bots_protocol_says(
+    tmp_path: Path, protocol: int, named_by: str, absent: str
+) -> None:
+    """Protocol 2: only requests carry "id", the error event says "request_id"; a protocol-1 bot keeps its "id"."""
+    scripts = [speaking(protocol, bad_cards), first_legal, first_legal, first_legal]
+    match, bots = play(tmp_path, scripts)
+    lines = [json.loads(line) for write in bots[0].writes for line in write.splitlines()]
+    errors = [line for line in lines if line["type"] == "error"]
+    requests = {line["id"] for line in lines if "id" in line and line["type"] != "error"}
+    assert len(errors) == 3 and match.results[0].forfeited_in_game == 1
+    for error in errors:
+        assert error[named_by] in requests and absent not in error
+        assert error["fallback"]["id"] == error[named_by]
+    assert [e.request_id for e in bots[0].of_type(m.ErrorEvent)] == [e[named_by] for e in errors]
+
+
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_a_line_that_answers_an_event_is_ignored_and_counts_nothing(tmp_path: Path, protocol: int) -> None:
+    """A bot that answers events (the error event included) loses nothing but time: the lines are ignored."""
+    answered: list[int] = []
+
+    def answers_events(request: m.Request) -> list[bytes]:
+        if isinstance(request, m.HelloRequest):
+            return first_legal(request)
+        answered.append(request.id)
+        echo = json.dumps({"type": "deal", "id": request.id}) if len(answered) % 2 else '{"type": "error"}'
+        return [echo.encode(), *first_legal(request)]
+
+    match, _ = play(tmp_path, [speaking(protocol, answers_events), first_legal, first_legal, first_legal])
+    assert match.results[0].faults == {} and match.results[0].strikes == 0
+    assert match.seats[0].stats.ignored_lines == len(answered) > 0
+
+
 def test_illegal_card_gets_the_rule_named_and_the_lowest_legal_card_played(tmp_path: Path) -> None:
     def plays_last_legal_then_illegal(request: m.Request) -> list[bytes]:
         if isinstance(request, m.PlayRequest):
@@ -181,12 +234,12 @@ def test_a_bot_that_closes_forfeits_at_once(tmp_path: Path) -> None:
 def test_version_mismatch_is_refused_with_a_bye(tmp_path: Path) -> None:
     def future_bot(request: m.Request) -> list[bytes]:
         assert isinstance(request, m.HelloRequest)
-        return [answer_line(m.HelloAnswer(id=request.id, name="future", version="9", protocol=2))]
+        return [answer_line(m.HelloAnswer(id=request.id, name="future", version="9", protocol=3))]
 
     bots = [ScriptedBot(future_bot), *(ScriptedBot() for _ in range(3))]
     config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path)
     match = Match(config, transport_factory=lambda seat, spec: bots[seat])
-    with pytest.raises(MatchSetupError, match="speaks protocol 2"):
+    with pytest.raises(MatchSetupError, match="speaks protocol 3; this referee speaks 1 and 2"):
         match.run()
     byes = bots[0].of_type(m.ByeEvent)
     assert [b.reason for b in byes] == ["protocol_mismatch"]
@@ -255,8 +308,8 @@ def test_a_wrong_id_is_named_at_the_handshake_and_in_the_error_event(tmp_path: P
     _match, played = play(tmp_path / "game", [off_by_one, first_legal, first_legal, first_legal])
     errors = played[0].of_type(m.ErrorEvent)
     assert errors and errors[0].code == "timeout"
-    assert errors[0].id is not None
-    assert f"answered with id {errors[0].id - 1}; the request's id is {errors[0].id}" in errors[0].message
+    asked = errors[0].request_id
+    assert f"answered with id {asked - 1}; the request's id is {asked}" in errors[0].message
 
 
 class _ReadsNothing:

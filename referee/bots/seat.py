@@ -117,11 +117,18 @@ _EXIT_WAIT_S: Final = 0.2  # stdout's end usually comes a moment before the exit
 _CLOCK: Final = time.monotonic
 _DECODE_ANSWER: Final = codec.decode_bot_line
 _ANSWER_TYPES: Final = m.ANSWER_TYPES
+_EVENT_TYPES: Final = m.EVENT_TYPES
 
 
 _NS: Final = 1e-9
 _CPUS: Final = os.cpu_count() or 1
 _CPU_CHECK_S: Final = 0.002
+
+
+def _reads_on(heard: Heard, request: m.Request) -> bool:
+    """Whether a check reads on past the broken line ``heard`` (a debug print, a line of pretty-printed JSON) to the
+    answer: not when the line is the answer itself, malformed (it names the request's id), as a match would not."""
+    return heard.message is None and (heard.error is None or heard.error.message_id != request.id)
 
 
 def _crash_message(process: Transport, result: Closed | Overflow) -> str:
@@ -164,6 +171,7 @@ class BotSeat:
         self.bank_s = time_control.bank_ms / 1000
         self.name = f"seat{seat}"
         self.version = ""
+        self.protocol = codec.PROTOCOL_VERSION  # the version the bot answered hello with
         self.strikes = 0
         self.forfeited = process is None
         self.freeze = False  # freeze the bot from its answer to its next request (fair play; needs a cgroup)
@@ -180,7 +188,7 @@ class BotSeat:
         self._sent: deque[bytes] = deque()
         self._sent_bytes = 0
 
-    def queue(self, message: m.RefereeMessage) -> None:
+    def queue(self, message: m.RefereeMessage | m.ErrorEventV1) -> None:
         if not self.forfeited:
             self._queue += codec.encode(message)
 
@@ -334,7 +342,8 @@ class BotSeat:
                 return None
             if isinstance(result, Line):
                 outcome = self._read_answer(result.data, request.id, expected, heard, at_s)
-                if outcome is not None and not (read_on and isinstance(outcome, Fault) and heard[-1].message is None):
+                reads_on = read_on and isinstance(outcome, Fault) and _reads_on(heard[-1], request)
+                if outcome is not None and not reads_on:
                     return Reply(outcome, self._charge(at_s, asked), tuple(heard), cpu_s=asked.cpu_s)
             elif isinstance(result, LineTooLong):
                 heard.append(Heard(result.prefix, at_s))
@@ -393,9 +402,9 @@ class BotSeat:
             answer = codec.decode_bot_line(data)
         except codec.ProtocolError as error:
             heard.append(Heard(data, at_s, error=error))
-            if error.message_id is not None and error.message_id != request_id:
-                # A broken line that names another id answers another request: ignored like any such answer
-                # (PROTOCOL.md §5), whatever else is wrong with it.
+            if (error.message_id is not None and error.message_id != request_id) or error.message_type in _EVENT_TYPES:
+                # A broken line that names another id answers another request, and a line of an event's type
+                # answers an event: ignored like any such answer (PROTOCOL.md §5), whatever else is wrong with it.
                 self.stats.ignored_lines += 1
                 return None
             return Fault(FaultCode.MALFORMED, str(error))

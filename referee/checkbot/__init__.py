@@ -5,8 +5,12 @@ the situations worth checking and on its other turns in the same deals, and ever
 Each answer is checked (``judge``): it arrives in time, it is one well-formed line (``protocol.codec.decode_bot_line``),
 of the right type and id, with nothing else written before it, and it is legal (``GameState.apply`` on a copy). One
 unknown message type is sent mid-game and the next request carries an unknown field: the bot must ignore both and
-keep answering. After ``game_end`` the bot gets ``bye`` and must exit; a second run of the bot gets only ``hello``
-and then end of input, and must exit too. The report (``report``) is data; ``kierki_cli.checkbot_cmd`` prints it.
+keep answering. One ``error`` event (in the protocol version the bot answered ``hello`` with) comes before the third
+request: like every event it wants no answer, and a line that answers an event is reported in a NOTE, counted
+against nothing, as a match ignores it. Where the clock is the bot's CPU time, a NOTE counts the decisions in time on
+it that the wall clock (``--fair-play none``) would have timed out. After ``game_end`` the bot gets ``bye`` and must
+exit; a second run of the bot gets only ``hello`` and then end of input, and must exit too. The report (``report``)
+is data; ``kierki_cli.checkbot_cmd`` prints it.
 """
 
 from referee.checkbot.check import StartBot, check_bot

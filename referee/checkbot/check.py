@@ -25,6 +25,7 @@ from referee.bots.sandbox import SandboxError
 from referee.bots.seat import Transport
 from referee.checkbot.judge import Judged, Run, clip
 from referee.checkbot.report import (
+    EVENTS_CHECK,
     HINT_BYE,
     HINT_EOF,
     HINT_EVENTS,
@@ -32,6 +33,8 @@ from referee.checkbot.report import (
     HINT_PROTOCOL,
     HINT_STATUS,
     HINT_UNKNOWN,
+    NOTE_PROTOCOL_1,
+    SAMPLE_ERROR_MESSAGE,
     CheckOptions,
     CheckReport,
     CheckResult,
@@ -54,6 +57,18 @@ def _more_problems(more: list[str]) -> str:
     if len(more) > 2:
         shown += f"; and {len(more) - 2} more"
     return f" (and {len(more)} more problem{'s' if len(more) > 1 else ''}: {shown})"
+
+
+def _took(judged: Judged) -> str:
+    """How long a decision took, on the clock that judged it: "12.3 ms", or "2.1 ms CPU, 304.6 ms wall"."""
+    if judged.cpu_ms is None:
+        return f"{judged.elapsed_ms:.1f} ms"
+    return f"{judged.cpu_ms:.1f} ms CPU, {judged.elapsed_ms:.1f} ms wall"
+
+
+def _judged_time(judged: Judged) -> float:
+    """The time of a decision on the clock that judged it (ms)."""
+    return judged.elapsed_ms if judged.cpu_ms is None else judged.cpu_ms
 
 
 def _show_answer(answer: m.BotMessage | None) -> str:
@@ -91,8 +106,13 @@ class _GameCheck:
         self.unknown_sent = False
         self.other_decisions = 0
         self.other_failures: dict[str, int] = {}  # the cause (hint) -> decisions off the checkpoints it failed
-        self.slowest_ms = 0.0
+        self.slowest: Judged | None = None  # the other decision that took longest on the clock that judged it
         self.timeouts = 0
+        self.protocol = codec.PROTOCOL_VERSION  # the version the bot answered hello with
+        self.error_sent = False
+        self.event_answers: list[bytes] = []  # lines that answered an event (ignored by a match)
+        self.cpu_clock = False  # decisions timed on the bot's CPU time (fair play with control groups)
+        self.wall_over: list[Judged] = []  # in time on CPU time, but past time_ms on the wall clock
         self.causes: dict[str, tuple[str, int]] = {}  # a cause (hint) reported -> (the check that showed it, times)
 
     def name(self, what: str) -> str:
@@ -139,14 +159,16 @@ class _GameCheck:
         hello = judged.answer
         if hello is not None:
             assert isinstance(hello, m.HelloAnswer)
-            if hello.protocol != codec.PROTOCOL_VERSION:
+            if hello.protocol not in codec.PROTOCOL_VERSIONS:
+                spoken = " and ".join(str(v) for v in codec.PROTOCOL_VERSIONS)
                 judged.problems.append(
-                    (
-                        f"your bot speaks protocol {hello.protocol}; this referee speaks {codec.PROTOCOL_VERSION}",
-                        HINT_PROTOCOL,
-                    )
+                    (f"your bot speaks protocol {hello.protocol}; this referee speaks {spoken}", HINT_PROTOCOL)
                 )
+            else:
+                self.protocol = hello.protocol
             note = f'"{hello.name}" version "{hello.version}", protocol {hello.protocol} ({judged.elapsed_ms:.0f} ms)'
+            if hello.protocol == 1:
+                note += f"; {NOTE_PROTOCOL_1}"
         passed = self.result("handshake (hello)", judged, run, note)
         return passed or hello is not None
 
@@ -179,7 +201,8 @@ class _GameCheck:
             self.emit(CheckResult(self.name(f"{situations} more situation(s)"), "SKIP", why))
         if not self.unknown_sent:
             self.emit(CheckResult(self.name("unknown message type and fields ignored"), "SKIP", why))
-        self.emit(CheckResult(self.name("results (trick, deal_end, game_end) need no answer"), "SKIP", why))
+        self.clock_result()
+        self.emit(CheckResult(self.name(EVENTS_CHECK), "SKIP", why))
         self.emit(CheckResult(self.name("exits on bye"), "SKIP", why))
 
     def play(self, run: Run) -> None:
@@ -202,6 +225,7 @@ class _GameCheck:
             self.emit(CheckResult(self.name(f"{len(pending)} situation(s) not reached ({missed})"), "SKIP", why))
         if self.other_decisions:
             self.other_result()
+        self.clock_result()
         self.finish(run)
 
     def other_result(self) -> None:
@@ -209,8 +233,9 @@ class _GameCheck:
         name = self.name(f"{self.other_decisions} more decision(s), every other turn of the game")
         failed = sum(self.other_failures.values())
         if not failed:
-            note = f"well-formed, legal, in time (slowest {self.slowest_ms:.1f} ms)"
-            self.emit(CheckResult(name, "PASS", note))
+            clock = " on its CPU time" if self.cpu_clock else ""
+            slowest = f" (slowest {_took(self.slowest)})" if self.slowest is not None else ""
+            self.emit(CheckResult(name, "PASS", f"well-formed, legal, in time{clock}{slowest}"))
             return
         causes = "; ".join(
             f'{count} with the cause reported at "{self.causes[hint][0]}"'
@@ -218,9 +243,40 @@ class _GameCheck:
         )
         self.emit(CheckResult(name, "FAIL", f"{failed} of them failed: {causes}"))
 
+    def clock_result(self) -> None:
+        """One line when the CPU clock let through decisions that the wall clock (``--fair-play none``) would not."""
+        if not self.wall_over:
+            return
+        move_ms = self.options.time.move_ms
+        worst = max(self.wall_over, key=lambda judged: judged.elapsed_ms)
+        count = len(self.wall_over)
+        detail = (
+            f"judged on your bot's CPU time (fair play), {count} decision(s) were in time although they took longer "
+            f"than {move_ms} ms on the wall clock (slowest {_took(worst)}); with --fair-play none, timed on the "
+            f"wall clock, {'it' if count == 1 else 'they'} would have timed out (each a strike; a match forfeits a "
+            f"seat at its strike limit, {_MAX_TIMEOUTS} by default)"
+        )
+        self.emit(CheckResult(self.name("the clock: CPU time, not wall time"), "NOTE", detail))
+
+    def sample_error(self, run: Run, request_id: int) -> None:
+        """Queue an error event (in the bot's protocol version) naming ``request_id``: it must not be answered."""
+        self.error_sent = True
+        run.error_ids.add(request_id)
+        event = m.ErrorEvent(
+            request_id=request_id,
+            code="illegal",
+            message=SAMPLE_ERROR_MESSAGE,
+            fallback=None,
+            strikes=0,
+            forfeited=False,
+        )
+        run.seat.queue(event.in_protocol(self.protocol))
+
     def decide(self, run: Run, state: GameState, *, named: bool) -> Action | None:
         """Ask the bot for the decision of ``state``; return its action when legal, else None (the fallback)."""
         request = wire_requests.request_for(state, run.seat.new_id(), GAME_NUMBER, self.options.time.move_ms)
+        if self.asked == 2 and not self.error_sent:  # the third request: after an error event about the second
+            self.sample_error(run, request.id - 1)
         line: bytes | None = None
         unknown = self.asked == 1 and not self.unknown_sent
         if unknown:  # the second request: after an unknown message type, and with an unknown field
@@ -246,6 +302,11 @@ class _GameCheck:
                 )
             else:
                 action = chosen
+        self.event_answers += judged.event_answers
+        if judged.cpu_ms is not None:
+            self.cpu_clock = True
+            if judged.elapsed_ms > self.options.time.move_ms >= judged.cpu_ms and not judged.timed_out:
+                self.wall_over.append(judged)
         if judged.timed_out:
             self.timeouts += 1
             if self.timeouts >= _MAX_TIMEOUTS:  # as a match forfeits it: each more would cost a whole deadline
@@ -253,12 +314,13 @@ class _GameCheck:
         if unknown:
             self.unknown_result(run, judged)
         self.last_answered = judged.answer is not None
-        note = f"{_show_answer(judged.answer)} ({judged.elapsed_ms:.1f} ms)" if judged.answer is not None else ""
+        note = f"{_show_answer(judged.answer)} ({_took(judged)})" if judged.answer is not None else ""
         if named:
             self.result(what, judged, run, note)
         else:
             self.other_decisions += 1
-            self.slowest_ms = max(self.slowest_ms, judged.elapsed_ms)
+            if self.slowest is None or _judged_time(judged) > _judged_time(self.slowest):
+                self.slowest = judged
             if judged.problems:
                 hint = judged.problems[0][1]
                 self.other_failures[hint] = self.other_failures.get(hint, 0) + 1
@@ -280,6 +342,11 @@ class _GameCheck:
         if answered_it:
             shown = clip(answered_it[0].decode("utf-8", "replace"))
             problem = f"your bot answered a message of a type it does not know: {shown}"
+        elif judged.answer is None and judged.answered_malformed:
+            # It read past both and answered the request, by its id: what was wrong with that answer is the
+            # request's own check's to report (with the hint that fits it), not this one's.
+            self.emit(CheckResult(name, "PASS", "the request after them was answered (its own check judges how)"))
+            return
         elif judged.answer is None and self.last_answered:
             reason = judged.problems[0][0] if judged.problems else "no answer"
             problem = (
@@ -297,20 +364,31 @@ class _GameCheck:
         """The game is over: the results are queued; then bye, and the bot must exit."""
         run.seat.queue(m.ByeEvent(reason="match_over"))
         extra, status = run.finish()
-        results = self.name("results (trick, deal_end, game_end) need no answer")
-        if extra:
+        events = self.name(EVENTS_CHECK)
+        self.event_answers += [line.encode() for line in extra if _answers_event_after_game(line)]
+        other = [line for line in extra if not _answers_event_after_game(line)]
+        if other:
             self.emit(
                 CheckResult(
-                    results,
+                    events,
                     "FAIL",
-                    f"after the last events and bye, your bot wrote {len(extra)} line(s), first: {clip(extra[0])}",
+                    f"after the last events and bye, your bot wrote {len(other)} line(s), first: {clip(other[0])}",
                     HINT_EVENTS,
                     run.exchange(),
                     run.stderr_tail(),
                 )
             )
+        elif self.event_answers:
+            count = len(self.event_answers)
+            first = clip(self.event_answers[0].decode("utf-8", "replace"))
+            detail = (
+                f"your bot answered {count} event(s), first: {first}; no answer is wanted (only a message with an "
+                '"id" is a request). A match ignores such a line, so nothing counts against your bot, but writing it '
+                "costs time"
+            )
+            self.emit(CheckResult(events, "NOTE", detail))
         else:
-            self.emit(CheckResult(results, "PASS"))
+            self.emit(CheckResult(events, "PASS", "none answered, the error event included"))
         self.exit_result(run, self.name("exits on bye"), status, HINT_BYE, "bye")
 
     def exit_result(self, run: Run, name: str, status: int | None, hint: str, after: str) -> None:
@@ -338,6 +416,16 @@ class _GameCheck:
             self.exit_result(run, name, status, HINT_EOF, "its stdin was closed")
         finally:
             run.stop()
+
+
+def _answers_event_after_game(line: str) -> bool:
+    """Whether a line written after the last request answers an event: it has an event's type, or an id (every
+    request is answered by then, so any id is an old one: a match ignores it)."""
+    try:
+        codec.decode_bot_line(line.encode("utf-8", "replace"))
+    except codec.ProtocolError as error:
+        return error.message_type in m.EVENT_TYPES or error.message_id is not None
+    return True
 
 
 def _process_starter(options: CheckOptions, log_dir: Path, fair: FairPlaySetup) -> StartBot:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from protocol import codec
 from protocol import messages as m
 from referee.bots.process import Line, LineTooLong, Overflow
+from referee.bots.replies import Heard
 from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
 from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport, backlog_note
 from referee.bots.stderr_log import last_lines
@@ -39,21 +40,7 @@ __all__ = ["Judged", "Problem", "Run", "clip"]
 
 _LAST_LINES: Final = 8  # lines exchanged shown with a failure
 _CLIP: Final = 160  # characters of one shown line
-_REFEREE_TYPES: Final = frozenset(
-    {
-        "game_start",
-        "deal",
-        "passed",
-        "played",
-        "lottery_pass",
-        "trick",
-        "deal_end",
-        "game_end",
-        "error",
-        "bye",
-        str(UNKNOWN_MESSAGE["type"]),
-    }
-)
+_REFEREE_TYPES: Final = m.EVENT_TYPES | {str(UNKNOWN_MESSAGE["type"])}
 
 Problem = tuple[str, str]  # what was wrong, the hint
 
@@ -99,6 +86,9 @@ class Judged:
     exchange: list[str]
     stray: list[bytes]  # lines received before the answer that were not it
     timed_out: bool = False  # no usable answer came before the deadline
+    cpu_ms: float | None = None  # the bot's CPU time for it, where the clock is CPU time (fair play)
+    answered_malformed: bool = False  # a line named the request's id but was not a valid answer
+    event_answers: list[bytes] = field(default_factory=list)  # lines that answered an event: ignored, as in a match
 
 
 class Run:
@@ -110,6 +100,7 @@ class Run:
         self.seat = BotSeat(0, transport, options.time, keep_lines=_LAST_LINES)
         self.seat.freeze = freeze
         self.dead = False  # the bot cannot be asked anything more in this run
+        self.error_ids: set[int] = set()  # the requests named by the error events sent: a line with one answers it
 
     def exchange(self) -> list[str]:
         return [_shown(direction, line) for direction, line in self.seat.recent]
@@ -131,7 +122,11 @@ class Run:
         )
         problems: list[Problem] = []
         stray: list[bytes] = []
+        event_answers: list[bytes] = []
         for heard in reply.heard:
+            if self._answers_event(heard, request.id):  # ignored by a match: no problem, but said (PROTOCOL.md §5)
+                event_answers.append(heard.line)
+                continue
             if heard.error is not None:
                 problems.append(_explain_bad_line(heard.error, heard.line))
             elif heard.message is None:
@@ -156,13 +151,35 @@ class Run:
         if reply.answer is None:
             problems += self._no_answer(reply, timeout_ms, bool(problems))
         timed_out = isinstance(reply.outcome, Fault) and reply.outcome.code is FaultCode.TIMEOUT
-        return Judged(reply.answer, reply.elapsed_s * 1000, problems, self.exchange(), stray, timed_out)
+        cpu_ms = None if reply.cpu_s is None else reply.cpu_s * 1000
+        malformed = any(
+            h.error is not None and h.error.message_id == request.id and h.error.message_type not in m.EVENT_TYPES
+            for h in reply.heard
+        )
+        return Judged(
+            reply.answer,
+            reply.elapsed_s * 1000,
+            problems,
+            self.exchange(),
+            stray,
+            timed_out,
+            cpu_ms,
+            malformed,
+            event_answers,
+        )
+
+    def _answers_event(self, heard: Heard, request_id: int) -> bool:
+        """Whether a line answers an event: it has an event's type, or names the request of an error event sent."""
+        if heard.error is not None:
+            claimed = heard.error.message_id
+            return heard.error.message_type in m.EVENT_TYPES or (claimed != request_id and claimed in self.error_ids)
+        return heard.message is not None and heard.message.id != request_id and heard.message.id in self.error_ids
 
     def _no_answer(self, reply: Reply, time_ms: int, wrote: bool) -> list[Problem]:
         """Why no answer came: wrong type (already said), too slow, stuck in a buffer, not answering, gone."""
         fault = reply.outcome
         assert not isinstance(fault, m.BotMessage)
-        if fault.code is FaultCode.WRONG_TYPE:
+        if fault.code in (FaultCode.WRONG_TYPE, FaultCode.MALFORMED):  # its answer, wrong: already said
             return []
         if fault.code is FaultCode.CRASH:
             self.dead = True

@@ -15,7 +15,7 @@ from referee.bots.isolation import Isolation
 from referee.bots.seat import TimeControl
 from referee.checkbot.scenarios import ALL_GAMES
 
-Status = Literal["PASS", "FAIL", "SKIP"]
+Status = Literal["PASS", "FAIL", "SKIP", "NOTE"]  # NOTE: worth knowing, but nothing a match counts against the bot
 
 # --- hints: the usual cause of each failure, in a bot author's terms --------------------------------------------
 
@@ -45,8 +45,16 @@ HINT_CRASH: Final = "your bot exited or closed its stdout; its stderr (below) us
 HINT_ID: Final = 'copy the request\'s "id" into your answer'
 HINT_TYPE: Final = 'answer with the request\'s own "type" ("play" for a play request, and so on)'
 HINT_EVENTS: Final = (
-    'events (messages without an "id": game_start, deal, played, trick, deal_end, game_end, ...) need no answer, '
-    "and messages of a type you do not know must be ignored"
+    'events (messages without an "id": game_start, deal, played, trick, deal_end, game_end, error, ...) need no '
+    "answer, and messages of a type you do not know must be ignored"
+)
+EVENTS_CHECK: Final = "events (error included) need no answer"
+SAMPLE_ERROR_MESSAGE: Final = (
+    "check-bot: a sample error event, nothing went wrong; it is an event like any other: answer nothing"
+)
+NOTE_PROTOCOL_1: Final = (
+    f'served as protocol 1 (its error events name their request in "id"; protocol {codec.PROTOCOL_VERSION} '
+    'calls it "request_id", PROTOCOL.md section 4)'
 )
 HINT_UNKNOWN: Final = (
     'ignore messages whose "type" you do not know and fields you do not know: the protocol grows by adding them '
@@ -55,7 +63,7 @@ HINT_UNKNOWN: Final = (
 HINT_BYE: Final = 'exit when you read {"type": "bye"}: stop your read loop and return from main'
 HINT_EOF: Final = "exit at end of input: when reading a line from stdin returns EOF, stop and exit"
 HINT_STATUS: Final = "exit with status 0; a non-zero status usually means a crash: see the bot's stderr below"
-HINT_PROTOCOL: Final = f'answer hello with "protocol": {codec.PROTOCOL_VERSION} (PROTOCOL.md)'
+HINT_PROTOCOL: Final = f'answer hello with "protocol": {codec.PROTOCOL_VERSION} (PROTOCOL.md section 4)'
 HINT_ILLEGAL: Final[dict[type[m.Request], str]] = {
     m.PlayRequest: 'play one of the cards listed in the request\'s "legal", exactly as written',
     m.PassRequest: 'pass exactly "count" cards of "hand" (different ones, unless you hold a card twice)',

@@ -30,7 +30,7 @@
 
 static const char *NAME = "starter-c";
 static const char *VERSION = "1.0";
-static const int PROTOCOL = 1;
+static const int PROTOCOL = 2;
 
 /* The field `key` of `msg` as a string, or "" when it is missing or not a string. */
 static const char *text(const cJSON *msg, const char *key) {

@@ -33,7 +33,7 @@ import java.util.Map;
 public final class Bot {
     static final String NAME = "starter-java";
     static final String VERSION = "1.0";
-    static final int PROTOCOL = 1;
+    static final int PROTOCOL = 2;
 
     // Our own stdout, flushed after every answer line: the referee reads each answer as soon as it is written.
     static final PrintStream OUT = new PrintStream(System.out, false, StandardCharsets.UTF_8);

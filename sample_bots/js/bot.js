@@ -19,7 +19,7 @@ const readline = require('readline');
 
 const NAME = 'starter-js';
 const VERSION = '1.0';
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 
 // Logs go to stderr: the referee keeps them in a file. Anything on stdout must be a protocol message.
 function log(...args) {

@@ -19,7 +19,7 @@ use JSON::PP;
 
 my $NAME     = 'starter-perl';
 my $VERSION  = '1.0';
-my $PROTOCOL = 1;
+my $PROTOCOL = 2;
 
 $| = 1;    # autoflush STDOUT: the referee must see every answer at once, not when a buffer fills up
 

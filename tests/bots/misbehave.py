@@ -47,7 +47,7 @@ for line in sys.stdin:
                 "id": msg["id"],
                 "name": f"misbehave-{mode}",
                 "version": "0",
-                "protocol": 2 if mode == "bad_version" else 1,
+                "protocol": 3 if mode == "bad_version" else 1,
             }
         )
         continue
