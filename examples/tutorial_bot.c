@@ -42,6 +42,7 @@ int main(void) {
         const char *t = field("type"), *id = field("id");
         if (!t || sscanf(t, "\"%31[a-z_]\"", type) != 1) continue;
         if (strcmp(type, "bye") == 0) return 0;
+        if (strcmp(type, "error") == 0) continue; /* an event; its "fallback" nests an answer with an "id" */
         if (!id || !isdigit((unsigned char)*id)) continue; /* an event: every message with an id is a request */
         long n = strtol(id, NULL, 10);
         if (strcmp(type, "hello") == 0) {
