@@ -42,7 +42,7 @@ from competition.ladder.ladder import (
 )
 from competition.ladder.run import STOPPED_ON_FULL_DISK, nothing_to_play, run_ladder
 from competition.ladder.standings import standings
-from competition.ladder.store import StoreError
+from competition.ladder.store import StoreError, owner_phrase
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
 from referee.bots.isolation import Isolation
@@ -432,6 +432,7 @@ def status(folder: Path) -> None:
             active = store.bots("active")
             events = store.events(5)
             idle = nothing_to_play(active, config.players)
+            alike = store.look_alike_names()
     except _ERRORS as error:
         raise _fail(error) from None
     lock = filelock.FileLock(folder / LOCK_NAME)
@@ -466,6 +467,13 @@ def status(folder: Path) -> None:
     click.echo(f"disk: {_megabytes(disk_used(folder))} used by {folder}, {_megabytes(free)} free{full}")
     for bot in deactivated:
         click.echo(f"deactivated {bot.label}: {printable(bot.reason or '')}")
+    for group in alike:
+        shown = ", ".join(f"{bot.label} ({owner_phrase(bot)}, {bot.status})" for bot in group)
+        click.echo(
+            "names too alike (added before names were compared by case and look-alike characters): "
+            f"{printable(shown)}; nothing was changed: retire all but one with `kierki ladder retire` "
+            "if they are not one author's"
+        )
     for event in events:
         at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
         who = f" {event.label}" if event.label else ""

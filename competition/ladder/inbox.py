@@ -139,10 +139,10 @@ def _take_or_refuse(folder: Path, config: LadderConfig, owner: str, submission: 
     """Copy, check and add the submission; its label, or IntakeRefused."""
     name = submission.name
     try:
-        check_name(owner)
-        check_name(name)
+        check_name(owner, "the owner's folder name")
+        check_name(name, "the submission's folder name")
     except LadderError as error:
-        raise IntakeRefused(f"folder names: {error}") from None
+        raise IntakeRefused(f"{error}; rename the folder") from None
     spec = read_bot_toml(submission / SPEC_NAME)
     short = [
         f"{key} = {getattr(config.time, key)} (the bot asks for {least})"
