@@ -98,6 +98,7 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "fallback_games": stats.fallback_games,
         "fallback_points_per_game": _finite(stats.fallback_score),
         "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
+        "seats_per_game": stats.seats_per_game,
     }
 
 
@@ -247,6 +248,12 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
         "as last places" + ("; it never played a game of its own, so it is not ranked" if stats.rank is None else "")
         for stats in standings.bots
         if stats.fallback_games
+    ]
+    notes += [
+        f"wins of {escape(stats.bot)}: it filled up to {stats.seats_per_game} seats a game; a game counts once, won "
+        "when any of its seats finished first"
+        for stats in standings.bots
+        if stats.seats_per_game > 1
     ]
     notes += [f"{stats.status} {escape(stats.bot)}: {escape(stats.reason)}" for stats in standings.bots if stats.reason]
     return "\n".join([title, line(header), *(line(row) for row in rows), *notes]) + "\n"
