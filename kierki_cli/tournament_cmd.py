@@ -28,6 +28,7 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
     stored_config,
+    stored_stop,
 )
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
@@ -220,6 +221,46 @@ def resumed_config(out_dir: Path, seed: str) -> TournamentConfig:
     return config
 
 
+DEFAULT_SETS = 10
+
+
+def stop_rule(
+    out_dir: Path, *, resume: bool, sets: int | None, until_ci: float | None, max_sets: int, quiet: bool
+) -> StopRule:
+    """This run's stopping rule: the one given, else on --resume the one stored with the tournament (so that a
+    resume alone plays what the first run would have), else --sets 10. A resume that gives another one says what
+    changed; the new one is stored for the next resume."""
+    given_max = click.get_current_context().get_parameter_source("max_sets") is not click.core.ParameterSource.DEFAULT
+    stored = None
+    if resume:
+        try:
+            stored = stored_stop(out_dir)
+        except TournamentError as error:
+            raise click.ClickException(str(error)) from None
+    given = None
+    if sets is not None or until_ci is not None:
+        given = StopRule(sets=sets, until_ci=until_ci, max_sets=max_sets)
+    elif given_max:
+        if stored is None or stored.until_ci is None:
+            raise click.UsageError("--max-sets goes with --until-ci WIDTH: give both, or --sets N")
+        given = StopRule(until_ci=stored.until_ci, max_sets=max_sets)
+    if not resume:
+        return given or StopRule(sets=DEFAULT_SETS)
+    if given is None:
+        if stored is not None:
+            return stored
+        given = StopRule(sets=DEFAULT_SETS)
+        if not quiet:
+            click.echo(
+                f"note: {out_dir}/tournament.json keeps no stopping rule (an older kierki wrote it): playing to "
+                f"the default {given.describe()}; give --sets or --until-ci to choose",
+                err=True,
+            )
+    elif stored is not None and given != stored and not quiet:
+        click.echo(f"note: the stopping rule changed: {stored.describe()} before, {given.describe()} now", err=True)
+    return given
+
+
 @click.command()
 @click.argument("bot_arguments", nargs=-1, metavar="[NAME=COMMAND ...]")
 @click.option(
@@ -238,7 +279,12 @@ def resumed_config(out_dir: Path, seed: str) -> TournamentConfig:
     help="round-robin: every bot meets every other; gauntlet: --candidate against the field.",
 )
 @click.option("--candidate", default=None, metavar="NAME", help="Gauntlet: the bot that plays against the field.")
-@click.option("--sets", type=click.IntRange(1), default=None, help="Duplicate sets to play [default: 10].")
+@click.option(
+    "--sets",
+    type=click.IntRange(1),
+    default=None,
+    help="Duplicate sets to play [default: 10; on --resume, the stopped run's rule].",
+)
 @click.option(
     "--until-ci",
     type=click.FloatRange(0, min_open=True),
@@ -291,18 +337,18 @@ def tournament(
     else:
         settings["isolation"] = sandbox_for_owners(entrants, settings["isolation"])
         config = tournament_config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
-    stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
+    stop = stop_rule(out_dir, resume=resume, sets=sets, until_ci=until_ci, max_sets=max_sets, quiet=as_json)
     plan = config.plan
     target = stop.target(plan)
     rounded = ""
-    if sets and target != sets:
-        rounded = f" (--sets {sets} rounded up to whole rounds of {plan.round_length} sets)"
+    if stop.sets and target != stop.sets:
+        rounded = f" (--sets {stop.sets} rounded up to whole rounds of {plan.round_length} sets)"
     header = (
         f"{config.ruleset.describe()}\n{config.format} of {len(config.entrants)} bots, "
-        + (f"{target} sets{rounded}" if until_ci is None else f"until every interval < {until_ci}")
+        + (f"{target} sets{rounded}" if stop.until_ci is None else f"until every interval < {stop.until_ci:g}")
         + f", seed {seed}, results in {out_dir}"
     )
-    line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
+    line = ProgressLine(sys.stderr, as_json, capped=stop.until_ci is not None)
     stats.load_scipy()
     result = _run(
         config,
