@@ -38,8 +38,9 @@ __all__ = [
 
 # standings.json's "format"; bumped when a field changes meaning or goes away. 2: the ranking rule (a game the
 # fallback played for a bot is its last place), "rank" null for a bot never ranked, "status", "reason",
-# "fallback_games" and "fallback_points_per_game".
-REPORT_FORMAT = 2
+# "fallback_games" and "fallback_points_per_game". 3: "first_places" counts a game won by any seat of a bot that
+# fills several (it counted none of them before), and "seats_per_game" says how many it filled at most.
+REPORT_FORMAT = 3
 
 
 def display_width(text: str) -> int:
