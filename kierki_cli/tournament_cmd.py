@@ -31,6 +31,7 @@ from competition.tournament import (
     stored_stop,
 )
 from kierki_cli.command_table import ExitStatus
+from kierki_cli.progress import WIDTH, Leader, leaders_line, write_progress
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import Isolation
@@ -101,23 +102,19 @@ class ProgressLine:
         left = progress.sets_target - progress.sets_done
         rate = progress.sets_done / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
         eta = f"{left / rate:.0f}s" if rate > 0 and not self.capped else "?"
-        leaders = ""
+        leaders: list[Leader] = []
         try:
             table = stats.standings(progress.records, status=dropped_status(progress.dropped))
             # Best first, by what the standings rank (μ − 3σ), with the mean points per game beside it.
-            leaders = "  ".join(
-                f"{b.rank}. {printable(b.bot)} {b.rating.conservative:.1f} ({b.score.mean:+.1f}/game)"
-                for b in table.bots[:3]
+            leaders = [
+                (b.rank, b.bot, f"{b.rating.conservative:.1f} ({b.score.mean:+.1f})")
+                for b in table.bots
                 if b.rank is not None
-            )
+            ]
         except stats.StatsError:
             pass
-        line = f"set {progress.sets_done}/{progress.sets_target}  {progress.games_done} games  ETA {eta}  {leaders}"
-        if self.tty:
-            self.stream.write("\r" + line[:119].ljust(119))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+        done = f"set {progress.sets_done}/{progress.sets_target}  {progress.games_done} games  ETA {eta}"
+        write_progress(self.stream, leaders_line(done, leaders), tty=self.tty)
 
     def end(self) -> None:
         if self.tty and not self.quiet:
@@ -347,6 +344,7 @@ def tournament(
         f"{config.ruleset.describe()}\n{config.format} of {len(config.entrants)} bots, "
         + (f"{target} sets{rounded}" if stop.until_ci is None else f"until every interval < {stop.until_ci:g}")
         + f", seed {seed}, results in {out_dir}"
+        + "\nafter each set: the bots best first, each with its μ−3σ (and mean points a game)"
     )
     line = ProgressLine(sys.stderr, as_json, capped=stop.until_ci is not None)
     stats.load_scipy()
@@ -372,6 +370,20 @@ def tournament(
 
 
 # --- kierki sprt ----------------------------------------------------------------------------------------------
+
+
+def sprt_line(test: SPRT, difference: float) -> str:
+    """The progress after each pair of sets: the versions best first, by how much a game, the last pair's
+    difference and the log-likelihood ratio (its bounds are in the header); within 80 columns."""
+    mean = test.mean
+    if mean == 0:
+        standing = "new and old level"
+    else:
+        better, worse = ("new", "old") if mean > 0 else ("old", "new")
+        standing = f"{better} ahead of {worse} by {abs(mean):.2f}/game"
+    line = f"pairs {test.n}  {standing}  last pair {difference:+.2f}  LLR {test.llr:.2f}"
+    return line if len(line) <= WIDTH else line.replace("  last pair ", "  last ")
+
 
 TESTED = frozenset(("new", "old"))  # the two versions an SPRT compares (the field is field1, field2, ...)
 
@@ -450,8 +462,7 @@ def sprt(
             test.add(difference)
             fed += 1
             if not quiet:
-                err.write(f"{test.describe()}  (last pair {difference:+.2f})\n")
-                err.flush()
+                write_progress(err, sprt_line(test, difference), tty=False)
         return test.decision is not None or fed >= max_pairs
 
     result = _run(
