@@ -36,6 +36,7 @@ from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_b
 
 __all__ = [
     "LadderError",
+    "ValidationFailed",
     "add_bot",
     "gzip_old_replays",
     "init_ladder",
@@ -57,6 +58,10 @@ class LadderError(RuntimeError):
     def __init__(self, message: str, stderr: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.stderr = stderr
+
+
+class ValidationFailed(LadderError):
+    """A bot that failed its validation game (the message says how, ``stderr`` what it wrote)."""
 
 
 def open_store(folder: Path) -> Store:
@@ -176,7 +181,7 @@ def add_bot(
         failed = validate_bot(folder, config, spec)
         if failed is not None:
             why, stderr = failed
-            raise LadderError(f"{name} was not added: it failed its validation game: {why}", stderr)
+            raise ValidationFailed(f"{name} was not added: it failed its validation game: {why}", stderr)
     with open_store(folder) as store:
         return store.add_bot(
             name,
