@@ -43,6 +43,7 @@ from competition.ladder.ladder import (
 from competition.ladder.run import STOPPED_ON_FULL_DISK, nothing_to_play, run_ladder
 from competition.ladder.standings import standings
 from competition.ladder.store import StoreError, owner_phrase
+from competition.report import display_width
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
 from referee.bots.isolation import Isolation
@@ -336,10 +337,33 @@ def results(folder: Path, as_csv: bool, as_json: bool, since: str | None, bot: s
         writer.writerows(rows)
         click.echo(out.getvalue(), nl=False)
         return
-    shown = ("set", "game", "time", "seat", "bot", "owner", "points", "place", "faults", "forfeited")
-    click.echo("  ".join(shown))
-    for row in rows:
-        click.echo(printable("  ".join(str(row[key]) for key in shown)))
+    click.echo(results_table(rows), nl=False)
+
+
+_RESULT_COLUMNS = ("set", "game", "time", "seat", "bot", "owner", "points", "place", "faults", "forfeited")
+_RIGHT = {"set", "game", "seat", "points", "place"}
+
+
+def results_table(rows: list[dict[str, Any]]) -> str:
+    """``ladder results`` for a terminal: one aligned row per seat per game, numbers to the right, ``-`` for none."""
+
+    def cell(row: dict[str, Any], key: str) -> str:
+        value = row[key]
+        if key == "forfeited":
+            return "yes" if value else "no"
+        return printable(str(value)) if value not in (None, "") else "-"
+
+    table = [list(_RESULT_COLUMNS), *([cell(row, key) for key in _RESULT_COLUMNS] for row in rows)]
+    widths = [max(display_width(line[i]) for line in table) for i in range(len(_RESULT_COLUMNS))]
+
+    def pad(text: str, width: int, key: str) -> str:
+        fill = " " * (width - display_width(text))
+        return fill + text if key in _RIGHT else text + fill
+
+    return "".join(
+        "  ".join(pad(text, w, key) for text, w, key in zip(line, widths, _RESULT_COLUMNS, strict=True)).rstrip() + "\n"
+        for line in table
+    )
 
 
 @ladder.command()
@@ -387,7 +411,21 @@ def site(folder: Path, out: Path) -> None:
             written = write_site(folder, store, out)
     except _ERRORS as error:
         raise _fail(error) from None
-    click.echo(f"site written to {out} ({written})")
+    click.echo(site_summary(out, written))
+
+
+def site_summary(out: Path, written: Path) -> str:
+    """What ``ladder site`` wrote: its pages by kind, where, and which version of the site it is."""
+    pages = sorted(p.relative_to(written).as_posix() for p in written.rglob("*.html"))
+    top = [page for page in pages if "/" not in page]
+    bots = sum(1 for page in pages if page.startswith("bots/"))
+    replays = sum(1 for page in pages if page.startswith("replays/"))
+    logs = sum(1 for _ in written.glob("replays/*/*.replay.jsonl*"))
+    parts = [*top, f"{bots} bot page{'' if bots == 1 else 's'}", f"{replays} replay page{'' if replays == 1 else 's'}"]
+    return (
+        f"site written to {out}: {', '.join(parts)} ({logs} replay log{'' if logs == 1 else 's'} beside them); "
+        f"open {out / 'index.html'}\n(this version is {written}; {out} is a link to it, swapped whole on each write)"
+    )
 
 
 @ladder.command()
