@@ -143,6 +143,7 @@ CSV_COLUMNS = (
     "fallback_games",
     "fallback_per_game",
     "cpu_s",
+    "seats_per_game",
 )
 
 
@@ -183,6 +184,7 @@ def standings_csv(standings: Standings) -> str:
                 stats.fallback_games,
                 _number(stats.fallback_score),
                 "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
+                stats.seats_per_game,
             ]
         )
     return buffer.getvalue()

@@ -3,6 +3,8 @@ fills several seats (a gauntlet's field against one candidate fills three seats 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -32,6 +34,8 @@ def test_a_gauntlet_counts_a_win_for_the_field_bot_whenever_any_of_its_seats_is_
     rows = {row["bot"]: row for row in json.loads((out / "standings.json").read_text())["bots"]}
     assert {bot: rows[bot]["first_places"] for bot in won} == won
     assert (rows["base"]["seats_per_game"], rows["cand"]["seats_per_game"]) == (3, 1)
+    csv_rows = {row["bot"]: row for row in csv.DictReader(io.StringIO((out / "standings.csv").read_text()))}
+    assert (csv_rows["base"]["first_places"], csv_rows["base"]["seats_per_game"]) == (str(won["base"]), "3")
     table = result.output
     lines = table.splitlines()
     header = next(line for line in lines if line.startswith("#  bot"))
