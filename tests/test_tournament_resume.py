@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from competition_helpers import tournament_after_its_first_set
 
 from competition.results_file import read_results
+from kierki_cli import tournament_cmd
 from kierki_cli.main import cli
 
 ARGS = ["a=sample:random", "b=sample:random", "--game", "hearts", "--option", "target=10", "--seed", "4"]
@@ -62,7 +63,10 @@ def test_an_until_ci_rule_is_stored_and_max_sets_alone_needs_it(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("stored", [None, {"sets": "many"}])
-def test_an_older_or_broken_tournament_json_says_what_it_plays(tmp_path: Path, stored: object) -> None:
+def test_an_older_or_broken_tournament_json_says_what_it_plays(
+    tmp_path: Path, stored: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tournament_cmd, "DEFAULT_SETS", 2)  # the default, 10, played for nothing but time
     out = tmp_path / "old"
     result = CliRunner().invoke(cli, ["tournament", *ARGS, "--sets", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -73,8 +77,7 @@ def test_an_older_or_broken_tournament_json_says_what_it_plays(tmp_path: Path, s
     (out / "tournament.json").write_text(json.dumps(data))
     code, err = _resume(out)
     if stored is None:
-        assert (
-            code == 0 and "keeps no stopping rule (an older kierki wrote it): playing to the default --sets 10" in err
-        )
+        assert code == 0 and "keeps no stopping rule (an older kierki wrote it): playing to the default --sets 2" in err
+        assert len(read_results(out / "results.jsonl")[0]) == 2
     else:
         assert code == 1 and "the stored stopping rule cannot be read" in err
