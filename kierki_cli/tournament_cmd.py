@@ -317,7 +317,8 @@ def tournament(
 
     Give bots as NAME=COMMAND (e.g. 'mine=python3 my_bot.py', 'h=sample:heuristic') or with --bots FILE.
     Each set deals the same cards once under every seat rotation, each game with freshly started bots.
-    Ctrl-C stops cleanly and prints the standings so far; --resume --out DIR continues.
+    Ctrl-C stops cleanly and prints the standings so far; --resume --out DIR continues, with the bots, options
+    and stopping rule (--sets, --until-ci, --max-sets) stored in DIR/tournament.json.
     """
     if sets is not None and until_ci is not None:
         raise click.UsageError("give --sets N or --until-ci WIDTH, not both")
