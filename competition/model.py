@@ -41,6 +41,14 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
         mine = [place for seat, place in zip(self.seats, self.ranked_places, strict=True) if seat == bot]
         return sum(mine) / len(mine)
 
+    def won_by(self, bot: str) -> bool:
+        """A seat of the bot finished first (alone or tied) under the ranking rule, played by the bot itself: where
+        a bot fills several seats (fewer bots than seats, a gauntlet's field), any one of them wins the game."""
+        return any(
+            name == bot and place == 1 and not self.fallback_seat(seat)
+            for seat, (name, place) in enumerate(zip(self.seats, self.ranked_places, strict=True))
+        )
+
     def fallback_seat(self, seat: int) -> bool:
         """The referee's fallback played some or all of the seat's game: its bot could not start, crashed or
         forfeited."""

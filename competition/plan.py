@@ -21,12 +21,12 @@ from math import gcd
 from pathlib import Path
 from typing import Any, Literal
 
+from competition.names import name_problem, same_name_groups
+
 Format = Literal["round-robin", "gauntlet", "paired"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 Rotations = Literal["cyclic", "all"]
 ROTATIONS: tuple[Rotations, ...] = ("cyclic", "all")
-
-_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+")
 
 
 class PlanError(ValueError):
@@ -68,8 +68,9 @@ class Entrant:
 
 
 def check_name(name: str) -> str:
-    if not name or not set(name) <= _NAME_CHARS or len(name) > 40:
-        raise PlanError(f"bot name {name!r}: use 1-40 letters, digits and _.-+ (it names the bot in every table)")
+    problem = name_problem(name)
+    if problem is not None:
+        raise PlanError(f"bot name {name!r}: {problem} (it names the bot in every table)")
     return name
 
 
@@ -155,6 +156,13 @@ def check_entrants(entrants: Sequence[Entrant]) -> None:
     repeated = sorted(name for name, count in Counter(names).items() if count > 1)
     if repeated:
         raise PlanError(f"bot name(s) {', '.join(repeated)} given twice: every bot needs its own name")
+    alike = same_name_groups(names)
+    if alike:
+        shown = "; ".join(" and ".join(group) for group in alike)
+        raise PlanError(
+            f"bot names {shown} differ only in case or in look-alike characters (0 O, 1 I l, m rn): "
+            "rename one so that every table tells them apart"
+        )
     if len(entrants) < 2:
         raise PlanError("a tournament needs at least two bots")
 

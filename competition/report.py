@@ -38,8 +38,9 @@ __all__ = [
 
 # standings.json's "format"; bumped when a field changes meaning or goes away. 2: the ranking rule (a game the
 # fallback played for a bot is its last place), "rank" null for a bot never ranked, "status", "reason",
-# "fallback_games" and "fallback_points_per_game".
-REPORT_FORMAT = 2
+# "fallback_games" and "fallback_points_per_game". 3: "first_places" counts a game won by any seat of a bot that
+# fills several (it counted none of them before), and "seats_per_game" says how many it filled at most.
+REPORT_FORMAT = 3
 
 
 def display_width(text: str) -> int:
@@ -98,6 +99,7 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "fallback_games": stats.fallback_games,
         "fallback_points_per_game": _finite(stats.fallback_score),
         "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
+        "seats_per_game": stats.seats_per_game,
     }
 
 
@@ -141,6 +143,7 @@ CSV_COLUMNS = (
     "fallback_games",
     "fallback_per_game",
     "cpu_s",
+    "seats_per_game",
 )
 
 
@@ -181,6 +184,7 @@ def standings_csv(standings: Standings) -> str:
                 stats.fallback_games,
                 _number(stats.fallback_score),
                 "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
+                stats.seats_per_game,
             ]
         )
     return buffer.getvalue()
@@ -247,6 +251,12 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
         "as last places" + ("; it never played a game of its own, so it is not ranked" if stats.rank is None else "")
         for stats in standings.bots
         if stats.fallback_games
+    ]
+    notes += [
+        f"wins of {escape(stats.bot)}: it filled up to {stats.seats_per_game} seats a game; a game counts once, won "
+        "when any of its seats finished first"
+        for stats in standings.bots
+        if stats.seats_per_game > 1
     ]
     notes += [f"{stats.status} {escape(stats.bot)}: {escape(stats.reason)}" for stats in standings.bots if stats.reason]
     return "\n".join([title, line(header), *(line(row) for row in rows), *notes]) + "\n"

@@ -113,7 +113,7 @@ class BotStats:
     games: int
     score: Interval  # mean score per game over sets (one observation per set), in the game's raw points
     mean_place: float  # under the ranking rule: a game the fallback played (in part) for the bot is a last place
-    first_places: int  # games the bot finished first in (alone or tied), playing for itself
+    first_places: int  # games any seat of the bot finished first in (alone or tied), playing for itself (`won_by`)
     faults: dict[FaultCode, int] = field(default_factory=dict)  # fault code -> count, summed over games and seats
     start_failures: int = 0  # seats the bot could not start or failed its handshake in
     forfeits: int = 0  # seats forfeited during a game (a start failure forfeits its seat too)
@@ -122,6 +122,7 @@ class BotStats:
     fallback_games: int = 0  # games the fallback played (in part) for the bot: their points are the fallback's
     fallback_score: float = math.nan  # the mean points per game of those games (nan without any)
     cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
+    seats_per_game: int = 1  # the most seats it filled in one game (fewer bots than seats: a gauntlet's field)
 
     @property
     def ranked(self) -> bool:
@@ -214,6 +215,7 @@ class _Tally:
     own_games: int = 0  # games the bot played for itself (no seat of its played by the fallback)
     fallback_points: list[float] = field(default_factory=list)
     cpu_ms: float | None = None
+    seats_per_game: int = 1
 
 
 def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
@@ -230,7 +232,8 @@ def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
                 fallback = game.fallback_of(bot)
                 tally.games += 1
                 tally.place_sum += place
-                tally.first_places += int(place == 1 and not fallback)
+                tally.first_places += int(game.won_by(bot))
+                tally.seats_per_game = max(tally.seats_per_game, game.seats.count(bot))
                 tally.own_games += int(not fallback)
                 if fallback:
                     tally.fallback_points.append(game.score_of(bot))
@@ -337,6 +340,7 @@ def standings(
                 else math.nan
             ),
             cpu_ms=tallies[bot].cpu_ms,
+            seats_per_game=tallies[bot].seats_per_game,
         )
         for bot in ranked
     )

@@ -3,7 +3,7 @@
 ``run_tournament`` plans the sets (`competition.plan`), plays each through `competition.duplicate_set.play_set`
 on an executor (by default a pool of pinned workers, `competition.runner`) and appends each finished set's
 `SetRecord` to ``OUT/results.jsonl`` (`competition.results_file`). The configuration is stored in
-``OUT/tournament.json``;
+``OUT/tournament.json``, with the stopping rule (`StopRule`: what ``--resume`` alone plays on to);
 ``resume=True`` continues from the results file with the same configuration, skipping finished sets.
 A bot that cannot start never stops the tournament; after ``drop_after`` consecutive start failures it is dropped
 and the reason is kept in the result. A dropped bot is seated in no later set: the sets not yet begun are drawn
@@ -191,6 +191,39 @@ class StopRule:
         count = self.sets if self.sets is not None else self.max_sets
         return round_up(count, plan.round_length)
 
+    def describe(self) -> str:
+        """As the options that give it: ``--sets 8``, ``--until-ci 2.5 --max-sets 1000``."""
+        if self.until_ci is not None:
+            return f"--until-ci {self.until_ci:g} --max-sets {self.max_sets}"
+        return f"--sets {self.sets}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sets": self.sets, "until_ci": self.until_ci, "max_sets": self.max_sets}
+
+    @classmethod
+    def from_json(cls, data: Any) -> StopRule:
+        try:
+            rule = msgspec.convert(data, _StoredStop)
+        except msgspec.ValidationError as error:
+            raise TournamentError(f"the stored stopping rule cannot be read: {error}") from None
+        if (rule.sets is None) == (rule.until_ci is None):
+            raise TournamentError("the stored stopping rule gives both or neither of sets and until_ci")
+        return cls(sets=rule.sets, until_ci=rule.until_ci, max_sets=rule.max_sets)
+
+
+class _StoredStop(msgspec.Struct, forbid_unknown_fields=True):
+    sets: int | None = None
+    until_ci: float | None = None
+    max_sets: int = 1000
+
+
+def stored_stop(out_dir: Path) -> StopRule | None:
+    """The stopping rule stored with the tournament in ``out_dir`` (None: stored by a kierki that kept none)."""
+    data = _stored_json(out_dir)
+    if not isinstance(data, dict):
+        raise TournamentError(f"{out_dir / 'tournament.json'} holds no tournament configuration")
+    return None if "stop" not in data else StopRule.from_json(data["stop"])
+
 
 @dataclass
 class TournamentProgress:
@@ -226,11 +259,15 @@ def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool) -> None:
-    """Create the folder and store the configuration, or on resume check that it is the same."""
+def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool, stop: StopRule | None = None) -> None:
+    """Create the folder and store the configuration with the stopping rule, or on resume check that the
+    configuration is the same and store the rule this run plays by (the caller has said if it changed)."""
     stored_path = out_dir / "tournament.json"
     if resume:
         stored = _stored_json(out_dir)
+        if not isinstance(stored, dict):
+            raise TournamentError(f"{stored_path} holds no tournament configuration")
+        stored_rule = stored.pop("stop", None)
         current = json.loads(json.dumps(config.to_json()))
         if stored != current:
             different = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
@@ -238,6 +275,8 @@ def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool) ->
                 f"--resume: the configuration differs from the one in {stored_path} "
                 f"({', '.join(different)}); give the same bots and options (and --seed {stored.get('seed')})"
             )
+        if stop is not None and stop.to_json() != stored_rule:
+            _write_json_atomic(stored_path, {**stored, "stop": stop.to_json()})
     else:
         if stored_path.exists():
             raise TournamentError(
@@ -247,7 +286,7 @@ def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool) ->
             make_out_dir(out_dir)
         except MatchSetupError as error:
             raise TournamentError(str(error)) from None
-        _write_json_atomic(stored_path, config.to_json())
+        _write_json_atomic(stored_path, {**config.to_json(), **({"stop": stop.to_json()} if stop else {})})
     (out_dir / "sets").mkdir(exist_ok=True)
     (out_dir / "work").mkdir(exist_ok=True)
 
@@ -305,7 +344,7 @@ class Tournament:
 
     def run(self) -> TournamentResult:
         with stop_signals_held():  # a stop waits for the folder to be in order (rmtree cannot be cut in half)
-            prepare_out_dir(self.config, self.out_dir, resume=self.resume)
+            prepare_out_dir(self.config, self.out_dir, resume=self.resume, stop=self.stop)
             results, self.records = ResultsFile.open(self.out_dir / "results.jsonl")
             finished = {r.set_id for r in self.records}
             self._replay_start_failures()

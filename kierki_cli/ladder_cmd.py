@@ -42,7 +42,8 @@ from competition.ladder.ladder import (
 )
 from competition.ladder.run import STOPPED_ON_FULL_DISK, nothing_to_play, run_ladder
 from competition.ladder.standings import standings
-from competition.ladder.store import StoreError
+from competition.ladder.store import StoreError, owner_phrase
+from competition.report import display_width
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
 from referee.bots.isolation import Isolation
@@ -151,8 +152,10 @@ def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolati
 def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None, new_version: bool) -> None:
     """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
 
-    COMMAND is the bot's command line after --, or sample:heuristic / sample:random / sample:montecarlo. A name
-    belongs to the owner who first added it: another --owner is refused. An existing NAME gets a new version
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random / sample:montecarlo. NAME is
+    1-40 ASCII letters, digits and _ . - +; a new name that differs from another bot's only in case or look-alike
+    characters (0 O, 1 I l, m rn) is refused, naming that bot's owner. A name belongs to the owner who first added
+    it: another --owner is refused. An existing NAME gets a new version
     (NAME@2), rated from scratch, only when its command or program file changed (or with --new-version); the old
     one is retired and its results kept. Adding an unchanged bot again changes nothing. The SHA-256 of the bot's
     program file is recorded: a run deactivates a bot whose file changed since, until its new version is added.
@@ -336,10 +339,33 @@ def results(folder: Path, as_csv: bool, as_json: bool, since: str | None, bot: s
         writer.writerows(rows)
         click.echo(out.getvalue(), nl=False)
         return
-    shown = ("set", "game", "time", "seat", "bot", "owner", "points", "place", "faults", "forfeited")
-    click.echo("  ".join(shown))
-    for row in rows:
-        click.echo(printable("  ".join(str(row[key]) for key in shown)))
+    click.echo(results_table(rows), nl=False)
+
+
+_RESULT_COLUMNS = ("set", "game", "time", "seat", "bot", "owner", "points", "place", "faults", "forfeited")
+_RIGHT = {"set", "game", "seat", "points", "place"}
+
+
+def results_table(rows: list[dict[str, Any]]) -> str:
+    """``ladder results`` for a terminal: one aligned row per seat per game, numbers to the right, ``-`` for none."""
+
+    def cell(row: dict[str, Any], key: str) -> str:
+        value = row[key]
+        if key == "forfeited":
+            return "yes" if value else "no"
+        return printable(str(value)) if value not in (None, "") else "-"
+
+    table = [list(_RESULT_COLUMNS), *([cell(row, key) for key in _RESULT_COLUMNS] for row in rows)]
+    widths = [max(display_width(line[i]) for line in table) for i in range(len(_RESULT_COLUMNS))]
+
+    def pad(text: str, width: int, key: str) -> str:
+        fill = " " * (width - display_width(text))
+        return fill + text if key in _RIGHT else text + fill
+
+    return "".join(
+        "  ".join(pad(text, w, key) for text, w, key in zip(line, widths, _RESULT_COLUMNS, strict=True)).rstrip() + "\n"
+        for line in table
+    )
 
 
 @ladder.command()
@@ -387,7 +413,21 @@ def site(folder: Path, out: Path) -> None:
             written = write_site(folder, store, out)
     except _ERRORS as error:
         raise _fail(error) from None
-    click.echo(f"site written to {out} ({written})")
+    click.echo(site_summary(out, written))
+
+
+def site_summary(out: Path, written: Path) -> str:
+    """What ``ladder site`` wrote: its pages by kind, where, and which version of the site it is."""
+    pages = sorted(p.relative_to(written).as_posix() for p in written.rglob("*.html"))
+    top = [page for page in pages if "/" not in page]
+    bots = sum(1 for page in pages if page.startswith("bots/"))
+    replays = sum(1 for page in pages if page.startswith("replays/"))
+    logs = sum(1 for _ in written.glob("replays/*/*.replay.jsonl*"))
+    parts = [*top, f"{bots} bot page{'' if bots == 1 else 's'}", f"{replays} replay page{'' if replays == 1 else 's'}"]
+    return (
+        f"site written to {out}: {', '.join(parts)} ({logs} replay log{'' if logs == 1 else 's'} beside them); "
+        f"open {out / 'index.html'}\n(this version is {written}; {out} is a link to it, swapped whole on each write)"
+    )
 
 
 @ladder.command()
@@ -432,6 +472,7 @@ def status(folder: Path) -> None:
             active = store.bots("active")
             events = store.events(5)
             idle = nothing_to_play(active, config.players)
+            alike = store.look_alike_names()
     except _ERRORS as error:
         raise _fail(error) from None
     lock = filelock.FileLock(folder / LOCK_NAME)
@@ -466,6 +507,13 @@ def status(folder: Path) -> None:
     click.echo(f"disk: {_megabytes(disk_used(folder))} used by {folder}, {_megabytes(free)} free{full}")
     for bot in deactivated:
         click.echo(f"deactivated {bot.label}: {printable(bot.reason or '')}")
+    for group in alike:
+        shown = ", ".join(f"{bot.label} ({owner_phrase(bot)}, {bot.status})" for bot in group)
+        click.echo(
+            "names too alike (added before names were compared by case and look-alike characters): "
+            f"{printable(shown)}; nothing was changed: retire all but one with `kierki ladder retire` "
+            "if they are not one author's"
+        )
     for event in events:
         at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
         who = f" {event.label}" if event.label else ""

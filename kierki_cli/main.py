@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time as clock
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
@@ -18,6 +18,7 @@ from click.core import ParameterSource
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.common import fresh_out_dir, make_out_dir, new_seed, parse_pairs, warn_short_seed
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
+from kierki_cli.progress import Leader, leaders_line, write_progress
 from kierki_cli.shared_options import (
     GAMES,
     RuleOptions,
@@ -40,6 +41,7 @@ from referee.match import (
     parse_bot_commands,
 )
 from referee.match_config import MatchSpec
+from referee.match_result import SeatResult
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import PLAYER_COUNTS, Game, option_specs
@@ -211,15 +213,12 @@ def match(
         spec = spec.with_prefix(resume.prefix)
     err = sys.stderr
     on_terminal = err.isatty()
+    given = sample_names(bot_commands, ruleset.players)
 
     def progress(number: int, total: int, ended: GameEnded) -> None:
         if total > 1 and not as_json:
-            shown = " ".join(f"{t:+d}" for t in ended.totals)
-            if on_terminal:  # one line rewritten in place; a log gets one line per game
-                err.write(f"\rgame {number}/{total}: {shown}   " + ("\n" if number == total else ""))
-            else:
-                err.write(f"game {number}/{total}: {shown}\n")
-            err.flush()
+            leaders = match_leaders(runner.result_so_far().seats, ruleset, given)
+            write_progress(err, leaders_line(f"game {number}/{total}", leaders), tty=on_terminal, last=number == total)
 
     try:
         runner = Match(MatchConfig.from_spec(spec, out_dir), progress)
@@ -245,6 +244,29 @@ def match(
         )
         sys.exit(ExitStatus.INTERRUPTED)
     _report(result, as_json, out_dir)
+
+
+def sample_names(commands: Sequence[str], players: int) -> list[str | None]:
+    """Per seat of game 1, the sample bot's name its command gives (``sample:heuristic``: heuristic), else None;
+    with no commands, those of the default bots."""
+    if not commands:
+        return ["heuristic" if seat % 2 == 0 else "random" for seat in range(players)]
+    return [c.removeprefix("sample:").removesuffix("_bot") if c.startswith("sample:") else None for c in commands]
+
+
+def match_leaders(seats: Sequence[SeatResult], ruleset: Ruleset, given: Sequence[str | None] = ()) -> list[Leader]:
+    """Each bot's total over the games so far, best first: a sample bot by its name (``given``, per seat of game 1),
+    another as it calls itself in ``hello``; ``NAME#SEAT`` (its seat in game 1) where two share a name. Seats rotate
+    between games, so a seat's numbers alone would say nothing."""
+    names = [(given[s.seat] if s.seat < len(given) else None) or s.name or f"seat{s.seat}" for s in seats]
+    shared = {name for name in names if names.count(name) > 1}
+    totals = [sum(s.totals) for s in seats]
+    standing = places(totals, highest_wins=ruleset.game.higher_is_better)
+    order = sorted(range(len(seats)), key=lambda i: (standing[i], seats[i].seat))
+    return [
+        (standing[i], f"{names[i]}#{seats[i].seat}" if names[i] in shared else names[i], f"{totals[i]:+d}")
+        for i in order
+    ]
 
 
 def _check_bot_count(ruleset: Ruleset, bots: int, players: int | None) -> None:

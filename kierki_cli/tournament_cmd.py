@@ -28,8 +28,10 @@ from competition.tournament import (
     TournamentResult,
     run_tournament,
     stored_config,
+    stored_stop,
 )
 from kierki_cli.command_table import ExitStatus
+from kierki_cli.progress import WIDTH, Leader, leaders_line, write_progress
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import Isolation
@@ -100,23 +102,19 @@ class ProgressLine:
         left = progress.sets_target - progress.sets_done
         rate = progress.sets_done / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
         eta = f"{left / rate:.0f}s" if rate > 0 and not self.capped else "?"
-        leaders = ""
+        leaders: list[Leader] = []
         try:
             table = stats.standings(progress.records, status=dropped_status(progress.dropped))
             # Best first, by what the standings rank (μ − 3σ), with the mean points per game beside it.
-            leaders = "  ".join(
-                f"{b.rank}. {printable(b.bot)} {b.rating.conservative:.1f} ({b.score.mean:+.1f}/game)"
-                for b in table.bots[:3]
+            leaders = [
+                (b.rank, b.bot, f"{b.rating.conservative:.1f} ({b.score.mean:+.1f})")
+                for b in table.bots
                 if b.rank is not None
-            )
+            ]
         except stats.StatsError:
             pass
-        line = f"set {progress.sets_done}/{progress.sets_target}  {progress.games_done} games  ETA {eta}  {leaders}"
-        if self.tty:
-            self.stream.write("\r" + line[:119].ljust(119))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+        done = f"set {progress.sets_done}/{progress.sets_target}  {progress.games_done} games  ETA {eta}"
+        write_progress(self.stream, leaders_line(done, leaders), tty=self.tty)
 
     def end(self) -> None:
         if self.tty and not self.quiet:
@@ -220,6 +218,46 @@ def resumed_config(out_dir: Path, seed: str) -> TournamentConfig:
     return config
 
 
+DEFAULT_SETS = 10
+
+
+def stop_rule(
+    out_dir: Path, *, resume: bool, sets: int | None, until_ci: float | None, max_sets: int, quiet: bool
+) -> StopRule:
+    """This run's stopping rule: the one given, else on --resume the one stored with the tournament (so that a
+    resume alone plays what the first run would have), else --sets 10. A resume that gives another one says what
+    changed; the new one is stored for the next resume."""
+    given_max = click.get_current_context().get_parameter_source("max_sets") is not click.core.ParameterSource.DEFAULT
+    stored = None
+    if resume:
+        try:
+            stored = stored_stop(out_dir)
+        except TournamentError as error:
+            raise click.ClickException(str(error)) from None
+    given = None
+    if sets is not None or until_ci is not None:
+        given = StopRule(sets=sets, until_ci=until_ci, max_sets=max_sets)
+    elif given_max:
+        if stored is None or stored.until_ci is None:
+            raise click.UsageError("--max-sets goes with --until-ci WIDTH: give both, or --sets N")
+        given = StopRule(until_ci=stored.until_ci, max_sets=max_sets)
+    if not resume:
+        return given or StopRule(sets=DEFAULT_SETS)
+    if given is None:
+        if stored is not None:
+            return stored
+        given = StopRule(sets=DEFAULT_SETS)
+        if not quiet:
+            click.echo(
+                f"note: {out_dir}/tournament.json keeps no stopping rule (an older kierki wrote it): playing to "
+                f"the default {given.describe()}; give --sets or --until-ci to choose",
+                err=True,
+            )
+    elif stored is not None and given != stored and not quiet:
+        click.echo(f"note: the stopping rule changed: {stored.describe()} before, {given.describe()} now", err=True)
+    return given
+
+
 @click.command()
 @click.argument("bot_arguments", nargs=-1, metavar="[NAME=COMMAND ...]")
 @click.option(
@@ -238,7 +276,12 @@ def resumed_config(out_dir: Path, seed: str) -> TournamentConfig:
     help="round-robin: every bot meets every other; gauntlet: --candidate against the field.",
 )
 @click.option("--candidate", default=None, metavar="NAME", help="Gauntlet: the bot that plays against the field.")
-@click.option("--sets", type=click.IntRange(1), default=None, help="Duplicate sets to play [default: 10].")
+@click.option(
+    "--sets",
+    type=click.IntRange(1),
+    default=None,
+    help="Duplicate sets to play [default: 10; on --resume, the stopped run's rule].",
+)
 @click.option(
     "--until-ci",
     type=click.FloatRange(0, min_open=True),
@@ -274,7 +317,8 @@ def tournament(
 
     Give bots as NAME=COMMAND (e.g. 'mine=python3 my_bot.py', 'h=sample:heuristic') or with --bots FILE.
     Each set deals the same cards once under every seat rotation, each game with freshly started bots.
-    Ctrl-C stops cleanly and prints the standings so far; --resume --out DIR continues.
+    Ctrl-C stops cleanly and prints the standings so far; --resume --out DIR continues, with the bots, options
+    and stopping rule (--sets, --until-ci, --max-sets) stored in DIR/tournament.json.
     """
     if sets is not None and until_ci is not None:
         raise click.UsageError("give --sets N or --until-ci WIDTH, not both")
@@ -291,18 +335,19 @@ def tournament(
     else:
         settings["isolation"] = sandbox_for_owners(entrants, settings["isolation"])
         config = tournament_config(entrants, seed=seed, format=format_, candidate=candidate, **settings)
-    stop = StopRule(sets=10 if sets is None and until_ci is None else sets, until_ci=until_ci, max_sets=max_sets)
+    stop = stop_rule(out_dir, resume=resume, sets=sets, until_ci=until_ci, max_sets=max_sets, quiet=as_json)
     plan = config.plan
     target = stop.target(plan)
     rounded = ""
-    if sets and target != sets:
-        rounded = f" (--sets {sets} rounded up to whole rounds of {plan.round_length} sets)"
+    if stop.sets and target != stop.sets:
+        rounded = f" (--sets {stop.sets} rounded up to whole rounds of {plan.round_length} sets)"
     header = (
         f"{config.ruleset.describe()}\n{config.format} of {len(config.entrants)} bots, "
-        + (f"{target} sets{rounded}" if until_ci is None else f"until every interval < {until_ci}")
+        + (f"{target} sets{rounded}" if stop.until_ci is None else f"until every interval < {stop.until_ci:g}")
         + f", seed {seed}, results in {out_dir}"
+        + "\nafter each set: the bots best first, each with its μ−3σ (and mean points a game)"
     )
-    line = ProgressLine(sys.stderr, as_json, capped=until_ci is not None)
+    line = ProgressLine(sys.stderr, as_json, capped=stop.until_ci is not None)
     stats.load_scipy()
     result = _run(
         config,
@@ -326,6 +371,20 @@ def tournament(
 
 
 # --- kierki sprt ----------------------------------------------------------------------------------------------
+
+
+def sprt_line(test: SPRT, difference: float) -> str:
+    """The progress after each pair of sets: the versions best first, by how much a game, the last pair's
+    difference and the log-likelihood ratio (its bounds are in the header); within 80 columns."""
+    mean = test.mean
+    if mean == 0:
+        standing = "new and old level"
+    else:
+        better, worse = ("new", "old") if mean > 0 else ("old", "new")
+        standing = f"{better} ahead of {worse} by {abs(mean):.2f}/game"
+    line = f"pairs {test.n}  {standing}  last pair {difference:+.2f}  LLR {test.llr:.2f}"
+    return line if len(line) <= WIDTH else line.replace("  last pair ", "  last ")
+
 
 TESTED = frozenset(("new", "old"))  # the two versions an SPRT compares (the field is field1, field2, ...)
 
@@ -404,8 +463,7 @@ def sprt(
             test.add(difference)
             fed += 1
             if not quiet:
-                err.write(f"{test.describe()}  (last pair {difference:+.2f})\n")
-                err.flush()
+                write_progress(err, sprt_line(test, difference), tty=False)
         return test.decision is not None or fed >= max_pairs
 
     result = _run(

@@ -496,11 +496,17 @@ def test_progress_is_one_line_per_game_when_stderr_is_not_a_terminal(tmp_path: P
         "match", "--game", "hearts", "--option", "target=20", "--games", "3", "--seed", "1", "--out", str(tmp_path)
     )
     assert code == 0 and "\r" not in err
-    assert [line.split(":")[0] for line in err.splitlines() if line.startswith("game ")] == [
-        "game 1/3",
-        "game 2/3",
-        "game 3/3",
-    ]
+    lines = [line for line in err.splitlines() if line.startswith("game ")]
+    assert [line.split("  ")[0] for line in lines] == ["game 1/3", "game 2/3", "game 3/3"]
+    # Each names the bots best first (seats rotate: a seat's numbers would say nothing), the sample bots by name,
+    # two of one name told apart by their seat in game 1; within 80 columns.
+    for line in lines:
+        cells = line.split("  ")[1:]
+        assert sorted(c.split()[1] for c in cells) == ["heuristic#0", "heuristic#2", "random#1", "random#3"]
+        places = [int(c.split(".")[0]) for c in cells]
+        totals = [int(c.split()[2]) for c in cells]
+        assert places == sorted(places) and totals == sorted(totals)  # hearts: the lowest total first
+        assert len(line) <= 80
 
 
 def test_ctrl_c_prints_the_standings_of_the_finished_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -177,7 +177,8 @@ def test_a_bot_in_two_seats_counts_once_per_game() -> None:
     )
     result = standings([record])
     a = result.bot("A")
-    assert (a.games, a.score.mean, a.mean_place, a.first_places) == (1, 6.0, 1.5, 0)
+    # One game, won: its third seat finished first (issue 32: a win is any seat's, not the mean place's).
+    assert (a.games, a.score.mean, a.mean_place, a.first_places, a.seats_per_game) == (1, 6.0, 1.5, 1, 2)
     ab = result.pair("A", "B")
     assert ab is not None and (ab.ahead, ab.behind, ab.tied) == (1, 0, 0)
 

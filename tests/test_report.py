@@ -174,7 +174,7 @@ def test_csv_contents(written: tuple[Standings, ReportFiles]) -> None:
 def test_json_contents(written: tuple[Standings, ReportFiles]) -> None:
     result, files = written
     data = json.loads(files.json.read_text(encoding="utf-8"))
-    assert data["format"] == 2
+    assert data["format"] == 3
     assert (data["game"], data["players"], data["higher_is_better"], data["sets"], data["games"]) == (
         "kierki",
         4,

@@ -245,7 +245,11 @@ def test_sprt_prints_the_llr_and_stops(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "pairs 1  mean" in result.stderr and "pairs 2  mean" in result.stderr and "LLR" in result.stderr
+    progress = [line for line in result.stderr.splitlines() if line.startswith("pairs ")]
+    assert [line.split("  ")[0] for line in progress] == ["pairs 1", "pairs 2"]
+    # The versions by name, the better first (issue 32), within 80 columns.
+    assert all(re.search(r"  (new ahead of old|old ahead of new) by \d+\.\d\d/game  last pair ", x) for x in progress)
+    assert all(len(line) <= 80 and " LLR " in line for line in progress)
     assert "no decision after 2 pair(s)" in result.stdout
     records = read_results(tmp_path / "results.jsonl")[0]
     assert len(records) == 4

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from competition.ladder.config import CONFIG_NAME, LadderConfig
 from competition.ladder.export import iso_time
-from competition.ladder.ladder import LadderError, add_bot, check_name, open_store
+from competition.ladder.ladder import LadderError, ValidationFailed, add_bot, check_name, open_store
 from competition.ladder.store import StoreError, Submission
 from referee.bots.time_control import TimeControl
 
@@ -139,10 +139,10 @@ def _take_or_refuse(folder: Path, config: LadderConfig, owner: str, submission: 
     """Copy, check and add the submission; its label, or IntakeRefused."""
     name = submission.name
     try:
-        check_name(owner)
-        check_name(name)
+        check_name(owner, "the owner's folder name")
+        check_name(name, "the submission's folder name")
     except LadderError as error:
-        raise IntakeRefused(f"folder names: {error}") from None
+        raise IntakeRefused(f"{error}; rename the folder") from None
     spec = read_bot_toml(submission / SPEC_NAME)
     short = [
         f"{key} = {getattr(config.time, key)} (the bot asks for {least})"
@@ -150,7 +150,10 @@ def _take_or_refuse(folder: Path, config: LadderConfig, owner: str, submission: 
         if getattr(config.time, key) < least
     ]
     if short:
-        raise IntakeRefused(f"the ladder's [time] gives less than bot.toml's time asks: {', '.join(short)}")
+        raise IntakeRefused(
+            f"the ladder's [time] gives less than bot.toml's time asks: {', '.join(short)}; ask for no more than "
+            "the ladder gives (or ask its organiser for more time)"
+        )
     with open_store(folder) as store:
         version = store.next_version(name)
     target = folder / BOTS_DIR / f"{name}@{version}"
@@ -164,17 +167,27 @@ def _take_or_refuse(folder: Path, config: LadderConfig, owner: str, submission: 
         shutil.rmtree(staging, ignore_errors=True)
         if error.errno == errno.ENOSPC:
             raise
-        raise IntakeRefused(f"its files could not be copied: {error.strerror or error}") from None
+        raise IntakeRefused(
+            f"its files could not be copied: {error.strerror or error}; upload plain files and folders only"
+        ) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    try:
+        program = check_command(spec.argv, target)
+    except IntakeRefused:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     env = [f"{key}={value}" for key, value in spec.env.items()]
-    argv = [*(["env", *env] if env else []), *spec.argv]
+    argv = [*(["env", *env] if env else []), program, *spec.argv[1:]]
     try:
         bot = add_bot(folder, name, argv, cwd=target, owner=owner, own_folder=target).bot
     except (LadderError, StoreError) as error:
         shutil.rmtree(target, ignore_errors=True)
-        raise IntakeRefused(str(error), getattr(error, "stderr", ())) from None
+        why = str(error)
+        if isinstance(error, ValidationFailed):
+            why += f"; try it on your machine with: kierki check-bot -- {shlex.join(spec.argv)}"
+        raise IntakeRefused(why, getattr(error, "stderr", ())) from None
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
@@ -186,29 +199,33 @@ def read_bot_toml(path: Path) -> BotToml:
         raise IntakeRefused(f'no {SPEC_NAME}: write one with command = "python3 bot.py" (the bot\'s command)')
     with os.fdopen(_open_nofollow(str(path), 0, None, SPEC_NAME), "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise IntakeRefused(f"{SPEC_NAME} is not a regular file")
+            raise IntakeRefused(f"{SPEC_NAME} is not a regular file: upload it as a plain text file")
         text = file.read(_SPEC_BYTES + 1)
     if len(text) > _SPEC_BYTES:
-        raise IntakeRefused(f"{SPEC_NAME} is over {_SPEC_BYTES // 1024} kB")
+        raise IntakeRefused(
+            f"{SPEC_NAME} is over {_SPEC_BYTES // 1024} kB: it holds only command, env and time; keep it short"
+        )
     try:
         data = tomllib.loads(text.decode())
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise IntakeRefused(f"{SPEC_NAME} cannot be read: {error}") from None
+        raise IntakeRefused(f"{SPEC_NAME} cannot be read: {error}; write it as UTF-8 TOML") from None
     unknown = sorted(set(data) - {"command", "env", "time"})
     if unknown:
-        raise IntakeRefused(f"{SPEC_NAME}: unknown key(s) {', '.join(unknown)}; known: command, env, time")
+        raise IntakeRefused(
+            f"{SPEC_NAME}: unknown key(s) {', '.join(unknown)}: remove them; the keys are command, env and time"
+        )
     command = data.get("command")
     if isinstance(command, str):
         try:
             argv = tuple(shlex.split(command))
         except ValueError as error:
-            raise IntakeRefused(f"{SPEC_NAME}: command: {error}") from None
+            raise IntakeRefused(f"{SPEC_NAME}: command: {error}; fix its quoting, or give it as a list") from None
     elif isinstance(command, list) and all(isinstance(arg, str) for arg in command):
         argv = tuple(command)
     else:
         raise IntakeRefused(f'{SPEC_NAME}: command must be a string ("python3 bot.py") or a list of strings')
     if not argv:
-        raise IntakeRefused(f"{SPEC_NAME}: command is empty")
+        raise IntakeRefused(f'{SPEC_NAME}: command is empty: give the command that starts your bot, e.g. "./bot"')
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(
         isinstance(value, str) and key.isidentifier() and key.isascii() for key, value in env.items()
@@ -221,6 +238,72 @@ def read_bot_toml(path: Path) -> BotToml:
     ):
         raise IntakeRefused(f"{SPEC_NAME}: time must be a table of whole milliseconds, keys: {', '.join(sorted(keys))}")
     return BotToml(argv, dict(env), dict(needs))
+
+
+_ELF_MACHINES = {0x03: "i386", 0x3E: "x86_64", 0x28: "arm", 0xB7: "aarch64", 0xF3: "riscv64"}
+
+
+def check_command(argv: tuple[str, ...], folder: Path) -> str:
+    """The program of a submission's command as it is to be run from ``folder`` (the submission's copy): a relative
+    path (``./bot``, ``bin/bot``) names a file of the submission, and so does a bare name that is one (``bot`` runs
+    as ``./bot``); another bare name is a program of the server (``python3``, ``java``). Anything that cannot start
+    is refused here, before any game, saying what the author should change."""
+    program = argv[0]
+    if "/" not in program:
+        if (folder / program).is_file():
+            program = f"./{program}"
+        elif shutil.which(program) is None:
+            raise IntakeRefused(
+                f"{SPEC_NAME}: command: {program!r} is neither a file of your submission nor a program installed "
+                f"on this server: name your own program by its path in the submission (./{program}), or check the "
+                "spelling"
+            )
+        else:
+            return program
+    if os.path.isabs(program):
+        if not os.access(program, os.X_OK) or os.path.isdir(program):
+            raise IntakeRefused(
+                f"{SPEC_NAME}: command: {program} is not a program on this server: name your own program by its "
+                "path in the submission (./bot), or a program the server has by its name (python3, java)"
+            )
+        return program
+    path = (folder / program).resolve()
+    if not path.is_relative_to(folder.resolve()):
+        raise IntakeRefused(f"{SPEC_NAME}: command: {program} leads out of your submission: name a file inside it")
+    if not path.is_file():
+        raise IntakeRefused(
+            f"{SPEC_NAME}: command: {program} is not a file of your submission: upload it, or fix the path (it is "
+            "read from the submission's folder)"
+        )
+    if not os.access(path, os.X_OK):
+        raise IntakeRefused(
+            f"{SPEC_NAME}: command: {program} is not executable: set its executable bit before uploading "
+            f'(chmod +x {program}), or start it through its interpreter (command = "python3 {program}")'
+        )
+    with path.open("rb") as file:
+        head = file.read(64)
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].split()
+        interpreter = os.fsdecode(words[0]) if words else ""
+        if not os.access(interpreter, os.X_OK):
+            raise IntakeRefused(
+                f"{SPEC_NAME}: command: {program} starts with #!{interpreter}, which this server does not have: "
+                "use #!/usr/bin/env python3 (or another installed interpreter), or upload a compiled program"
+            )
+    elif head.startswith(b"\x7fELF"):
+        machine = _ELF_MACHINES.get(int.from_bytes(head[18:20], "little" if head[5] == 1 else "big"), "another")
+        here = os.uname().machine
+        if machine != here:
+            raise IntakeRefused(
+                f"{SPEC_NAME}: command: {program} is a Linux program for {machine}, and this server is {here}: "
+                f"build it for Linux {here}"
+            )
+    else:
+        raise IntakeRefused(
+            f"{SPEC_NAME}: command: {program} is neither a Linux program nor a script with a #! line (built on "
+            "another system?): build it for Linux, or add a #! line"
+        )
+    return program
 
 
 def copy_submission(source: Path, target: Path, max_bytes: int, max_files: int) -> None:
@@ -241,6 +324,11 @@ def copy_submission(source: Path, target: Path, max_bytes: int, max_files: int) 
 class _Budget:
     bytes_left: int
     files_left: int
+    max_bytes: int = 0
+    max_files: int = 0
+
+    def __post_init__(self) -> None:
+        self.max_bytes, self.max_files = self.bytes_left, self.files_left
 
 
 def _open_nofollow(name: str, flags: int, dir_fd: int | None, shown: str) -> int:
@@ -250,7 +338,8 @@ def _open_nofollow(name: str, flags: int, dir_fd: int | None, shown: str) -> int
         if error.errno == errno.ENOSPC:
             raise
         raise IntakeRefused(
-            f"{shown} cannot be opened as a plain file or folder (a symlink?): {error.strerror}"
+            f"{shown} cannot be opened as a plain file or folder (a symlink?): {error.strerror}; upload a copy of "
+            "what it points to"
         ) from None
 
 
@@ -271,15 +360,22 @@ def _copy_folder(fd: int, target: Path, relative: Path, budget: _Budget) -> None
             continue
         budget.files_left -= 1
         if budget.files_left < 0:
-            raise IntakeRefused("too many files (inbox.max_files)")
+            raise IntakeRefused(
+                f"too many files (this ladder takes {budget.max_files}): upload only what the bot needs to run"
+            )
         child = _open_nofollow(name, 0, fd, shown)
         with os.fdopen(child, "rb") as file:
             info = os.fstat(file.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
-                raise IntakeRefused(f"{shown} is not a plain file (a device, a pipe, or a file with other links)")
+                raise IntakeRefused(
+                    f"{shown} is not a plain file (a device, a pipe, or a file with other links): upload a copy"
+                )
             budget.bytes_left -= info.st_size
             if budget.bytes_left < 0:
-                raise IntakeRefused("the files are too large (inbox.max_mb)")
+                raise IntakeRefused(
+                    f"the files are too large (this ladder takes {budget.max_bytes // (1024 * 1024)} MB): upload "
+                    "only what the bot needs to run (no build folders)"
+                )
             with (target / name).open("xb") as out:
                 data = file.read(info.st_size + 1)  # one byte more tells a file that grew while it was read
                 if len(data) != info.st_size:

@@ -25,7 +25,8 @@ from competition.ladder.config import (
     unapplied_warnings,
     write_key,
 )
-from competition.ladder.store import Added, Bot, Store, StoreError, check_owner
+from competition.ladder.store import Added, Bot, Store, StoreError, check_look_alike, check_owner
+from competition.names import name_problem
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
@@ -35,6 +36,7 @@ from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_b
 
 __all__ = [
     "LadderError",
+    "ValidationFailed",
     "add_bot",
     "gzip_old_replays",
     "init_ladder",
@@ -47,8 +49,6 @@ __all__ = [
     "retire_bot",
 ]
 
-_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+")
-
 
 class LadderError(RuntimeError):
     """A ladder operation that cannot be done; the message says what to do instead.
@@ -58,6 +58,10 @@ class LadderError(RuntimeError):
     def __init__(self, message: str, stderr: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.stderr = stderr
+
+
+class ValidationFailed(LadderError):
+    """A bot that failed its validation game (the message says how, ``stderr`` what it wrote)."""
 
 
 def open_store(folder: Path) -> Store:
@@ -114,9 +118,10 @@ def bot_spec(command: str, cwd: Path, label: str | None = None) -> BotSpec:
     return BotSpec(spec.argv, spec.cwd if command.startswith("sample:") else cwd, label=label)
 
 
-def check_name(name: str) -> str:
-    if not name or not set(name) <= _NAME_CHARS or len(name) > 40:
-        raise LadderError(f"bot name {name!r}: use 1-40 letters, digits and _.-+ (it names the bot on the site)")
+def check_name(name: str, what: str = "bot name") -> str:
+    problem = name_problem(name)
+    if problem is not None:
+        raise LadderError(f"{what} {name!r}: {problem} (it names the bot on the site)")
     return name
 
 
@@ -165,8 +170,10 @@ def add_bot(
     program_hash = sha256_of(program) if program else None
     with open_store(folder) as store:
         latest = store.latest(name)
+        alike = store.look_alike(name) if latest is None else None
+    check_look_alike(name, alike)  # before the validation game: a name that is not yours is refused at once
     if latest is not None:
-        check_owner(latest, owner)  # before the validation game: a name that is not yours is refused at once
+        check_owner(latest, owner)
         if not new_version and (latest.command, latest.program_hash) == (command, program_hash):
             return Added(latest, [], unchanged=True)
     spec = bot_spec(command, cwd)
@@ -174,7 +181,7 @@ def add_bot(
         failed = validate_bot(folder, config, spec)
         if failed is not None:
             why, stderr = failed
-            raise LadderError(f"{name} was not added: it failed its validation game: {why}", stderr)
+            raise ValidationFailed(f"{name} was not added: it failed its validation game: {why}", stderr)
     with open_store(folder) as store:
         return store.add_bot(
             name,

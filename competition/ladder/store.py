@@ -31,9 +31,12 @@ from competition.ladder.store_records import (
     SetRow,
     SetStatus,
     Submission,
+    check_look_alike,
     check_owner,
+    owner_phrase,
 )
 from competition.model import SetRecord, decode_set, encode_set
+from competition.names import name_key, same_name_groups
 from competition.ratings import Rating, RatingParams
 
 __all__ = [
@@ -49,8 +52,10 @@ __all__ = [
     "Store",
     "StoreError",
     "Submission",
+    "check_look_alike",
     "check_owner",
     "migrate",
+    "owner_phrase",
 ]
 
 
@@ -137,7 +142,9 @@ class Store:
         active versions are then retired, kept with their results); an unchanged bot is left as it is."""
         with self.transaction() as db:
             latest = self._latest(db, name)
-            if latest is not None:
+            if latest is None:
+                check_look_alike(name, self._look_alike(db, name))
+            else:
                 check_owner(latest, owner)
                 if not new_version and (latest.command, latest.program_hash) == (command, program_hash):
                     return Added(latest, [], unchanged=True)
@@ -168,6 +175,24 @@ class Store:
         row = db.execute(_BOT_SELECT + " WHERE name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
         return None if row is None else self._bot(row)
 
+    def look_alike(self, name: str) -> Bot | None:
+        """The newest version of another name that a reader could take for ``name`` (`competition.names`)."""
+        return self._look_alike(self.db, name)
+
+    def _look_alike(self, db: sqlite3.Connection, name: str, *, active: bool = False) -> Bot | None:
+        key = name_key(name)
+        where = " WHERE name != ?" + (" AND status = 'active'" if active else "")
+        for row in db.execute(_BOT_SELECT + where + " ORDER BY version DESC", (name,)):
+            if name_key(row[2]) == key:
+                return self._bot(row)
+        return None
+
+    def look_alike_names(self) -> list[list[Bot]]:
+        """The groups of names a reader could take for one another (a ladder from before the rule), each as the
+        newest version of every name of the group."""
+        newest = {bot.name: bot for bot in self.bots()}  # ordered by version: the last is the newest
+        return [[newest[name] for name in group] for group in same_name_groups(newest)]
+
     def reactivate(self, name: str, reason: str) -> Bot:
         """Bring back a deactivated or retired bot (``name``: its newest version; ``name@N``: that one) with its
         rating and results; its failure count starts again and the reason is logged. A `StoreError` says why not
@@ -183,6 +208,12 @@ class Store:
             ).fetchone()
             if other is not None:
                 raise StoreError(f"{other[0]} is the active version of {bot.name}: retire it first")
+            alike = self._look_alike(db, bot.name, active=True)
+            if alike is not None:
+                raise NameTaken(
+                    f"{bot.name} cannot stand beside {alike.label} ({owner_phrase(alike)}): the two names differ only "
+                    f"in case or look-alike characters; retire {alike.name} first"
+                )
             db.execute("UPDATE bots SET status = 'active', reason = NULL, failures = 0 WHERE id = ?", (bot.id,))
             db.execute(
                 "INSERT INTO events (at, bot_id, event, detail) VALUES (?, ?, 'reactivated', ?)",

@@ -20,7 +20,9 @@ __all__ = [
     "SetRow",
     "SetStatus",
     "Submission",
+    "check_look_alike",
     "check_owner",
+    "owner_phrase",
 ]
 
 BotStatus = Literal["active", "retired", "deactivated"]
@@ -119,3 +121,17 @@ def check_owner(bot: Bot, owner: str | None) -> None:
             f"{bot.name} was added without an owner: add its new version without --owner, or choose another name"
         )
     raise NameTaken(f"{bot.name} belongs to {bot.owner}: choose another name")
+
+
+def owner_phrase(bot: Bot) -> str:
+    return f"{bot.owner}'s" if bot.owner is not None else "added without an owner"
+
+
+def check_look_alike(name: str, alike: Bot | None) -> None:
+    """A new name that a reader could take for another bot's (`competition.names`) is refused, naming its owner."""
+    if alike is None:
+        return
+    raise NameTaken(
+        f"{name} is too like {alike.name} ({owner_phrase(alike)}): names that differ only in case or look-alike "
+        "characters (0 O, 1 I l, m rn) are one name here; choose another name"
+    )
