@@ -9,7 +9,7 @@ that does (issue 31 item 5). See docs/bots/expert.md.
 from referee.search.budget import Budget
 from referee.search.exact import SOLVE_MAX_CARDS, SolveError, margin, solve
 from referee.search.pimc import (
-    DEFAULT_EXACT_CARDS,
+    DEFAULT_EXACT_TRICKS,
     ChoiceValue,
     Evaluation,
     Objective,
@@ -20,7 +20,7 @@ from referee.search.pimc import (
 from referee.search.requests import SeatKnowledge, cards, trump_suit
 
 __all__ = [
-    "DEFAULT_EXACT_CARDS",
+    "DEFAULT_EXACT_TRICKS",
     "SOLVE_MAX_CARDS",
     "Budget",
     "ChoiceValue",

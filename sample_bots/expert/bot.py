@@ -11,8 +11,8 @@ its own CPU time.
 - **moon**: the two outcomes' values for the match: the deal's margin, and in Hearts the game won or lost when an
   outcome ends it (``referee.search.match_value``).
 
-The budget: ``--share`` (0.55) of the move's time plus a twentieth of the time bank, counted in this process's CPU
-time, never past 70% of the request's ``time_ms`` less 80 ms, and the same cap on the wall clock, so it answers in
+The budget: ``--share`` (0.6) of the move's time plus a twentieth of the time bank, counted in this process's CPU
+time, never past 75% of the request's ``time_ms`` less 80 ms, and the same cap on the wall clock, so it answers in
 time whichever clock the referee measures (``--fair-play cgroup`` or ``none``). A decision that fails for any
 reason is answered by the first legal choice, and logged.
 """
@@ -31,9 +31,9 @@ from protocol import messages as m
 from protocol.bot import Bot
 from referee.search import Budget, Evaluation, Objective, SeatKnowledge, evaluate
 
-DEFAULT_SHARE: Final = 0.55
+DEFAULT_SHARE: Final = 0.6
 BANK_SHARE: Final = 1 / 20  # of the bank left, spent on any one decision
-MAX_SHARE: Final = 0.7  # of the request's time_ms, on either clock
+MAX_SHARE: Final = 0.75  # of the request's time_ms, on either clock
 SAFETY_MS: Final = 80  # pipes, the last playout's overrun, being descheduled
 SUITS: Final = "CDHS"
 Answer = TypeVar("Answer")
