@@ -202,7 +202,7 @@ _SHARED_FIELDS = tuple(
 GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended
 
 
-SAMPLE_BOTS = ("heuristic", "random", "montecarlo")
+SAMPLE_BOTS = ("heuristic", "random", "montecarlo", "expert")
 
 
 def sample_bot_command(name: str) -> BotSpec:
