@@ -20,7 +20,8 @@ from referee.analysis import (
     Summary,
     analyse_log,
 )
-from referee.replay.reader import ReplayError
+from referee.replay.reader import ReplayError, load
+from referee.replay.records import DealRecord
 from referee.text import printable
 
 
@@ -32,6 +33,13 @@ from referee.text import printable
     type=click.IntRange(0),
     multiple=True,
     help="Only this seat's decisions (repeat for several) [default: every seat].",
+)
+@click.option(
+    "--deal",
+    "deals",
+    type=click.IntRange(1),
+    multiple=True,
+    help="Only this deal's decisions (repeat for several) [default: every deal].",
 )
 @click.option(
     "--playouts",
@@ -65,6 +73,7 @@ from referee.text import printable
 def analyse(
     file: Path,
     seats: tuple[int, ...],
+    deals: tuple[int, ...],
     playouts: int | None,
     cpu_ms: int | None,
     seed: int,
@@ -83,16 +92,21 @@ def analyse(
     """
     if playouts is not None and cpu_ms is not None:
         raise click.UsageError("give --playouts or --cpu-ms, not both")
-    settings = AnalysisSettings(playouts=playouts, cpu_ms=cpu_ms, seed=seed, seats=tuple(sorted(set(seats))))
+    settings = AnalysisSettings(
+        playouts=playouts, cpu_ms=cpu_ms, seed=seed, seats=tuple(sorted(set(seats))), deals=tuple(sorted(set(deals)))
+    )
     try:
-        from referee.replay.reader import load
-
-        players = load(file, strict=False).ruleset.players
+        replay = load(file, strict=False)
     except ReplayError as error:
         raise click.ClickException(f"{file}: {error}") from None
+    players = replay.ruleset.players
     bad = [s for s in seats if s >= players]
     if bad:
         raise click.UsageError(f"--seat {bad[0]}: this game has seats 0 to {players - 1}")
+    dealt = [e.record.deal for e in replay.deal_entries() if isinstance(e.record, DealRecord)]
+    missing = [d for d in deals if d not in dealt]
+    if missing:
+        raise click.UsageError(f"--deal {missing[0]}: this log has deals 1 to {max(dealt, default=0)}")
     progress = None if quiet or as_json or not sys.stderr.isatty() else _progress
     try:
         analysed = analyse_log(file, settings, jobs=jobs, progress=progress)
@@ -153,7 +167,7 @@ def _seat_lines(seat: SeatSummary, summary: Summary, by_number: dict[int, Decisi
             lines.append(f"  {title}: " + "; ".join(parts))
     if seat.perfect_decisions:
         lines.append(
-            f"  with every card known (the last {summary_cards()} cards of each deal, apart): mean loss "
+            f"  with every card known (the last {summary.perfect_tricks} tricks of each deal, apart): mean loss "
             f"{seat.perfect_mean_loss:.2f} over {seat.perfect_decisions} decisions"
         )
     if seat.largest:
@@ -165,20 +179,18 @@ def _seat_lines(seat: SeatSummary, summary: Summary, by_number: dict[int, Decisi
             f"; all cards known: best {d.perfect.best}, loss {d.perfect.loss:.2f}" if d.perfect is not None else ""
         )
         lines.append(
-            f"    #{d.decision} deal {d.deal} ({d.kind}) {d.phase} {d.chosen}: loss {d.loss:.2f} ± {d.stderr:.2f}"
+            f"    #{d.decision} deal {d.deal} ({d.kind}) {d.phase} {d.chosen}: loss {d.loss:.2f} ± {_error(d.stderr)}"
             f"{grade}, best {d.best}{perfect}"
         )
         lines.append(f"      kierki match --from {shlex.quote(str(file))} --at {d.decision}")
     return lines
 
 
+def _error(stderr: float | None) -> str:
+    return "?" if stderr is None else f"{stderr:.2f}"
+
+
 def _count(n: int, noun: str) -> str:
     if n == 1:
         return f"1 {noun}"
     return f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
-
-
-def summary_cards() -> int:
-    from referee.analysis import PERFECT_CARDS
-
-    return PERFECT_CARDS

@@ -45,7 +45,7 @@ from referee.replay.view import KIND_NAMES
 __all__ = [
     "CLASSES",
     "DEFAULT_PLAYOUTS",
-    "PERFECT_CARDS",
+    "PERFECT_TRICKS",
     "UNITS",
     "AnalysedLog",
     "AnalysisSettings",
@@ -63,7 +63,9 @@ __all__ = [
 ]
 
 DEFAULT_PLAYOUTS: Final = 400  # playouts a decision, spread over its choices, unless --playouts or --cpu-ms
-PERFECT_CARDS: Final = 3  # a play decision is also solved with every card known when its seat holds at most this
+# A play decision is also solved with every card known in its deal's last this many tricks (at most
+# search.SOLVE_MAX_CARDS cards in all hands: Cancellation Hearts' larger tables get fewer).
+PERFECT_TRICKS: Final = 3
 UNITS: Final = {
     rules.Game.KIERKI: 20,
     rules.Game.KIERKI3: 20,
@@ -81,7 +83,8 @@ class AnalysisSettings(msgspec.Struct, frozen=True, kw_only=True):
     cpu_ms: int | None = None
     seed: int = 0
     seats: tuple[int, ...] = ()
-    perfect_cards: int = PERFECT_CARDS
+    deals: tuple[int, ...] = ()  # only these deals (empty: every deal)
+    perfect_tricks: int = PERFECT_TRICKS
 
     def budget(self) -> search.Budget:
         if self.playouts is None and self.cpu_ms is None:
@@ -92,7 +95,7 @@ class AnalysisSettings(msgspec.Struct, frozen=True, kw_only=True):
 class ChoiceFigure(msgspec.Struct, frozen=True):
     choice: str
     value: float
-    stderr: float
+    stderr: float | None  # None: not estimated (one sampled world); 0 for the exact values
 
 
 class Perfect(msgspec.Struct, frozen=True):
@@ -116,7 +119,7 @@ class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     chosen: str
     best: str
     loss: float
-    stderr: float  # of the loss
+    stderr: float | None  # of the loss; None: not estimated (the search saw one world)
     grade: str | None  # "inaccuracy", "mistake", "blunder"; None: no loss the search can tell from noise
     fallback: bool  # the referee decided for the seat (a fault or a forfeit): not counted in the seat's figures
     worlds: int
@@ -158,6 +161,8 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True):
     playouts: int | None
     cpu_ms: int | None
     seed: int
+    deals: list[int]  # the deals analysed; empty: every deal
+    perfect_tricks: int
     log_sha256: str
     decisions: int  # in the log (as far as it verified)
     ends: str  # "complete", or where the log ends and why
@@ -185,6 +190,8 @@ def decision_seed(seed: int, decision: int) -> int:
 
 def classify(loss: float, stderr: float, unit: int) -> str | None:
     """The class of a loss: by the low end of its two-standard-error interval, in the game's units."""
+    if not math.isfinite(stderr):
+        return None
     low = (loss - 2.0 * stderr) / unit
     for name, threshold in CLASSES:
         if low >= threshold:
@@ -196,6 +203,16 @@ def _r(value: float) -> float:
     return round(value, 2) + 0.0  # 2 decimals, and never -0.0
 
 
+def _e(stderr: float) -> float | None:
+    """A standard error as printed; None when the search could not estimate one (a single world)."""
+    return _r(stderr) if math.isfinite(stderr) else None
+
+
+def _key(action: rules.Action) -> object:
+    """An action, with a pass's cards in any order."""
+    return frozenset(action.cards) if isinstance(action, rules.PassCards) else action
+
+
 def analyse_decision(timeline: Timeline, step: DecisionStep, settings: AnalysisSettings) -> DecisionAnalysis | None:
     """The analysis of one decision; None when it was forced (one legal choice)."""
     ruleset = timeline.ruleset
@@ -203,16 +220,19 @@ def analyse_decision(timeline: Timeline, step: DecisionStep, settings: AnalysisS
     seen = state.observation(step.seat)
     if seen.phase is rules.Phase.PLAY and len(seen.legal) < 2:
         return None
-    evaluation = search.evaluate(ruleset, seen, settings.budget(), decision_seed(settings.seed, step.index))
-    if len(evaluation.choices) < 2:
+    choices = search.choices_of(ruleset, seen)
+    made = _key(step.action)
+    if all(_key(c) != made for c in choices):  # a pass outside the search's candidates: weighed with them
+        choices.append(step.action)
+    if len(choices) < 2:
         return None
-    by_action = {c.action: c for c in evaluation.choices}
-    chosen = by_action.get(step.action)
-    if chosen is None:
-        raise ReplayError(f"the search has no value for {describe_action(step.action)}", step.entry.line)
+    evaluation = search.evaluate(
+        ruleset, seen, settings.budget(), decision_seed(settings.seed, step.index), choices=choices
+    )
+    chosen = next(c for c in evaluation.choices if _key(c.action) == made)
     best = evaluation.best()
     loss = max(0.0, best.value - chosen.value)
-    stderr = 0.0 if best.action == chosen.action else math.hypot(best.stderr, chosen.stderr)
+    stderr = 0.0 if best is chosen else math.hypot(best.stderr, chosen.stderr)
     unit = UNITS[ruleset.game]
     return DecisionAnalysis(
         decision=step.index,
@@ -221,15 +241,15 @@ def analyse_decision(timeline: Timeline, step: DecisionStep, settings: AnalysisS
         deal=seen.deal,
         kind=KIND_NAMES[seen.kind],
         phase=seen.phase.value,
-        chosen=choice_text(step.action),
+        chosen=choice_text(chosen.action),
         best=choice_text(best.action),
         loss=_r(loss),
-        stderr=_r(stderr),
+        stderr=_e(stderr),
         grade=classify(loss, stderr, unit),
         fallback=step.record.fallback,
         worlds=evaluation.worlds,
         playouts=evaluation.playouts,
-        choices=[ChoiceFigure(choice_text(c.action), _r(c.value), _r(c.stderr)) for c in evaluation.choices],
+        choices=[ChoiceFigure(choice_text(c.action), _r(c.value), _e(c.stderr)) for c in evaluation.choices],
         perfect=_perfect(state, step, settings),
     )
 
@@ -237,9 +257,13 @@ def analyse_decision(timeline: Timeline, step: DecisionStep, settings: AnalysisS
 def _perfect(state: rules.GameState, step: DecisionStep, settings: AnalysisSettings) -> Perfect | None:
     if state.phase is not rules.Phase.PLAY or state.kind is rules.DealKind.LOTTERY:
         return None
-    if len(state.hand(step.seat)) > settings.perfect_cards:
+    left = sum(len(state.hand(seat)) for seat in range(state.players))
+    if left > min(settings.perfect_tricks * state.players, search.SOLVE_MAX_CARDS):
         return None
-    values = search.solve(state.copy())
+    try:
+        values = search.solve(state)
+    except search.SolveError:
+        return None
     if step.action not in values:
         return None
     best_action = max(values, key=lambda a: values[a])
@@ -267,8 +291,8 @@ def open_log(path: Path) -> tuple[Timeline, bytes, str]:
         return timeline, data, "complete"
     if _cut_short(replay, problem):
         cut = next((w for w in replay.warnings if "cut off" in w), None)
-        where = f"line {replay.line_count}" + (f" ({cut})" if cut else "")
-        return timeline, data, f"the log ends at {where} without an end record: analysed as far as it goes"
+        where = f"after line {replay.line_count}" + (f" ({cut})" if cut else "")
+        return timeline, data, f"the log ends {where} without an end record: analysed as far as it goes"
     end = replay.end
     if end is not None and problem.line == replay.line_count and end.status != GameStatus.COMPLETE:
         return timeline, data, f"the game did not finish: {problem.message}"
@@ -288,7 +312,13 @@ def _cut_short(replay: Replay, problem: ReplayError) -> bool:
 
 def _wanted(timeline: Timeline, settings: AnalysisSettings) -> list[int]:
     seats = set(settings.seats) if settings.seats else None
-    return [s.index for s in timeline.decisions if seats is None or s.seat in seats]
+    deals = set(settings.deals) if settings.deals else None
+    deal_of = {f.decision.index: f.deal for f in timeline.frames if f.decision is not None}
+    return [
+        s.index
+        for s in timeline.decisions
+        if (seats is None or s.seat in seats) and (deals is None or deal_of[s.index] in deals)
+    ]
 
 
 def analyse_timeline(
@@ -378,6 +408,8 @@ def summarise(
         playouts=budget.playouts,
         cpu_ms=budget.cpu_ms,
         seed=settings.seed,
+        deals=sorted(settings.deals),
+        perfect_tricks=settings.perfect_tricks,
         log_sha256=digest,
         decisions=len(timeline.decisions),
         ends=ends,
