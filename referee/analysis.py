@@ -48,6 +48,7 @@ __all__ = [
     "PERFECT_TRICKS",
     "UNITS",
     "AnalysedLog",
+    "AnalysisFileError",
     "AnalysisSettings",
     "ChoiceFigure",
     "DecisionAnalysis",
@@ -60,6 +61,7 @@ __all__ = [
     "analyse_timeline",
     "classify",
     "open_log",
+    "read_analysis",
 ]
 
 DEFAULT_PLAYOUTS: Final = 400  # playouts a decision, spread over its choices, unless --playouts or --cpu-ms
@@ -73,6 +75,7 @@ UNITS: Final = {
     rules.Game.CANCELLATION: 1,
 }
 CLASSES: Final = (("blunder", 5.0), ("mistake", 2.5), ("inaccuracy", 1.0))  # threshold in units, largest first
+MIN_WORLDS: Final = 2  # a playout budget is raised to give every choice at least this many worlds
 LARGEST: Final = 5  # losses listed per seat in the summary
 
 
@@ -106,10 +109,9 @@ class Perfect(msgspec.Struct, frozen=True):
     choices: list[ChoiceFigure]
 
 
-class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True):
+class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="decision"):
     """One analysed decision, as ``kierki analyse --json`` prints it (one JSON object a line)."""
 
-    type: str = "decision"
     decision: int  # as ``kierki replay`` numbers it: ``kierki match --from LOG --at N`` replays from here
     line: int  # the decision's line in the log
     seat: int
@@ -154,8 +156,7 @@ class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
     perfect_mean_loss: float | None
 
 
-class Summary(msgspec.Struct, frozen=True, kw_only=True):
-    type: str = "summary"
+class Summary(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="summary"):
     game: str
     unit: int
     playouts: int | None
@@ -226,9 +227,10 @@ def analyse_decision(timeline: Timeline, step: DecisionStep, settings: AnalysisS
         choices.append(step.action)
     if len(choices) < 2:
         return None
-    evaluation = search.evaluate(
-        ruleset, seen, settings.budget(), decision_seed(settings.seed, step.index), choices=choices
-    )
+    budget = settings.budget()
+    if budget.playouts is not None and budget.playouts < MIN_WORLDS * len(choices):  # enough for an error estimate
+        budget = search.Budget(playouts=MIN_WORLDS * len(choices), cpu_ms=budget.cpu_ms)
+    evaluation = search.evaluate(ruleset, seen, budget, decision_seed(settings.seed, step.index), choices=choices)
     chosen = next(c for c in evaluation.choices if _key(c.action) == made)
     best = evaluation.best()
     loss = max(0.0, best.value - chosen.value)
@@ -446,3 +448,40 @@ def write_analysed_html(path: Path, analysed: AnalysedLog, out: Path, file: str 
 
     timeline, _, _ = open_log(path)
     return write_html(timeline, out, file=file, analysis=page_analysis(analysed))
+
+
+# --- read back ------------------------------------------------------------------------------------------------
+
+_line_decoder = msgspec.json.Decoder(DecisionAnalysis | Summary)
+
+
+class AnalysisFileError(ValueError):
+    """An analysis file (``kierki analyse --json``) that cannot be read, or that is of another log."""
+
+
+def read_analysis(path: Path, log: Path | None = None) -> AnalysedLog:
+    """An analysis as ``kierki analyse --json`` printed it; with ``log``, checked to be that log's (its hash)."""
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise AnalysisFileError(f"cannot read {path}: {error.strerror or error}") from None
+    decisions: list[DecisionAnalysis] = []
+    summary: Summary | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = _line_decoder.decode(line)
+        except msgspec.DecodeError as error:
+            raise AnalysisFileError(
+                f"{path} line {number}: not a line of `kierki analyse --json` output ({error})"
+            ) from None
+        if isinstance(item, Summary):
+            summary = item
+        else:
+            decisions.append(item)
+    if summary is None:
+        raise AnalysisFileError(f"{path}: no summary line: not the whole output of `kierki analyse --json`")
+    if log is not None and hashlib.sha256(_bytes(log)).hexdigest() != summary.log_sha256:
+        raise AnalysisFileError(f"{path} is the analysis of another log than {log} (its log_sha256 differs)")
+    return AnalysedLog(tuple(decisions), summary)

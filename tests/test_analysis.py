@@ -271,3 +271,35 @@ def test_a_truncated_log_is_analysed_as_far_as_it_goes(tmp_path: Path) -> None:
     summary = json.loads(out.splitlines()[-1])
     assert "the log ends after line 60 (line 61 is cut off" in summary["ends"] and "warning" in err
     assert 0 < summary["decisions"] < 60
+
+
+def test_the_stepper_shows_a_decisions_analysis_to_all_hands_and_its_own_seat(tmp_path: Path) -> None:
+    from kierki_cli.replay_stepper import Stepper
+    from kierki_cli.styled import Style, to_text
+    from referee.analysis import AnalysisFileError, read_analysis
+    from referee.replay.reader import load
+    from referee.replay.timeline import build_timeline
+
+    code, out, _ = _run(str(HEARTS), "--playouts", "8", "--seat", "2", "--json")
+    assert code == 0
+    saved = tmp_path / "hearts.analysis.jsonl"
+    saved.write_text(out)
+    analysed = read_analysis(saved, HEARTS)
+    by_number = {d.decision: d for d in analysed.decisions}
+    timeline = build_timeline(load(HEARTS))
+    index = next(i for i, f in enumerate(timeline.frames) if f.decision is not None and f.decision.index in by_number)
+    number = timeline.frames[index].decision.index  # type: ignore[union-attr]
+    style = Style()
+    for viewer, shown in ((None, True), (2, True), (1, False)):
+        stepper = Stepper(timeline, viewer, index, by_number)
+        for height, width in ((None, None), (24, 80)):
+            screen = [to_text(line, style) for line in stepper.screen(style, height, width)]
+            text = "\n".join(screen)
+            assert (f"analysis #{number}: seat 2 {by_number[number].chosen}" in text) == shown, text
+            if width is not None and height is not None:
+                assert len(screen) <= height and max(len(line) for line in screen) <= width
+    other = GOLDEN / "kierki-seed3.replay.jsonl"
+    with pytest.raises(AnalysisFileError, match="the analysis of another log"):
+        read_analysis(saved, other)
+    result = CliRunner().invoke(cli, ["replay", str(HEARTS), "--analysis", str(saved), "--no-interactive"])
+    assert result.exit_code == 2 and "--analysis is shown by the stepper" in result.stderr
