@@ -98,6 +98,8 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "fallback_games": stats.fallback_games,
         "fallback_points_per_game": _finite(stats.fallback_score),
         "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
+        "analysed_decisions": stats.analysed_decisions,
+        "loss_per_decision": None if stats.loss_per_decision is None else round(stats.loss_per_decision, 3),
     }
 
 
@@ -141,6 +143,7 @@ CSV_COLUMNS = (
     "fallback_games",
     "fallback_per_game",
     "cpu_s",
+    "loss_per_decision",
 )
 
 
@@ -181,6 +184,7 @@ def standings_csv(standings: Standings) -> str:
                 stats.fallback_games,
                 _number(stats.fallback_score),
                 "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
+                "" if stats.loss_per_decision is None else _number(stats.loss_per_decision),
             ]
         )
     return buffer.getvalue()
@@ -210,7 +214,7 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
     direction = "higher" if standings.higher_is_better else "lower"
     header: tuple[str, ...] = ("#", "bot", "status", "μ−3σ", "mean/game", "sets", "games", "place", "wins")
     header += ("faults", "no start", "forfeits", "CPU s")
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             rank_text(stats),
             escape(stats.bot),
@@ -228,6 +232,12 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
         )
         for stats in standings.bots
     ]
+    if any(stats.analysed_decisions for stats in standings.bots):  # kierki tournament --analyse
+        header += ("loss/dec",)
+        rows = [
+            (*row, NO_INTERVAL if stats.loss_per_decision is None else f"{stats.loss_per_decision:.2f}")
+            for row, stats in zip(rows, standings.bots, strict=True)
+        ]
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
     left = {1, 2}  # the names and statuses; numbers align right
 

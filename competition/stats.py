@@ -122,6 +122,13 @@ class BotStats:
     fallback_games: int = 0  # games the fallback played (in part) for the bot: their points are the fallback's
     fallback_score: float = math.nan  # the mean points per game of those games (nan without any)
     cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
+    analysed_decisions: int = 0  # its decisions that ``--analyse`` weighed (kierki analyse)
+    analysed_loss: float = 0.0  # the points they lost in all, by the analysis
+
+    @property
+    def loss_per_decision(self) -> float | None:
+        """The analysis's mean loss a decision (None: no game of the bot was analysed)."""
+        return self.analysed_loss / self.analysed_decisions if self.analysed_decisions else None
 
     @property
     def ranked(self) -> bool:
@@ -214,6 +221,8 @@ class _Tally:
     own_games: int = 0  # games the bot played for itself (no seat of its played by the fallback)
     fallback_points: list[float] = field(default_factory=list)
     cpu_ms: float | None = None
+    analysed_decisions: int = 0
+    analysed_loss: float = 0.0
 
 
 def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
@@ -243,6 +252,10 @@ def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
                 cpu = game.cpu_of(seat)
                 if cpu is not None:
                     tally.cpu_ms = (tally.cpu_ms or 0.0) + cpu
+                analysed = game.analysis[seat] if seat < len(game.analysis) else None
+                if analysed is not None:
+                    tally.analysed_decisions += analysed.decisions
+                    tally.analysed_loss += analysed.loss
     return tallies
 
 
@@ -337,6 +350,8 @@ def standings(
                 else math.nan
             ),
             cpu_ms=tallies[bot].cpu_ms,
+            analysed_decisions=tallies[bot].analysed_decisions,
+            analysed_loss=tallies[bot].analysed_loss,
         )
         for bot in ranked
     )
