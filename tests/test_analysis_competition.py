@@ -77,3 +77,47 @@ def test_without_analyse_nothing_is_analysed_and_the_table_is_unchanged(tmp_path
     assert "analysis" not in json.loads((tmp_path / "tournament.json").read_text())
     code, _, err = _tournament(tmp_path / "again", "--analyse-playouts", "8")
     assert code == 2 and "--analyse-playouts goes with --analyse" in err
+
+
+def test_a_ladder_with_analysis_lists_each_bots_largest_losses_linking_their_decisions(tmp_path: Path) -> None:
+    import dataclasses
+    import re
+    import sys
+
+    import sample_bots
+    from competition.ladder.config import AnalysisSection, BotSettings, LadderConfig, RunSettings
+    from competition.ladder.ladder import add_bot, init_ladder
+    from competition.ladder.run import run_ladder
+    from referee.bots.fairplay import fair_play_problem
+    from referee.bots.isolation import Isolation
+
+    folder = tmp_path / "ladder"
+    out = tmp_path / "www"
+    config = LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=Isolation(sandbox="none", fair_play="none" if fair_play_problem("auto") else "auto"),
+        run=RunSettings(jobs=1, pin=False, plan_ahead=1),
+        bots=BotSettings(validation=False),
+        site_dir=str(out),
+        analysis=AnalysisSection(enabled=True, playouts=16),
+    )
+    init_ladder(folder, config)
+    assert LadderConfig.load(folder).analysis == AnalysisSection(enabled=True, playouts=16)
+    samples = Path(sample_bots.__file__).parent
+    for name, program in (("h", "heuristic_bot.py"), ("r", "random_bot.py"), ("h2", "heuristic_bot.py")):
+        add_bot(folder, name, [sys.executable, str(samples / program)], cwd=tmp_path)
+    add_bot(folder, "r2", [sys.executable, str(samples / "random_bot.py")], cwd=tmp_path)
+    run_ladder(folder, sets=1)
+    pages = sorted((out / "bots").glob("*.html"))
+    assert len(pages) == 4
+    for page in pages:
+        html = page.read_text()
+        assert '<table id="recent-losses">' in html, page.name
+        links = re.findall(r'class="decision" href="([^"]+)"', html)
+        assert links
+        for link in links:
+            target, _, anchor = link.partition("#decision=")
+            assert (page.parent / target).is_file() and anchor.isdigit()
+    assert dataclasses.replace(config, analysis=AnalysisSection()).analysis.settings() is None
