@@ -700,6 +700,16 @@ def montecarlo_speed(config: Config) -> Result:
     return montecarlo_bench.montecarlo_speed(measure, config, rules_build())
 
 
+# --- the expert's search (bench/expert_bench.py): playouts per CPU second, beside the Monte Carlo bot's --------
+
+
+@benchmark("expert_speed")
+def expert_speed(config: Config) -> Result:
+    from bench import expert_bench
+
+    return expert_bench.expert_speed(measure, config, rules_build())
+
+
 # --- command line ------------------------------------------------------------------------------------------
 
 

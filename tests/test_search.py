@@ -242,3 +242,28 @@ def test_solve_refuses_what_it_cannot_solve() -> None:
     state = rules.GameState(rules.Ruleset.create("hearts", 4), seed="refuse")
     with pytest.raises(SolveError, match="not a pass decision"):
         solve(state)
+
+
+@pytest.mark.parametrize("game", ["hearts", "kierki"])
+def test_the_real_deal_of_seats_playing_like_the_model_weighs_one(game: str) -> None:
+    """Inference replays the others' plays in a world; in the real deal of seats that play as the model does, every
+    play is the model's, so nothing lowers its weight (a hand rebuilt wrongly would)."""
+    from referee.search.inference import PlayModel
+    from referee.search.rollout import Rollout
+
+    ruleset = rules.Ruleset.create(game, 4)
+    state = rules.GameState(ruleset, seed="model")
+    rng = random.Random(2)
+    weighed = 0
+    while not state.is_over and state.deal_number < 3:
+        if state.phase is rules.Phase.PLAY:
+            model = Rollout(ruleset, state.kind, state.trump)
+            seen = state.observation(state.to_act)
+            if seen.tricks:
+                real = rules.GameState.from_table(state.table.copy(), state.totals)
+                assert PlayModel(ruleset, seen, model).weight(real) == 1.0
+                weighed += 1
+            state.apply(rules.PlayCard(model(state, state.legal_plays())))
+        else:
+            state.apply(random_action(state, rng))
+    assert weighed > 20

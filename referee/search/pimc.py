@@ -26,6 +26,7 @@ from typing import Final
 import referee.rules as rules
 from referee.search.budget import Budget, Meter
 from referee.search.exact import margin, solve_scores
+from referee.search.inference import PlayModel
 from referee.search.passing import candidate_passes, rule_of_thumb_pass
 from referee.search.rollout import Rollout, forced_first
 
@@ -120,10 +121,12 @@ def evaluate(
     choices: Sequence[rules.Action] | None = None,
     exact_tricks: int = DEFAULT_EXACT_TRICKS,
     objective: Objective = Objective.DEAL,
+    infer: bool = False,
     sampler: Callable[[rules.Ruleset, rules.Observation, random.Random], rules.GameState] = rules.sample_state,
 ) -> Evaluation:
     """Every choice of ``seen.seat`` (``choices_of`` unless given) with its estimated value (module docstring).
-    Deterministic for a seed and a budget of playouts alone. ``sampler`` deals the worlds (the rules core's
+    Deterministic for a seed and a budget of playouts alone. With ``infer`` each world is weighted by how likely
+    the others' plays of this deal were in it (``inference.PlayModel``). ``sampler`` deals the worlds (the rules core's
     ``sample_state`` unless given: a test plants a leaking one to see the leak test fail)."""
     actions = list(choices_of(ruleset, seen) if choices is None else choices)
     if not actions:
@@ -138,7 +141,10 @@ def evaluate(
     failed = 0
     sums = [0.0] * len(actions)
     squares = [0.0] * len(actions)
+    weights = 0.0
+    weights_squared = 0.0
     scorer = _Scorer(ruleset, seen, objective, exact_tricks * ruleset.players)
+    model = PlayModel(ruleset, seen, scorer.policy(seen.kind, seen.trump)) if infer else None
     while not meter.spent() and failed < MAX_FAILED_WORLDS:
         world_rng = random.Random(rng.getrandbits(64))
         try:
@@ -146,27 +152,36 @@ def evaluate(
         except rules.SampleError:
             failed += 1
             continue
+        weight = 1.0 if model is None else model.weight(world)
         values = scorer.world(world, actions, world_rng, meter)
         playouts += len(values)
         if len(values) < len(actions):
             break
         worlds += 1
+        weights += weight
+        weights_squared += weight * weight
         for i, value in enumerate(values):
-            sums[i] += value
-            squares[i] += value * value
+            sums[i] += weight * value
+            squares[i] += weight * value * value
     return Evaluation(
-        seat, tuple(_value(a, sums[i], squares[i], worlds) for i, a in enumerate(actions)), worlds, playouts
+        seat,
+        tuple(_value(a, sums[i], squares[i], weights, weights_squared, worlds) for i, a in enumerate(actions)),
+        worlds,
+        playouts,
     )
 
 
-def _value(action: rules.Action, total: float, squares: float, n: int) -> ChoiceValue:
+def _value(action: rules.Action, total: float, squares: float, weights: float, squared: float, n: int) -> ChoiceValue:
+    """The weighted mean of a choice's values and its standard error over the worlds' effective number
+    (``weights**2 / squared``: ``n`` when every world weighs the same)."""
     if n == 0:
         return ChoiceValue(action, 0.0, math.inf, 0)
-    mean = total / n
-    if n == 1:
-        return ChoiceValue(action, mean, math.inf, 1)
-    variance = max(squares - n * mean * mean, 0.0) / (n - 1)
-    return ChoiceValue(action, mean, math.sqrt(variance / n), n)
+    mean = total / weights
+    effective = weights * weights / squared
+    if effective <= 1.0:
+        return ChoiceValue(action, mean, math.inf, n)
+    variance = max(squares / weights - mean * mean, 0.0) * effective / (effective - 1.0)
+    return ChoiceValue(action, mean, math.sqrt(variance / effective), n)
 
 
 def _moon(

@@ -52,10 +52,17 @@ def main(argv: list[str] | None = None) -> int:
         help="exactly this many playouts per decision, no clock read (with --seed: repeatable play; still stops "
         "short of time_ms)",
     )
+    parser.add_argument(
+        "--no-inference",
+        action="store_true",
+        help="weigh every sampled world alike (default: by how likely the others' plays of the deal were in it)",
+    )
     parser.add_argument("--seed", type=int, help="seed of the bot's own random choices (default: unpredictable)")
     parser.add_argument("--verbose", action="store_true", help="one line per decision on stderr: worlds, playouts, ms")
     args = parser.parse_args(argv)
-    bot = ExpertBot(share=args.share, playouts=args.playouts, seed=args.seed, verbose=args.verbose)
+    bot = ExpertBot(
+        share=args.share, playouts=args.playouts, seed=args.seed, verbose=args.verbose, infer=not args.no_inference
+    )
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):  # the referee went away, or Ctrl-C
         run(bot)
     return 0

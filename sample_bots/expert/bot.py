@@ -8,8 +8,13 @@ its own CPU time.
   sampled deals and played out.
 - **trump** (Kierki, the dealer seeing its first 5 or 6 cards): each suit it may name (and no trump where the rules
   allow it), in the same sampled deals of the rest.
-- **moon**: the two outcomes' values for the match: the deal's margin, and in Hearts the game won or lost when an
-  outcome ends it (``referee.search.match_value``).
+- **moon**: the two outcomes' values for the match: the deal's margin (the same either way), and the game won or
+  lost when an outcome ends it (``referee.search.match_value``).
+
+Every choice but the moon is valued by the deal's margin (the seat's points less the mean of the others'), which is
+what a match's points add up; the first version's half-target bonus for ending the game first counts wins, not
+points (it trailed the Monte Carlo bot over 3 sets of Hearts to 50, docs/bots/expert.md). The worlds are weighted
+by the others' plays (``infer``).
 
 The budget: ``--share`` (0.6) of the move's time plus a twentieth of the time bank, counted in this process's CPU
 time, never past 75% of the request's ``time_ms`` less 80 ms, and the same cap on the wall clock, so it answers in
@@ -50,8 +55,10 @@ class ExpertBot(Bot):
         playouts: int | None = None,
         seed: int | None = None,
         verbose: bool = False,
+        infer: bool = True,
     ) -> None:
         self.share = share
+        self.infer = infer
         self.playouts = playouts
         self.rng = random.Random(seed)
         self.verbose = verbose
@@ -87,7 +94,10 @@ class ExpertBot(Bot):
             seen,
             self.budget(request.time_ms),
             self.rng.getrandbits(63),
-            objective=Objective.MATCH,
+            # Points are what a match and a tournament count: the deal's margin, except for the moon, whose two
+            # outcomes have the same margin and differ only in who wins if the game ends.
+            objective=Objective.MATCH if isinstance(request, m.MoonRequest) else Objective.DEAL,
+            infer=self.infer,
         )
         self.last = found
         if self.verbose:
