@@ -724,6 +724,23 @@ def environment(config: Config) -> dict[str, Any]:
     }
 
 
+# --- kierki analyse (bench/analysis_bench.py): decisions per CPU second, a whole match, --jobs -----------------
+
+
+def _analysis_benchmark(name: str) -> Callable[[Config], Result]:
+    def run(config: Config) -> Result:
+        from bench import analysis_bench
+
+        result: Result = getattr(analysis_bench, name)(rules_build())
+        return result
+
+    return run
+
+
+for _name in ("analysis_speed", "analysis_match_cpu", "analysis_jobs_scaling"):
+    BENCHMARKS[_name] = _analysis_benchmark(_name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")

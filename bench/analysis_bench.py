@@ -1,0 +1,103 @@
+"""What ``kierki analyse`` costs (``referee.analysis``, docs/viewers/analysis.md), at its default budget.
+
+- ``analysis_speed``: decisions analysed per CPU second, over the first ``DEALS`` deals of the golden 4-player Kierki
+  game (every seat), against the search alone (``referee.search.evaluate`` on the same observations, no replay
+  rebuilt, no perfect-information solve): the ratio is what the analysis adds to the search.
+- ``analysis_match_cpu``: the CPU seconds of analysing that whole golden game (a whole ``kierki match``: 12 deals),
+  every seat, at the default budget, one process.
+- ``analysis_jobs_scaling``: the wall time of ``analyse_log`` of the golden Hearts game (every seat) on one and on two
+  processes (``--jobs``), the same figures both ways; the speed-up is ours, 2.0 the ideal.
+
+Run it in both builds (``KIERKI_COMPILED=build/compiled``, tools/build_compiled.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from referee import search
+from referee.analysis import DEFAULT_PLAYOUTS, AnalysisSettings, analyse_log, decision_seed, open_log
+
+ROOT = Path(__file__).resolve().parent.parent
+KIERKI = ROOT / "tests" / "golden" / "kierki-seed3.replay.jsonl"
+HEARTS = ROOT / "tests" / "golden" / "hearts-target30-seed5.replay.jsonl"
+DEALS = (1, 2, 8)  # two penalty deals and a trump deal
+
+
+def analysis_speed(rules_build: str) -> dict[str, Any]:
+    settings = AnalysisSettings(deals=DEALS)
+    start = time.process_time()
+    analysed = analyse_log(KIERKI, settings)
+    ours_cpu = time.process_time() - start
+    decisions = len(analysed.decisions)
+    timeline, _, _ = open_log(KIERKI)
+    wanted = {d.decision for d in analysed.decisions}
+    views = []
+    for step in timeline.decisions:
+        if step.index in wanted:
+            views.append((step.index, timeline.state_at(step.index).observation(step.seat)))
+    start = time.process_time()
+    for index, seen in views:
+        choices = search.choices_of(timeline.ruleset, seen)
+        search.evaluate(timeline.ruleset, seen, settings.budget(), decision_seed(0, index), choices=choices)
+    base_cpu = time.process_time() - start
+    ours, baseline = decisions / ours_cpu, len(views) / base_cpu
+    return {
+        "name": "analysis_speed",
+        "unit": "decisions analysed per CPU second",
+        "ours": round(ours, 2),
+        "baseline": round(baseline, 2),
+        "ratio": round(ours / baseline, 3),
+        "better": "higher",
+        "rules_build": rules_build,
+        "playouts": DEFAULT_PLAYOUTS,
+        "decisions": decisions,
+        "log": f"{KIERKI.relative_to(ROOT)} deals {list(DEALS)}",
+        "baseline_is": "referee.search.evaluate alone on the same observations (no replay, no exact solve)",
+    }
+
+
+def analysis_match_cpu(rules_build: str) -> dict[str, Any]:
+    start = time.process_time()
+    analysed = analyse_log(KIERKI, AnalysisSettings())
+    cpu = time.process_time() - start
+    return {
+        "name": "analysis_match_cpu",
+        "unit": "CPU seconds to analyse a whole 4-player Kierki match, every seat",
+        "ours": round(cpu, 2),
+        "baseline": None,
+        "ratio": None,
+        "better": "lower",
+        "rules_build": rules_build,
+        "playouts": DEFAULT_PLAYOUTS,
+        "decisions_in_log": analysed.summary.decisions,
+        "decisions_analysed": len(analysed.decisions),
+        "log": str(KIERKI.relative_to(ROOT)),
+    }
+
+
+def analysis_jobs_scaling(rules_build: str) -> dict[str, Any]:
+    walls = {}
+    outputs = {}
+    for jobs in (1, 2):
+        start = time.perf_counter()
+        outputs[jobs] = analyse_log(HEARTS, AnalysisSettings(), jobs=jobs)
+        walls[jobs] = time.perf_counter() - start
+    assert outputs[1] == outputs[2], "the figures do not depend on --jobs"
+    return {
+        "name": "analysis_jobs_scaling",
+        "unit": "wall-time speed-up of --jobs 2 over --jobs 1 (2.0 ideal)",
+        "ours": round(walls[1] / walls[2], 3),
+        "baseline": 1.0,
+        "ratio": round(walls[1] / walls[2], 3),
+        "better": "higher",
+        "clock": "wall",
+        "rules_build": rules_build,
+        "wall_s": {str(jobs): round(wall, 2) for jobs, wall in walls.items()},
+        "cpus": len(os.sched_getaffinity(0)),
+        "load_1min": round(os.getloadavg()[0], 2),
+        "log": str(HEARTS.relative_to(ROOT)),
+    }
