@@ -303,3 +303,14 @@ def test_the_stepper_shows_a_decisions_analysis_to_all_hands_and_its_own_seat(tm
         read_analysis(saved, other)
     result = CliRunner().invoke(cli, ["replay", str(HEARTS), "--analysis", str(saved), "--no-interactive"])
     assert result.exit_code == 2 and "--analysis is shown by the stepper" in result.stderr
+
+
+def test_a_cpu_budget_and_the_option_mistakes() -> None:
+    code, out, _ = _run(str(HEARTS), "--cpu-ms", "5", "--seat", "0", "--deal", "1", "--json")
+    assert code == 0
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["cpu_ms"] == 5 and summary["playouts"] is None and summary["deals"] == [1]
+    code, _, err = _run(str(HEARTS), "--cpu-ms", "5", "--playouts", "9")
+    assert code == 2 and "not both" in err
+    code, _, err = _run(str(HEARTS), "--deal", "99")
+    assert code == 2 and "--deal 99" in err
