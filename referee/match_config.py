@@ -46,7 +46,7 @@ class BotSpec(msgspec.Struct, frozen=True):
     @classmethod
     def parse(cls, command: str) -> BotSpec:
         """A shell-quoted command line, or ``sample:NAME`` for a sample bot (``SAMPLE_BOTS``: heuristic, random,
-        montecarlo)."""
+        montecarlo, expert)."""
         if command.startswith("sample:"):
             name = command.removeprefix("sample:").removesuffix("_bot")
             if name not in SAMPLE_BOTS:
