@@ -259,7 +259,7 @@ def resumed_config(out_dir: Path, seed: str) -> TournamentConfig:
     "analyse",
     is_flag=True,
     help="Analyse each game once played, in its worker (kierki analyse): the standings gain each bot's mean loss "
-    "a decision. Costs about as much CPU as the bots' own thinking (docs/viewers/analysis.md).",
+    "a decision. About 11 CPU s a Kierki game at the default budget, compiled (docs/viewers/analysis.md).",
 )
 @click.option(
     "--analyse-playouts",
