@@ -120,4 +120,7 @@ def test_a_ladder_with_analysis_lists_each_bots_largest_losses_linking_their_dec
         for link in links:
             target, _, anchor = link.partition("#decision=")
             assert (page.parent / target).is_file() and anchor.isdigit()
+    index = (out / "index.html").read_text()
+    assert "Loss/dec" in index and len(re.findall(r'<td class="loss">\d+\.\d\d</td>', index)) == 4
+    assert all('<p id="mean-loss">Mean loss a decision: ' in page.read_text() for page in pages)
     assert dataclasses.replace(config, analysis=AnalysisSection()).analysis.settings() is None

@@ -147,6 +147,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
         root="",
         rows=[v for v in views if v["status"] == "active"],
         inactive=[v for v in views if v["status"] != "active"],
+        analysed=any(row.analysed_decisions for row in rows),
     )
     _write_head_to_head(target, records, rows, common)
     shown_ids: set[int] = set()
