@@ -106,10 +106,11 @@ def analyse_game(log: Path, settings: AnalysisSettings) -> tuple[SeatAnalysis | 
     the log cannot be analysed (the game's record still counts: the analysis is an extra)."""
     from referee.analysis import analyse_log
     from referee.replay.reader import ReplayError
+    from referee.rules import RulesError
 
     try:
         summary = analyse_log(log, settings).summary
-    except ReplayError:
+    except (ReplayError, RulesError, ValueError):  # a log or a position the search cannot take: no figures
         return ()
     by_seat = {s.seat: s for s in summary.seats}
     return tuple(
