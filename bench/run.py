@@ -702,6 +702,16 @@ def montecarlo_speed(config: Config) -> Result:
     return montecarlo_bench.montecarlo_speed(measure, config, rules_build())
 
 
+# --- the expert's search (bench/expert_bench.py): playouts per CPU second, beside the Monte Carlo bot's --------
+
+
+@benchmark("expert_speed")
+def expert_speed(config: Config) -> Result:
+    from bench import expert_bench
+
+    return expert_bench.expert_speed(measure, config, rules_build())
+
+
 # --- command line ------------------------------------------------------------------------------------------
 
 
@@ -748,6 +758,23 @@ def _commit() -> str | None:
     if done.returncode != 0:
         return None
     return done.stdout.strip() or None
+
+
+# --- kierki analyse (bench/analysis_bench.py): decisions per CPU second, a whole match, --jobs -----------------
+
+
+def _analysis_benchmark(name: str) -> Callable[[Config], Result]:
+    def run(config: Config) -> Result:
+        from bench import analysis_bench
+
+        result: Result = getattr(analysis_bench, name)(rules_build())
+        return result
+
+    return run
+
+
+for _name in ("analysis_speed", "analysis_match_cpu", "analysis_jobs_scaling"):
+    BENCHMARKS[_name] = _analysis_benchmark(_name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,7 @@ from competition.executors import GameExecutor
 from competition.game import GameOutcome, GameSpec
 from competition.model import SetRecord
 from competition.plan import set_rotations
+from referee.analysis import AnalysisSettings
 from referee.match_config import BotSpec, MatchSpec
 
 __all__ = ["GameFailed", "SetInPlay", "SetOutcome", "SetRequest", "play_set"]
@@ -63,6 +64,7 @@ class SetRequest:
     # None: the table's cyclic rotations, orderings that seat the same bots alike played once (the ladder's).
     rotations: tuple[tuple[int, ...], ...] | None = None
     dropped: Mapping[str, str] = field(default_factory=dict)
+    analysis: AnalysisSettings | None = None  # analyse each game once played, in its worker
 
     def games(self) -> tuple[GameSpec, ...]:
         """The set's games, one per rotation."""
@@ -83,7 +85,13 @@ class SetRequest:
             )
             games.append(
                 GameSpec(
-                    set_id=self.set_id, index=index, names=names, match=match, root=self.root, set_dir=self.set_dir
+                    set_id=self.set_id,
+                    index=index,
+                    names=names,
+                    match=match,
+                    root=self.root,
+                    set_dir=self.set_dir,
+                    analysis=self.analysis,
                 )
             )
         return tuple(games)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import msgspec
 
-from competition.model import GameRecord
+from competition.model import GameRecord, SeatAnalysis
+from referee.analysis import AnalysisSettings
 from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
 from referee.match_config import MatchSpec
 
@@ -36,6 +37,7 @@ class GameSpec(msgspec.Struct, frozen=True, kw_only=True):
     match: MatchSpec  # one game: its seed is the set's, its bots the names' own
     root: Path
     set_dir: str  # e.g. "sets/0001"
+    analysis: AnalysisSettings | None = None  # analyse the game once played (``kierki tournament --analyse``)
 
     def __post_init__(self) -> None:
         if self.match.games != 1:
@@ -93,7 +95,34 @@ def play_game(spec: GameSpec, folder: Path) -> tuple[GameOutcome, dict[str, Path
             if log.exists() and log.stat().st_size:
                 files[f"{spec.stem}.seat{seat}.{kind}.log"] = log
     record, failures = game_record(spec, result)
+    if spec.analysis is not None:
+        analysed = analyse_game(files[f"{spec.stem}.replay.jsonl"], spec.analysis)
+        record = msgspec.structs.replace(record, analysis=analysed)
     return GameOutcome(set_id=spec.set_id, index=spec.index, record=record, start_failures=failures), files
+
+
+def analyse_game(log: Path, settings: AnalysisSettings) -> tuple[SeatAnalysis | None, ...]:
+    """Each seat's figures from ``kierki analyse`` of the game's log, in the worker that played it; nothing when
+    the log cannot be analysed (the game's record still counts: the analysis is an extra)."""
+    from referee.analysis import analyse_log
+    from referee.replay.reader import ReplayError
+    from referee.rules import RulesError
+
+    try:
+        summary = analyse_log(log, settings).summary
+    except (ReplayError, RulesError, ValueError):  # a log or a position the search cannot take: no figures
+        return ()
+    by_seat = {s.seat: s for s in summary.seats}
+    return tuple(
+        SeatAnalysis(
+            decisions=row.decisions,
+            loss=row.total_loss,
+            largest=tuple((item.decision, item.loss, item.grade) for item in row.largest),
+        )
+        if (row := by_seat.get(seat)) is not None
+        else None
+        for seat in range(max(by_seat, default=-1) + 1)
+    )
 
 
 def play_here(spec: GameSpec) -> GameOutcome:

@@ -11,7 +11,16 @@ import msgspec
 
 from referee.faults import FaultCode
 
-__all__ = ["GameRecord", "SetRecord", "decode_set", "encode_set"]
+__all__ = ["GameRecord", "SeatAnalysis", "SetRecord", "decode_set", "encode_set"]
+
+
+class SeatAnalysis(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's figures from ``kierki analyse`` (``referee.analysis``): its analysed decisions (its own, with a
+    choice), the points they lost in all, and its largest losses as (decision number, loss, class or None)."""
+
+    decisions: int
+    loss: float
+    largest: tuple[tuple[int, float, str | None], ...] = ()
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,6 +35,7 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     forfeited: tuple[bool, ...] = ()  # per seat: the seat was forfeited during the game
     replay: str | None = None  # the replay log, relative to the tournament's folder
     cpu_ms: tuple[float | None, ...] = ()  # per seat: its bot's CPU time, start-up included (None: not measured)
+    analysis: tuple[SeatAnalysis | None, ...] = ()  # per seat, when the run analyses its games (empty: it did not)
 
     def score_of(self, bot: str) -> float:
         """The bot's total; the mean of its seats when it sat in several (fewer bots than seats)."""

@@ -100,6 +100,8 @@ def _bot(stats: BotStats) -> dict[str, Any]:
         "fallback_points_per_game": _finite(stats.fallback_score),
         "cpu_ms": None if stats.cpu_ms is None else round(stats.cpu_ms, 3),
         "seats_per_game": stats.seats_per_game,
+        "analysed_decisions": stats.analysed_decisions,
+        "loss_per_decision": None if stats.loss_per_decision is None else round(stats.loss_per_decision, 3),
     }
 
 
@@ -144,6 +146,7 @@ CSV_COLUMNS = (
     "fallback_per_game",
     "cpu_s",
     "seats_per_game",
+    "loss_per_decision",
 )
 
 
@@ -185,6 +188,7 @@ def standings_csv(standings: Standings) -> str:
                 _number(stats.fallback_score),
                 "" if stats.cpu_ms is None else f"{stats.cpu_ms / 1000:.3f}",
                 stats.seats_per_game,
+                "" if stats.loss_per_decision is None else _number(stats.loss_per_decision),
             ]
         )
     return buffer.getvalue()
@@ -214,7 +218,7 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
     direction = "higher" if standings.higher_is_better else "lower"
     header: tuple[str, ...] = ("#", "bot", "status", "μ−3σ", "mean/game", "sets", "games", "place", "wins")
     header += ("faults", "no start", "forfeits", "CPU s")
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             rank_text(stats),
             escape(stats.bot),
@@ -232,6 +236,12 @@ def format_table(standings: Standings, escape: Callable[[str], str] = printable)
         )
         for stats in standings.bots
     ]
+    if any(stats.analysed_decisions for stats in standings.bots):  # kierki tournament --analyse
+        header += ("loss/dec",)
+        rows = [
+            (*row, NO_INTERVAL if stats.loss_per_decision is None else f"{stats.loss_per_decision:.2f}")
+            for row, stats in zip(rows, standings.bots, strict=True)
+        ]
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
     left = {1, 2}  # the names and statuses; numbers align right
 

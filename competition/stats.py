@@ -123,6 +123,13 @@ class BotStats:
     fallback_score: float = math.nan  # the mean points per game of those games (nan without any)
     cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
     seats_per_game: int = 1  # the most seats it filled in one game (fewer bots than seats: a gauntlet's field)
+    analysed_decisions: int = 0  # its decisions that ``--analyse`` weighed (kierki analyse)
+    analysed_loss: float = 0.0  # the points they lost in all, by the analysis
+
+    @property
+    def loss_per_decision(self) -> float | None:
+        """The analysis's mean loss a decision (None: no game of the bot was analysed)."""
+        return self.analysed_loss / self.analysed_decisions if self.analysed_decisions else None
 
     @property
     def ranked(self) -> bool:
@@ -216,6 +223,8 @@ class _Tally:
     fallback_points: list[float] = field(default_factory=list)
     cpu_ms: float | None = None
     seats_per_game: int = 1
+    analysed_decisions: int = 0
+    analysed_loss: float = 0.0
 
 
 def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
@@ -246,6 +255,10 @@ def _tally_bots(sets: Sequence[SetRecord]) -> dict[str, _Tally]:
                 cpu = game.cpu_of(seat)
                 if cpu is not None:
                     tally.cpu_ms = (tally.cpu_ms or 0.0) + cpu
+                analysed = game.analysis[seat] if seat < len(game.analysis) else None
+                if analysed is not None:
+                    tally.analysed_decisions += analysed.decisions
+                    tally.analysed_loss += analysed.loss
     return tallies
 
 
@@ -341,6 +354,8 @@ def standings(
             ),
             cpu_ms=tallies[bot].cpu_ms,
             seats_per_game=tallies[bot].seats_per_game,
+            analysed_decisions=tallies[bot].analysed_decisions,
+            analysed_loss=tallies[bot].analysed_loss,
         )
         for bot in ranked
     )

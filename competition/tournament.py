@@ -38,6 +38,7 @@ from competition.open_executor import open_executor
 from competition.plan import BotTime, Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
 from competition.results_file import ResultsFile
 from competition.stopping import stop_signals_held
+from referee.analysis import AnalysisSettings
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
@@ -68,6 +69,7 @@ class TournamentConfig:
     max_strikes: int = 3
     isolation: Isolation = field(default_factory=Isolation)
     drop_after: int = 3
+    analysis: AnalysisSettings | None = None  # --analyse: each game analysed in its worker once played
 
     @property
     def plan(self) -> Plan:
@@ -94,6 +96,8 @@ class TournamentConfig:
             "max_strikes": self.max_strikes,
             **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro" (and fair play if not default)
             "drop_after": self.drop_after,
+            # Only when set, so a folder made before analyses existed still resumes as the same tournament.
+            **({"analysis": msgspec.to_builtins(self.analysis)} if self.analysis is not None else {}),
         }
 
     @classmethod
@@ -130,6 +134,7 @@ class TournamentConfig:
                 max_strikes=data["max_strikes"],
                 isolation=isolation,
                 drop_after=data["drop_after"],
+                analysis=msgspec.convert(data["analysis"], AnalysisSettings) if "analysis" in data else None,
             )
         except (KeyError, TypeError, ValueError, msgspec.ValidationError, SettingError) as error:
             raise TournamentError(f"the stored configuration cannot be read: {error}") from None
@@ -477,6 +482,7 @@ class Tournament:
             higher_is_better=config.higher_is_better,
             rotations=planned.rotations,
             dropped=dict(self.dropped),
+            analysis=config.analysis,
         )
 
     def _outcome(self, set_in_play: SetInPlay) -> SetOutcome | None:

@@ -41,6 +41,11 @@ class ExitStatus(enum.IntEnum):
 
 # name -> (module, attribute, the short help `kierki --help` shows)
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "analyse": (
+        "kierki_cli.analyse_cmd",
+        "analyse",
+        "Evaluate every decision of a replay log: what each legal choice was worth to the seat, from what it knew.",
+    ),
     "check-bot": (
         "kierki_cli.checkbot_cmd",
         "check_bot",

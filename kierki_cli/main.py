@@ -143,8 +143,9 @@ def match(
     """Play a match between bots and print the result table.
 
     Each BOT_COMMAND is one quoted string, e.g. 'python3 my_bot.py --level 2', one per seat in seat order;
-    sample:heuristic, sample:random and sample:montecarlo name the sample bots. With none, the sample bots play
-    (heuristic and random, alternating). With no arguments at all this plays one full 4-player Kierki match.
+    sample:heuristic, sample:random, sample:montecarlo and sample:expert name the sample bots. With none, the
+    sample bots play (heuristic and random, alternating). With no arguments at all this plays one full 4-player
+    Kierki match.
 
     Exit status 0 when the match ran, whatever the bots did; 2 for a mistake on the command line; 1 when it could
     not run (with a one-line reason); 130 after Ctrl-C, with the standings of the finished games. The result is also

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,6 +21,9 @@ from referee.replay.resume import ResumePoint, resume_point
 from referee.replay.timeline import Timeline, build_timeline, verify
 from referee.replay.view import json_records, tricks_of
 from referee.text import printable
+
+if TYPE_CHECKING:
+    from referee.analysis import DecisionAnalysis
 
 
 @click.command()
@@ -50,6 +54,12 @@ from referee.text import printable
     help="Cards as 10♥ Q♠ or as the log writes them (TH QS) [default: symbols on a terminal, letters otherwise].",
 )
 @click.option(
+    "--analysis",
+    "analysis_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Show this log's analysis (the output of `kierki analyse LOG --json`) under each decision in the stepper.",
+)
+@click.option(
     "--interactive/--no-interactive",
     default=None,
     help="Step through the game [default: when stdin and stdout are a terminal and no --deal/--trick/--json].",
@@ -63,6 +73,7 @@ def replay(
     as_json: bool,
     html_out: Path | None,
     symbols: bool | None,
+    analysis_path: Path | None,
     interactive: bool | None,
 ) -> None:
     """Show a game's replay log (gameNNN.replay.jsonl), step through it, or verify it.
@@ -114,11 +125,13 @@ def replay(
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive is None:
         interactive = tty and not (as_json or deal is not None)
+    if analysis_path is not None and not interactive:
+        raise click.UsageError("--analysis is shown by the stepper: run it in a terminal (or with --interactive)")
     if interactive:
         if not tty:
             raise click.UsageError("--interactive needs a terminal (stdin and stdout)")
         start = span.first - 1 if span else (timeline.deal_frame(deal) or 0) if deal is not None else 0
-        run_interactive(Stepper(timeline, seat, start), _style(symbols))
+        run_interactive(Stepper(timeline, seat, start, _analysis(analysis_path, file)), _style(symbols))
         return
     if as_json:
         for record in json_records(timeline, seat, deal, span):
@@ -130,6 +143,18 @@ def replay(
     else:
         lines = story(timeline, style, seat, deal)
     click.echo("\n".join(to_text(line, style).rstrip() for line in lines))
+
+
+def _analysis(path: Path | None, log: Path) -> dict[int, DecisionAnalysis] | None:
+    if path is None:
+        return None
+    from referee.analysis import AnalysisFileError, read_analysis  # only here: it loads the search library
+
+    try:
+        analysed = read_analysis(path, log)
+    except AnalysisFileError as error:
+        raise click.ClickException(str(error)) from None
+    return {d.decision: d for d in analysed.decisions}
 
 
 def _style(symbols: bool | None) -> Style:

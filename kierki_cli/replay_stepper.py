@@ -8,13 +8,18 @@ with curses until q.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from kierki_cli.replay_view import render_table
 from kierki_cli.styled import Line, Style, line_width
 from referee.replay.records import DealRecord, TrickRecord
 from referee.replay.timeline import Timeline
 from referee.replay.view import step_view
+from referee.text import printable
+
+if TYPE_CHECKING:  # the stepper without an analysis never loads the search library
+    from referee.analysis import DecisionAnalysis
 
 SHORT_HELP = "n/p step  ]/[ trick  d deal  0-9/s seat  a all  q quit"  # s N Enter: seats 10 and up
 HELP = "n/→ next  p/← back  ]/N next trick  [/P back  d/g deal  0-9 or s seat view  a all hands  q quit"
@@ -23,8 +28,15 @@ HELP = "n/→ next  p/← back  ]/N next trick  [/P back  d/g deal  0-9 or s sea
 class Stepper:
     """The viewer's position and its keys, apart from the screen (so a test can drive it without a terminal)."""
 
-    def __init__(self, timeline: Timeline, viewer: int | None = None, index: int = 0) -> None:
+    def __init__(
+        self,
+        timeline: Timeline,
+        viewer: int | None = None,
+        index: int = 0,
+        analysis: Mapping[int, DecisionAnalysis] | None = None,
+    ) -> None:
         self.timeline = timeline
+        self.analysis = analysis  # by decision number (``kierki analyse --json``): shown under the table
         self.viewer = viewer
         self.index = index
         self.prompt: str | None = None  # the digits typed after d/g (a deal) or s (a seat)
@@ -127,15 +139,47 @@ class Stepper:
         the step's events cut (the last kept) before the position and the keys."""
         table = step_view(self.timeline, self.index, self.viewer)
         lines = render_table(table, style)
+        judged = self._analysis_lines()
         if width is not None and height is not None:
-            if len(lines) + 3 > height or max(line_width(line) for line in lines) > width:
+            if len(lines) + len(judged) + 3 > height or max(line_width(line) for line in lines) > width:
                 lines = render_table(table, style, width=width)
-                if len(lines) + 2 > height:
-                    lines = [*lines[: max(height - 3, 1)], [("…", "dim")]]
+                judged = [_clip(line, width) for line in judged[:2]]
+                if len(lines) + len(judged) + 2 > height:
+                    lines = [*lines[: max(height - 3 - len(judged), 1)], [("…", "dim")]]
+            lines += judged
             lines += self._footer(style, width)
             return lines
+        lines += judged
         lines.append([])
         lines += self._footer(style)
+        return lines
+
+    def _analysis_lines(self) -> list[Line]:
+        """The analysis of this step's decision: shown with all hands or in the deciding seat's own view only (its
+        choices are its legal cards)."""
+        frame = self.timeline.frames[self.index]
+        if self.analysis is None or frame.decision is None:
+            return []
+        number = frame.decision.index
+        found = self.analysis.get(number)
+        if found is None:
+            return [[(f"analysis: #{number} not analysed (forced, or its seat not asked for)", "dim")]]
+        if self.viewer is not None and self.viewer != found.seat:
+            return [[(f"analysis: #{number} is seat {found.seat}'s (shown in its own view)", "dim")]]
+        error = "?" if found.stderr is None else f"{found.stderr:.2f}"
+        grade = f" {found.grade}" if found.grade else ""
+        head: Line = [
+            (f"analysis #{number}: seat {found.seat} {found.chosen}, loss {found.loss:.2f} ± {error}", "bold"),
+            (grade, "red" if found.grade in ("mistake", "blunder") else "bold"),
+            (f"; best {found.best}", ""),
+        ]
+        ranked = sorted(found.choices, key=lambda c: -c.value)
+        values: Line = [("  " + "  ".join(f"{printable(c.choice)} {c.value:+.2f}" for c in ranked), "dim")]
+        lines = [head, values]
+        if found.perfect is not None:
+            perfect = found.perfect
+            known = f"  all cards known (no seat knew them): best {perfect.best}, loss {perfect.loss:.2f}"
+            lines.append([(known, "dim")])
         return lines
 
     def _footer(self, style: Style, width: int | None = None) -> list[Line]:
@@ -153,6 +197,21 @@ class Stepper:
         keys = HELP if style.symbols else HELP.replace("→", "right").replace("←", "left")
         lines.append([(keys if width is None or len(keys) <= width else SHORT_HELP, "dim")])
         return lines
+
+
+def _clip(line: Line, width: int) -> Line:
+    """The line cut to ``width`` characters, its end marked."""
+    if line_width(line) <= width:
+        return line
+    out: Line = []
+    room = width - 1
+    for text, tag in line:
+        if room <= 0:
+            break
+        out.append((text[:room], tag))
+        room -= len(text[:room])
+    out.append(("…", "dim"))
+    return out
 
 
 _CURSES_KEYS = {

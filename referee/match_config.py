@@ -46,7 +46,7 @@ class BotSpec(msgspec.Struct, frozen=True):
     @classmethod
     def parse(cls, command: str) -> BotSpec:
         """A shell-quoted command line, or ``sample:NAME`` for a sample bot (``SAMPLE_BOTS``: heuristic, random,
-        montecarlo)."""
+        montecarlo, expert)."""
         if command.startswith("sample:"):
             name = command.removeprefix("sample:").removesuffix("_bot")
             if name not in SAMPLE_BOTS:
@@ -202,7 +202,7 @@ _SHARED_FIELDS = tuple(
 GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended
 
 
-SAMPLE_BOTS = ("heuristic", "random", "montecarlo")
+SAMPLE_BOTS = ("heuristic", "random", "montecarlo", "expert")
 # The sample bots are files beside this package: the repository's sample_bots/ in a checkout or an editable install,
 # site-packages/sample_bots/ in an installed wheel. Found by path, never imported: the referee runs bots, and an
 # import of them would make it depend on the code it referees (pyproject.toml, contract "no-sample-bots").

@@ -22,9 +22,9 @@ from protocol import messages as m
 from referee import wire, wire_requests
 from referee.match import BotSpec
 from referee.rules import DealStarted, GameState, Observation, Phase, Ruleset
+from referee.search import SeatKnowledge
 from sample_bots.montecarlo import worlds
 from sample_bots.montecarlo.bot import MonteCarloBot, choose_moon
-from sample_bots.montecarlo.knowledge import Table
 from sample_bots.montecarlo.passing import candidate_passes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +33,22 @@ GAMES = [("kierki", 4, {}), ("kierki3", 3, {}), ("hearts", 4, {"target": 40}), (
 SUIT_MASKS = tuple(sum(1 << (rank * 4 + suit) for rank in range(13)) for suit in range(4))
 
 
+class SeatView:
+    """One seat's view kept from the referee's wire messages: the search library's reading of its requests."""
+
+    def __init__(self) -> None:
+        self.knowledge: SeatKnowledge | None = None
+
+    def on_hello(self, request: m.HelloRequest) -> None:
+        self.knowledge = SeatKnowledge.from_hello(request)
+
+    def observation(self, request: m.PassRequest | m.TrumpRequest | m.PlayRequest | m.MoonRequest) -> Observation:
+        assert self.knowledge is not None
+        return self.knowledge.observation(request)
+
+
 class Driver:
-    """A game in process, every seat's view kept by a ``Table`` (or a bot) from the referee's wire messages."""
+    """A game in process, every seat's view kept by a ``SeatView`` (or a bot) from the referee's wire messages."""
 
     def __init__(self, game: str, players: int, options: dict[str, object], seed: str, seats: list[object]) -> None:
         self.ruleset = Ruleset.create(game, players, options)
@@ -66,7 +80,7 @@ class Driver:
 
     @staticmethod
     def _tell(view: object, message: m.Event) -> None:
-        """An event to a bot (a ``Table`` needs none: every request carries what the seat saw)."""
+        """An event to a bot (a ``SeatView`` needs none: every request carries what the seat saw)."""
         on_event = getattr(view, "on_event", None)
         if on_event is not None:
             on_event(message)
@@ -146,7 +160,7 @@ def test_sampled_worlds_agree_with_everything_the_seat_saw(
     game: str, players: int, options: dict[str, object], seed: int, steps: int
 ) -> None:
     rng = random.Random(seed)
-    driver = Driver(game, players, options, str(seed), [Table() for _ in range(players)])
+    driver = Driver(game, players, options, str(seed), [SeatView() for _ in range(players)])
     state = driver.state
     for _ in range(steps):
         if state.is_over:
@@ -177,18 +191,18 @@ def test_before_the_play_the_seat_sees_what_the_rules_core_says(
 ) -> None:
     """The observations a pass and a trump request make are the rules core's own for that seat, field by field."""
     rng = random.Random(5)
-    driver = Driver(game, players, options, "before-play", [Table() for _ in range(players)])
+    driver = Driver(game, players, options, "before-play", [SeatView() for _ in range(players)])
     state = driver.state
     checked = 0
     while not state.is_over and checked < 2:
         if state.phase is Phase.PASS:
             seat = state.to_act
-            seen = driver.seats[seat].pass_observation(wire_requests.pass_request_for(state, seat, 7, 1, 1000))  # type: ignore[attr-defined]
+            seen = driver.seats[seat].observation(wire_requests.pass_request_for(state, seat, 7, 1, 1000))  # type: ignore[attr-defined]
         elif state.phase is Phase.TRUMP:
             seat = state.to_act
             request = driver.request()
             assert isinstance(request, m.TrumpRequest)
-            seen = driver.seats[seat].trump_observation(request)  # type: ignore[attr-defined]
+            seen = driver.seats[seat].observation(request)  # type: ignore[attr-defined]
         else:
             driver.apply(random_action(state, rng))
             continue

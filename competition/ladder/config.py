@@ -21,6 +21,7 @@ import tomli_w
 
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
+from referee.analysis import AnalysisSettings
 from referee.bots.isolation import LIMIT_SETTINGS, Isolation
 from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, Limits
 from referee.bots.time_control import TimeControl
@@ -197,6 +198,17 @@ class RetentionSettings:
     min_free_mb: int = 200  # a run refuses to start with less free space than this under DIR (0: no check)
 
 
+@dataclass(frozen=True)
+class AnalysisSection:
+    enabled: bool = False  # analyse each game once played, in its worker (kierki analyse; docs/viewers/analysis.md)
+    playouts: int = 0  # the search's playouts a decision (0: kierki analyse's default)
+
+    def settings(self) -> AnalysisSettings | None:
+        if not self.enabled:
+            return None
+        return AnalysisSettings(playouts=self.playouts or None)
+
+
 # ladder.toml's format. 1 (no ``format`` key: files written before it existed): isolation.cpu_s = 0 meant the
 # referee's 600 CPU seconds per game, where ``kierki match --limit-cpu 0`` means no limit. From 2 on, 0 is no limit
 # there too; a format 1 file is read with its old meaning (its 0 is 600), never rewritten.
@@ -218,6 +230,7 @@ class LadderConfig:
     replays_gzip_after: str = "1h"  # replay logs of sets older than this are gzip-compressed
     site_dir: str = ""  # when set, every run refreshes the site there
     rating: RatingParams = field(default_factory=RatingParams)
+    analysis: AnalysisSection = field(default_factory=AnalysisSection)
 
     def ruleset(self, where: str = CONFIG_NAME) -> Ruleset:
         try:
@@ -254,6 +267,7 @@ class LadderConfig:
             "inbox": asdict(self.inbox),
             "retention": asdict(self.retention),
             "rating": {"model": "plackett-luce", **asdict(self.rating)},
+            "analysis": asdict(self.analysis),
         }
         header = (
             "# The ladder's settings (kierki ladder init wrote them; edit freely, every run reads them).\n"
@@ -317,6 +331,7 @@ class LadderConfig:
             replays_gzip_after=str(data.get("replays_gzip_after", "1h")),
             site_dir=str(data.get("site_dir", "")),
             rating=_section(RatingParams, {"rating": rating}, "rating", where),
+            analysis=_section(AnalysisSection, data, "analysis", where),
         )
         config.check(where)
         return config
@@ -336,6 +351,7 @@ class LadderConfig:
             ("retention.keep_days", self.retention.keep_days, 0),
             ("retention.keep_sets", self.retention.keep_sets, 0),
             ("retention.min_free_mb", self.retention.min_free_mb, 0),
+            ("analysis.playouts", self.analysis.playouts, 0),
         ]
         for setting, number, lowest in at_least:
             if number < lowest:

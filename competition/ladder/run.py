@@ -290,6 +290,7 @@ class _Run:
                     root=self.folder,
                     set_dir=f"sets/{claimed.set_id:06d}",
                     higher_is_better=self.config.higher_is_better,
+                    analysis=self.config.analysis.settings(),
                 )
                 tick = time.perf_counter()
                 try:

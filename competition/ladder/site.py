@@ -44,6 +44,7 @@ __all__ = ["RECENT_SETS", "STDERR_TAIL_BYTES", "write_site"]
 
 RECENT_SETS = 10  # per bot page
 RECENT_FAULTS = 10  # per bot page: its newest games with trouble, each linking the end of its stderr log there
+RECENT_LOSSES = 10  # per bot page: its largest losses in its recent sets, by the ladder's [analysis]
 RECENT_SUBMISSIONS = 5  # per bot page: the inbox's outcomes for its name
 SUBMISSIONS_PAGE = 50  # the newest submissions on submissions.html
 # Of those, the newest get replay pages (about 0.4 s and 300 kB a game to render); the others link their logs.
@@ -146,6 +147,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
         root="",
         rows=[v for v in views if v["status"] == "active"],
         inactive=[v for v in views if v["status"] != "active"],
+        analysed=any(row.analysed_decisions for row in rows),
     )
     _write_head_to_head(target, records, rows, common)
     shown_ids: set[int] = set()
@@ -163,6 +165,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             _set_view(folder, target, record, row.label, pages=number < PAGE_SETS)
             for number, record in enumerate(shown)
         ]
+        losses = _largest_losses(shown, recent, row.label)
         _write(
             target / "bots" / pages[row.label],
             "bot.html",
@@ -174,6 +177,7 @@ def _render(folder: Path, store: Store, target: Path) -> None:
             recent=recent,
             stderr=_last_stderr(folder, mine, row.label),
             faults=_recent_faults(folder, target, common, mine, row.label),
+            losses=losses,
             submissions=[_submission_view(s, pages) for s in store.submissions(bot.name, RECENT_SUBMISSIONS)],
         )
     _write(
@@ -303,6 +307,35 @@ def _set_view(folder: Path, target: Path, record: SetRecord, label: str, *, page
         "rank": set_ranks(record).get(label, "–"),
         "replays": links,
     }
+
+
+def _largest_losses(shown: list[SetRecord], views: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+    """The bot's largest losses in its recent sets by the ladder's ``[analysis]`` (kierki analyse), each linking the
+    decision on its game's replay page (``#decision=N``; the log where the set has no page)."""
+    found: list[dict[str, Any]] = []
+    for record, view in zip(shown, views, strict=True):
+        links = {link.game: link for link in view["replays"]}
+        for game in record.games:
+            link = links.get(game.index + 1)
+            for seat, name in enumerate(game.seats):
+                analysed = game.analysis[seat] if name == label and seat < len(game.analysis) else None
+                for decision, loss, grade in analysed.largest if analysed is not None else ():
+                    href = None
+                    if link is not None:
+                        href = f"{link.href}#decision={decision}" if link.href != link.log else link.log
+                    found.append(
+                        {
+                            "set_id": record.set_id,
+                            "game": game.index + 1,
+                            "seat": seat,
+                            "decision": decision,
+                            "loss": loss,
+                            "grade": grade or "",
+                            "href": href,
+                        }
+                    )
+    found.sort(key=lambda item: (-item["loss"], -item["set_id"], item["game"], item["decision"]))
+    return found[:RECENT_LOSSES]
 
 
 def _recent_faults(

@@ -41,6 +41,8 @@ class Standing:
     forfeits: int = 0
     fallback_games: int = 0  # games the fallback played (in part) for it: counted as last places
     cpu_ms: float | None = None  # CPU time of its control groups over every game, start-ups included (None: never)
+    loss_per_decision: float | None = None  # ladder.toml [analysis]: the mean loss a decision (None: none analysed)
+    analysed_decisions: int = 0
 
     @property
     def active(self) -> bool:
@@ -57,6 +59,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
     forfeits: Counter[str] = Counter()
     fallback_games: Counter[str] = Counter()
     cpu: dict[str, float] = {}
+    analysed: dict[str, list[float]] = {}  # label -> [decisions, points lost], by the ladder's [analysis]
     for record in records:
         for game in record.games:
             for label in set(game.seats):
@@ -72,6 +75,11 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                 used = game.cpu_of(seat)
                 if used is not None:
                     cpu[label] = cpu.get(label, 0.0) + used
+                judged = game.analysis[seat] if seat < len(game.analysis) else None
+                if judged is not None:
+                    tally = analysed.setdefault(label, [0, 0.0])
+                    tally[0] += judged.decisions
+                    tally[1] += judged.loss
 
     def row(bot: Bot) -> tuple[Bot, Rating]:
         return bot, ratings.get(bot.label) or Rating(params.mu, params.sigma, 0)
@@ -107,6 +115,12 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
                 forfeits=forfeits[bot.label],
                 fallback_games=fallback_games[bot.label],
                 cpu_ms=cpu.get(bot.label),
+                loss_per_decision=_mean_loss(analysed.get(bot.label)),
+                analysed_decisions=int(analysed.get(bot.label, [0])[0]),
             )
         )
     return table
+
+
+def _mean_loss(tally: list[float] | None) -> float | None:
+    return tally[1] / tally[0] if tally is not None and tally[0] else None

@@ -76,10 +76,11 @@ def _change(before: Any, after: Any) -> Any:
     return after
 
 
-def page_data(timeline: Timeline, file: str | None = None) -> dict[str, Any]:
+def page_data(timeline: Timeline, file: str | None = None, analysis: dict[str, Any] | None = None) -> dict[str, Any]:
     """The object the page embeds: the game's facts, the shared records, and each viewer's steps as patches
     (viewer ``"all"`` for every hand, ``"0"``, ``"1"``, ... for each seat's view). ``file`` names the replay log
-    in the page and its resume hint (default: the path it was read from; a published page gives a relative one)."""
+    in the page and its resume hint (default: the path it was read from; a published page gives a relative one).
+    ``analysis`` (``referee.analysis.page_analysis``) adds each analysed decision's evaluation, drawn with it."""
     replay = timeline.replay
     header = replay.header
     players = timeline.ruleset.players
@@ -115,7 +116,7 @@ def page_data(timeline: Timeline, file: str | None = None) -> dict[str, Any]:
         for i, f in enumerate(frames)
         for r in f.records(DealEndRecord)
     ]
-    return {
+    data: dict[str, Any] = {
         "format": 1,
         "file": replay.name if file is None else file,
         "game": timeline.ruleset.game.value,
@@ -147,6 +148,9 @@ def page_data(timeline: Timeline, file: str | None = None) -> dict[str, Any]:
         "keys": list(keys),
         "views": views,
     }
+    if analysis is not None:
+        data["analysis"] = analysis
+    return data
 
 
 def table_at(data: dict[str, Any], viewer: str, index: int) -> dict[str, Any]:
@@ -175,7 +179,11 @@ def _embedded_json(data: dict[str, Any]) -> str:
 
 
 def render_html(
-    timeline: Timeline, title: str | None = None, viewer: int | None = None, file: str | None = None
+    timeline: Timeline,
+    title: str | None = None,
+    viewer: int | None = None,
+    file: str | None = None,
+    analysis: dict[str, Any] | None = None,
 ) -> str:
     """The page of ``timeline``: one self-contained HTML document, opening on ``viewer``'s view (None: all hands;
     the page still holds every view, and its address or selector shows another); ``file`` as in `page_data`."""
@@ -188,7 +196,7 @@ def render_html(
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    data = page_data(timeline, file)
+    data = page_data(timeline, file, analysis)
     header = timeline.replay.header
     return environment.get_template("replay.html").render(
         title=title or f"{data['game']} game {header.game_number} ({data['players']} players, seed {header.seed})",
@@ -199,9 +207,14 @@ def render_html(
 
 
 def write_html(
-    timeline: Timeline, path: Path, title: str | None = None, viewer: int | None = None, file: str | None = None
+    timeline: Timeline,
+    path: Path,
+    title: str | None = None,
+    viewer: int | None = None,
+    file: str | None = None,
+    analysis: dict[str, Any] | None = None,
 ) -> int:
     """Write the page of ``timeline`` to ``path``; returns its size in bytes."""
-    text = render_html(timeline, title, viewer, file).encode()
+    text = render_html(timeline, title, viewer, file, analysis).encode()
     path.write_bytes(text)
     return len(text)

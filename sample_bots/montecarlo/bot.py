@@ -25,13 +25,13 @@ from typing import Any, Final, TypeVar
 import referee.rules as rules
 from protocol import messages as m
 from protocol.bot import Bot
+from referee.search import SeatKnowledge, cards, trump_suit
 from sample_bots.montecarlo import worlds
-from sample_bots.montecarlo.knowledge import SUITS, Table, cards, suit_of
 from sample_bots.montecarlo.passing import candidate_passes, rule_of_thumb_pass
 from sample_bots.montecarlo.rollout import Rollout, forced_first
 from sample_bots.montecarlo.search import Budget, Tally, Trial, margin, search
 
-KIERKI_GAMES: Final = ("kierki", "kierki3")
+SUITS: Final = "CDHS"
 Answer = TypeVar("Answer")
 
 
@@ -51,18 +51,18 @@ class MonteCarloBot(Bot):
         self.playouts = playouts
         self.rng = random.Random(seed)
         self.verbose = verbose
-        self.table = Table()
+        self.table = SeatKnowledge(rules.Ruleset.create("hearts", 4), 0)  # until hello says which game
         self.last: Tally[Any] | None = None  # the last decision's search, for tests and --verbose
         self.failures = 0  # decisions answered by the rule of thumb because the search failed
 
     # --- what the seat sees ------------------------------------------------------------------------------------
 
     def on_hello(self, request: m.HelloRequest) -> None:
-        self.table.on_hello(request)
+        self.table = SeatKnowledge.from_hello(request)
 
     @property
     def higher_is_better(self) -> bool:
-        return self.table.game in KIERKI_GAMES
+        return self.table.higher_is_better
 
     def _budget(self, time_ms: int) -> Budget:
         return Budget(time_ms, self.budget_ms, self.playouts)
@@ -109,7 +109,7 @@ class MonteCarloBot(Bot):
         budget = self._budget(request.time_ms)
         table = self.table
         ruleset = table.ruleset
-        seen = table.pass_observation(request)
+        seen = table.observation(request)
         kind = seen.kind
         higher = self.higher_is_better
         rollout = Rollout(ruleset, kind, None)
@@ -144,7 +144,7 @@ class MonteCarloBot(Bot):
         budget = self._budget(request.time_ms)
         table = self.table
         ruleset = table.ruleset
-        seen = table.trump_observation(request)
+        seen = table.observation(request)
         higher = self.higher_is_better
 
         def trial(rng: random.Random) -> Callable[[str], float] | None:
@@ -154,7 +154,7 @@ class MonteCarloBot(Bot):
                 return None
 
             def score(letter: str) -> float:
-                suit = suit_of(letter)
+                suit = trump_suit(letter)
                 after = worlds.after_trump(world, suit)
                 return margin(
                     rules.playout(after, rng, Rollout(ruleset, rules.DealKind.TRUMP, suit)), seen.seat, higher

@@ -1,74 +1,81 @@
-"""What this seat knows, in the rules core's terms: a request turned into a ``rules.Observation``.
+"""What one seat knows, in the rules core's terms: a protocol request turned into a ``rules.Observation``.
 
-Every request carries what the seat has seen of the game (PROTOCOL.md section 8): its seat, the deal's dealer, the
-pass as the seat saw it, this deal's tricks and loteryjka moves, the scores; ``hello`` gives the game and its rule
-options once (``Table.on_hello``). Nothing is remembered between requests. Cards become the rules core's integers
-(``rules.parse_card``), so a sampled world and the request speak of the same cards.
+The one place that reads the wire's requests into the rules core's view (issue 31 item 5): every request carries
+what the seat has seen of the game (PROTOCOL.md section 8): its seat, the deal's dealer, the pass as the seat saw
+it, this deal's tricks and loteryjka moves, the scores; ``hello`` gives the game and its rule options once
+(``SeatKnowledge.from_hello``). Nothing is remembered between requests. The hand sizes, the kitty's size and the
+pass direction come from the ruleset and the rules core (``Ruleset``, ``DealKind``), not restated here; cards become
+the rules core's integers (``rules.parse_card``), so a sampled world and the request speak of the same cards.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import dataclasses
 
 import referee.rules as rules
 from protocol import messages as m
 
-SUITS: Final = "CDHS"
-RANKS: Final = "23456789TJQKA"
-HEARTS: Final = 2
-QUEEN_OF_SPADES: Final = 43
-HAND_SIZES: Final = {"kierki": 13, "kierki3": 17, "hearts": 13}
-OFFSETS: Final = {"left": 1, "across": 2}  # "right" is players - 1
+__all__ = ["SeatKnowledge", "cards", "trump_suit"]
 
-
-def card(name: str) -> int:
-    return rules.parse_card(name)
+_SUITS = "CDHS"
 
 
 def cards(names: tuple[str, ...] | list[str]) -> tuple[int, ...]:
     return tuple(rules.parse_card(name) for name in names)
 
 
-def suit_of(letter: str | None) -> int | None:
-    return None if letter is None or letter == "NT" else SUITS.index(letter)
+def trump_suit(letter: str | None) -> int | None:
+    """A wire trump ("C", "D", "H", "S"; "NT" or null: no trump) as the rules core's suit."""
+    return None if letter is None or letter == "NT" else _SUITS.index(letter)
 
 
-def pass_offset(direction: str, players: int) -> int:
-    if direction == "right":
-        return players - 1
-    return OFFSETS.get(direction, 0)
+def _rank(name: str) -> int:
+    return rules.parse_card(name + "C") >> 2
 
 
-def hand_size(game: str, players: int) -> int:
-    return HAND_SIZES.get(game, 104 // players)
+class SeatKnowledge:
+    """One seat's game and rules, from ``hello``; each request says the rest (``observation``)."""
 
+    def __init__(self, ruleset: rules.Ruleset, seat: int) -> None:
+        self.ruleset = ruleset
+        self.players = ruleset.players
+        self.seat = seat
+        # The rules core's own answers to "how many cards a hand, how big the kitty": a table dealt from a seed.
+        state = rules.GameState(ruleset, seed="search")
+        dealt = state.table.dealt
+        self.hand_size = len(dealt[0])
+        self.kitty_size = len(state.table.event.kitty)
 
-class Table:
-    """The game and its rules, from ``hello``; each request says the rest."""
+    @classmethod
+    def from_hello(cls, request: m.HelloRequest) -> SeatKnowledge:
+        return cls(rules.Ruleset.create(request.game, request.players, dict(request.options)), request.seat)
 
-    def __init__(self) -> None:
-        self.game = "hearts"
-        self.players = 4
-        self.seat = 0
-        self.ruleset = rules.Ruleset.create("hearts", 4)
-
-    def on_hello(self, request: m.HelloRequest) -> None:
-        self.game = request.game
-        self.players = request.players
-        self.seat = request.seat
-        self.ruleset = rules.Ruleset.create(request.game, request.players, dict(request.options))
+    @property
+    def higher_is_better(self) -> bool:
+        return self.ruleset.game.higher_is_better
 
     def seat_of(self, seat: int | None) -> int:
         """A request's seat (every request carries it; an older referee's did not: then hello's)."""
         return self.seat if seat is None else seat
 
-    def _kitty_size(self) -> int:
-        return 104 % self.players if self.game == "cancellation" else 0
-
-    def pass_observation(self, request: m.PassRequest) -> rules.Observation:
-        """The rules core's view of this seat when it is asked to pass (the others pass at the same time)."""
+    def pass_offset(self, direction: str) -> int:
         n = self.players
-        kind = rules.DealKind.CANCELLATION if self.game == "cancellation" else rules.DealKind.HEARTS
+        return {"left": 1, "right": n - 1, "across": 2}.get(direction, 0)
+
+    def observation(self, request: m.PassRequest | m.TrumpRequest | m.PlayRequest | m.MoonRequest) -> rules.Observation:
+        """The rules core's view of this seat at ``request``."""
+        if isinstance(request, m.PlayRequest):
+            return self._play(request)
+        if isinstance(request, m.PassRequest):
+            return self._pass(request)
+        if isinstance(request, m.TrumpRequest):
+            return self._trump(request)
+        return self._moon(request)
+
+    def _pass(self, request: m.PassRequest) -> rules.Observation:
+        """Asked to pass (the others pass at the same time)."""
+        n = self.players
+        kind = rules.DealKind.CANCELLATION if self.ruleset.game is rules.Game.CANCELLATION else rules.DealKind.HEARTS
         return self._before_play(
             self.seat_of(request.seat),
             request.deal,
@@ -76,16 +83,15 @@ class Table:
             request.dealer if request.dealer is not None else 0,
             rules.Phase.PASS,
             tuple(sorted(cards(request.hand))),
-            (hand_size(self.game, n),) * n,
-            pass_offset(request.direction, n),
-            self._kitty_size(),
+            (self.hand_size,) * n,
+            self.pass_offset(request.direction),
+            self.kitty_size,
             request.totals,
         )
 
-    def trump_observation(self, request: m.TrumpRequest) -> rules.Observation:
-        """The rules core's view of the dealer naming trump: its first cards, in dealing order, and no hand else."""
+    def _trump(self, request: m.TrumpRequest) -> rules.Observation:
+        """The dealer naming trump: its first cards, in dealing order, and no hand else."""
         seat = self.seat_of(request.seat)
-        n = self.players
         return self._before_play(
             seat,
             request.deal,
@@ -93,11 +99,22 @@ class Table:
             seat,
             rules.Phase.TRUMP,
             cards(request.cards),
-            (0,) * n,
+            (0,) * self.players,
             0,
             0,
             request.totals,
         )
+
+    def _moon(self, request: m.MoonRequest) -> rules.Observation:
+        """The shooter choosing how its moon scores: only the two outcomes matter (the deal's cards are all out)."""
+        seat = self.seat_of(request.seat)
+        n = self.players
+        own, others = request.options.self_, request.options.others
+        totals = tuple(t + self.ruleset.moon_value * (s == seat) for s, t in enumerate(own))  # before the moon
+        kind = rules.DealKind.CANCELLATION if self.ruleset.game is rules.Game.CANCELLATION else rules.DealKind.HEARTS
+        seen = self._before_play(seat, request.deal, kind, 0, rules.Phase.MOON, (), (0,) * n, 0, 0, totals)
+        options = {rules.MoonOption.SELF: tuple(own), rules.MoonOption.OTHERS: tuple(others)}
+        return dataclasses.replace(seen, moon_options=options)
 
     def _before_play(
         self,
@@ -144,26 +161,26 @@ class Table:
             hearts_broken=False,
         )
 
-    def observation(self, request: m.PlayRequest) -> rules.Observation:
-        """The rules core's view of this seat at a play request."""
+    def _play(self, request: m.PlayRequest) -> rules.Observation:
         n = self.players
         seat = self.seat_of(request.seat)
         tricks = tuple(
-            rules.TrickView(t.number, t.leader, tuple((c.seat, card(c.card)) for c in t.cards), t.winner)
+            rules.TrickView(t.number, t.leader, tuple((c.seat, rules.parse_card(c.card)) for c in t.cards), t.winner)
             for t in request.tricks
         )
         trick: tuple[tuple[int, int], ...] = ()
         leader = seat
         if request.trick is not None:
             leader = request.trick.leader
-            trick = tuple((c.seat, card(c.card)) for c in request.trick.cards)
+            trick = tuple((c.seat, rules.parse_card(c.card)) for c in request.trick.cards)
         played = [0] * n
         broken = False
-        breaks_with_queen = self.ruleset.qs_breaks_hearts
+        queen_breaks = self.ruleset.qs_breaks_hearts
+        queen = rules.parse_card("QS")
         for plays in [t.plays for t in tricks] + [trick]:
             for s, c in plays:
                 played[s] += 1
-                broken = broken or c & 3 == HEARTS or (breaks_with_queen and c == QUEEN_OF_SPADES)
+                broken = broken or c & 3 == 2 or (queen_breaks and c == queen)
         start_rank: int | None = None
         columns: tuple[tuple[int, int] | None, ...] = (None, None, None, None)
         finished: tuple[int, ...] = ()
@@ -172,31 +189,29 @@ class Table:
             for move in lottery.moves:
                 played[move.seat] += move.card is not None
             finished = tuple(lottery.out)
-            start_rank = None if lottery.start_rank is None else RANKS.index(lottery.start_rank)
+            start_rank = None if lottery.start_rank is None else _rank(lottery.start_rank)
             columns = tuple(
-                None if column is None else (card(column[0]) >> 2, card(column[1]) >> 2)
+                None if column is None else (rules.parse_card(column[0]) >> 2, rules.parse_card(column[1]) >> 2)
                 for column in (lottery.columns.C, lottery.columns.D, lottery.columns.H, lottery.columns.S)
             )
         # The kitty as the rules core counts it: uncollected until the first trick ends, then taken by its winner
         # or set aside with it; the pending cards are those of the tricks nobody has won yet.
-        dealt_kitty = self._kitty_size()
-        kitty = dealt_kitty if not tricks else 0
+        kitty = self.kitty_size if not tricks else 0
         pending = 0
         for t in reversed(tricks):
             if t.winner is not None:
                 break
             pending += len(t.plays)
         if tricks and all(t.winner is None for t in tricks):
-            pending += dealt_kitty
+            pending += self.kitty_size
         offset = 0
         sent: tuple[int, ...] = ()
         received: tuple[int, ...] = ()
         if request.pass_ is not None:
-            offset = pass_offset(request.pass_.direction, n)
+            offset = self.pass_offset(request.pass_.direction)
             sent, received = cards(request.pass_.sent), cards(request.pass_.received)
         hand = cards(request.hand)
-        size = hand_size(self.game, n)
-        sizes = [size - played[s] for s in range(n)]
+        sizes = [self.hand_size - played[s] for s in range(n)]
         sizes[seat] = len(hand)
         scores = request.scores
         return rules.Observation(
@@ -210,7 +225,7 @@ class Table:
             to_act=seat,
             hand=hand,
             hand_sizes=tuple(sizes),
-            trump=suit_of(request.trump),
+            trump=trump_suit(request.trump),
             trump_named=request.kind == "trump",
             pass_offset=offset,
             passed=sent,
