@@ -152,13 +152,13 @@ def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolati
 def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None, new_version: bool) -> None:
     """Register bot NAME (after a validation game against the sample bots): kierki ladder add DIR NAME -- CMD ...
 
-    COMMAND is the bot's command line after --, or sample:heuristic / sample:random / sample:montecarlo / sample:expert. NAME is
-    1-40 ASCII letters, digits and _ . - +; a new name that differs from another bot's only in case or look-alike
-    characters (0 O, 1 I l, m rn) is refused, naming that bot's owner. A name belongs to the owner who first added
-    it: another --owner is refused. An existing NAME gets a new version
-    (NAME@2), rated from scratch, only when its command or program file changed (or with --new-version); the old
-    one is retired and its results kept. Adding an unchanged bot again changes nothing. The SHA-256 of the bot's
-    program file is recorded: a run deactivates a bot whose file changed since, until its new version is added.
+    COMMAND is the bot's command line after --, or sample:heuristic / sample:random / sample:montecarlo /
+    sample:expert. NAME is 1-40 ASCII letters, digits and _ . - +; a new name that differs from another bot's only in
+    case or look-alike characters (0 O, 1 I l, m rn) is refused, naming that bot's owner. A name belongs to the owner
+    who first added it: another --owner is refused. An existing NAME gets a new version (NAME@2), rated from scratch,
+    only when its command or program file changed (or with --new-version); the old one is retired and its results
+    kept. Adding an unchanged bot again changes nothing. The SHA-256 of the bot's program file is recorded: a run
+    deactivates a bot whose file changed since, until its new version is added.
     """
     try:
         added = add_bot(folder, name, list(command), cwd=Path.cwd(), owner=owner, new_version=new_version, warn=_warn)
