@@ -20,7 +20,7 @@ from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.run import run_ladder
 from competition.ladder.store import Store
 from referee.bots.fairplay import fair_play_problem
-from referee.bots.sandbox import DEFAULT_DISK_MB, SandboxError, check_bwrap
+from referee.bots.sandbox import SandboxError, check_bwrap
 
 SAMPLES = Path(sample_bots.__file__).parent
 HOSTILE = Path(__file__).parent / "hostile"
@@ -65,20 +65,21 @@ def _used(disk: Path) -> tuple[int, int]:
     return (stats.f_blocks - stats.f_bfree) * stats.f_frsize - reserved[0], stats.f_files - stats.f_ffree - reserved[1]
 
 
-def _ladder(disk: Path, tmp_path: Path, *, disk_mb: int, kind: str = "big") -> tuple[Path, Path]:
-    """A ladder on ``disk`` (ladder init's isolation but ``disk_mb``) of three sample bots and a filler, which plays
-    honestly until the returned marker exists (as in its validation game)."""
+def _ladder(disk: Path, tmp_path: Path, *, disk_mb: int | None = None, kind: str = "big") -> tuple[Path, Path]:
+    """A ladder on ``disk`` (ladder init's isolation, with ``disk_mb`` when given) of three sample bots and a
+    filler, which plays honestly until the returned marker exists (as in its validation game)."""
     folder = disk / "ladder"
-    isolation = msgspec.structs.replace(
-        LADDER_ISOLATION, limits=dataclasses.replace(LADDER_ISOLATION.limits, disk_mb=disk_mb)
+    limits = (
+        LADDER_ISOLATION.limits if disk_mb is None else dataclasses.replace(LADDER_ISOLATION.limits, disk_mb=disk_mb)
     )
+    isolation = msgspec.structs.replace(LADDER_ISOLATION, limits=limits)
     config = LadderConfig(
         game="hearts",
         players=4,
         options={"target": "10"},  # a short game keeps the suite fast
         isolation=isolation,
         run=RunSettings(jobs=2, pin=False, plan_ahead=2),
-        bots=BotSettings(validation=False),
+        bots=BotSettings(validation=False, deactivate_after=2),
         retention=RetentionSettings(min_free_mb=1),  # so that a run starts on so small a disk
     )
     init_ladder(folder, config)
@@ -103,7 +104,7 @@ def test_a_bot_filling_its_home_fills_only_its_own_tmpfs_and_the_ladder_plays_on
 ) -> None:
     """ladder init's defaults: the filler's writes stop at its own tmpfs (ENOSPC), no set is voided, nothing of it is
     left on the ladder's disk. On 2d5db07 every set was voided: its files filled the disk the replay logs go to."""
-    folder, _ = _ladder(small_disk, tmp_path, disk_mb=DEFAULT_DISK_MB)
+    folder, _ = _ladder(small_disk, tmp_path)
     before = _used(small_disk)
     report = run_ladder(folder, sets=2)
     assert (report.sets_played, report.sets_voided) == (2, 0), report.voided
@@ -122,22 +123,22 @@ def test_a_bot_whose_files_fill_the_ladders_disk_is_charged_and_deactivated(
 ) -> None:
     """disk_mb = 0 (its private directory a folder on the ladder's disk): the filler fills that disk with large
     files or with empty ones (its inodes). Each game it breaks is played again without it, so its sets are played,
-    not voided, and after ``bots.deactivate_after`` (3) such sets it is deactivated with the reason; its files are
+    not voided, and after ``bots.deactivate_after`` (here 2) such sets it is deactivated with the reason; its files are
     gone. On 2d5db07 every set was voided and the filler never charged."""
     folder, _ = _ladder(small_disk, tmp_path, disk_mb=0, kind=kind)
     before = _used(small_disk)
-    report = run_ladder(folder, sets=5)
-    assert (report.sets_played, report.sets_voided) == (3, 0), report.voided
+    report = run_ladder(folder, sets=4)
+    assert (report.sets_played, report.sets_voided) == (2, 0), report.voided
     assert report.stop_reason.startswith("nothing to play: 3 active bots for 4 seats")
     (reason,) = report.deactivated.values()
     assert list(report.deactivated) == ["filler@1"]
     assert (
-        reason.startswith("3 sets in a row failed; the last: forfeited game")
+        reason.startswith("2 sets in a row failed; the last: forfeited game")
         and "filled the disk: its private directory held" in reason
     ), reason
     with Store.open(folder / "ladder.sqlite") as store:
         games = [game for record in store.results() for game in record.games]
-        assert all(game.forfeited[game.seats.index("filler@1")] for game in games) and len(games) == 12
+        assert all(game.forfeited[game.seats.index("filler@1")] for game in games) and len(games) == 8
         assert not any(
             game.forfeited[seat] for game in games for seat, name in enumerate(game.seats) if name != "filler@1"
         )
