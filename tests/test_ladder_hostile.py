@@ -65,14 +65,16 @@ def _used(disk: Path) -> tuple[int, int]:
     return (stats.f_blocks - stats.f_bfree) * stats.f_frsize - reserved[0], stats.f_files - stats.f_ffree - reserved[1]
 
 
-def _ladder(disk: Path, tmp_path: Path, *, disk_mb: int | None = None, kind: str = "big") -> tuple[Path, Path]:
+def _ladder(
+    disk: Path, tmp_path: Path, *, disk_mb: int | None = None, kind: str = "big", sandbox: str = "bwrap"
+) -> tuple[Path, Path]:
     """A ladder on ``disk`` (ladder init's isolation, with ``disk_mb`` when given) of three sample bots and a
     filler, which plays honestly until the returned marker exists (as in its validation game)."""
     folder = disk / "ladder"
     limits = (
         LADDER_ISOLATION.limits if disk_mb is None else dataclasses.replace(LADDER_ISOLATION.limits, disk_mb=disk_mb)
     )
-    isolation = msgspec.structs.replace(LADDER_ISOLATION, limits=limits)
+    isolation = msgspec.structs.replace(LADDER_ISOLATION, limits=limits, sandbox=sandbox)
     config = LadderConfig(
         game="hearts",
         players=4,
@@ -117,15 +119,15 @@ def test_a_bot_filling_its_home_fills_only_its_own_tmpfs_and_the_ladder_plays_on
 
 
 @needs_sandbox
-@pytest.mark.parametrize("kind", ["big", "small"])
+@pytest.mark.parametrize(("kind", "sandbox"), [("big", "bwrap"), ("small", "none")])
 def test_a_bot_whose_files_fill_the_ladders_disk_is_charged_and_deactivated(
-    small_disk: Path, tmp_path: Path, kind: str
+    small_disk: Path, tmp_path: Path, kind: str, sandbox: str
 ) -> None:
-    """disk_mb = 0 (its private directory a folder on the ladder's disk): the filler fills that disk with large
-    files or with empty ones (its inodes). Each game it breaks is played again without it, so its sets are played,
-    not voided, and after ``bots.deactivate_after`` (here 2) such sets it is deactivated with the reason; its files are
-    gone. On 2d5db07 every set was voided and the filler never charged."""
-    folder, _ = _ladder(small_disk, tmp_path, disk_mb=0, kind=kind)
+    """disk_mb = 0 or no sandbox (its private directory a folder on the ladder's disk): the filler fills that disk
+    with large files, or with empty ones (its inodes). Each game it breaks is played again without it, so its sets
+    are played, not voided, and after ``bots.deactivate_after`` (here 2) such sets it is deactivated with the reason;
+    its files are gone. On 2d5db07 every set was voided and the filler never charged."""
+    folder, _ = _ladder(small_disk, tmp_path, disk_mb=0, kind=kind, sandbox=sandbox)
     before = _used(small_disk)
     report = run_ladder(folder, sets=4)
     assert (report.sets_played, report.sets_voided) == (2, 0), report.voided
@@ -144,3 +146,16 @@ def test_a_bot_whose_files_fill_the_ladders_disk_is_charged_and_deactivated(
         )
     after = _used(small_disk)
     assert after[0] - before[0] < LOGS_MB * 1024 * 1024 and after[1] - before[1] < 100
+
+
+@needs_sandbox
+def test_a_bot_that_passed_validation_and_then_fails_every_start_is_deactivated(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """Accepted, then it exits at every ``hello``: its seats are forfeited (the sets played, not voided) and after
+    ``bots.deactivate_after`` sets it is deactivated, the reason its author reads saying so."""
+    folder, _ = _ladder(small_disk, tmp_path, kind="exit")
+    report = run_ladder(folder, sets=4)
+    assert (report.sets_played, report.sets_voided) == (2, 0), report.voided
+    assert list(report.deactivated) == ["filler@1"]
+    assert report.deactivated["filler@1"].startswith("2 sets in a row failed; the last: could not start: seat ")

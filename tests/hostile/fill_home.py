@@ -3,7 +3,8 @@ private directory (HOME) until a write fails, then plays legal cards.
 
 usage: fill_home.py AFTER MARKER [KIND] [MB]. KIND ``big`` (the default) writes files of MB MiB (default 60); ``small``
 makes empty files, which use up a disk's inodes instead of its blocks. It says on stderr how far it got and why it
-stopped, once per game.
+stopped, once per game. KIND ``exit`` fills nothing: it exits at ``hello`` (a bot that fails every start once
+accepted).
 """
 
 import os
@@ -20,6 +21,8 @@ MB = int(arg(2, "60"))
 def fill(msg: Message) -> None:
     if not MARKER.exists():
         return
+    if KIND == "exit":
+        sys.exit(3)
     home = Path(os.environ["HOME"])
     made = 0
     try:
