@@ -1132,6 +1132,7 @@ def test_a_full_disk_ends_the_match_cleanly_and_keeps_the_finished_games(tmp_pat
     assert (tmp_path / "rc").read_text().strip() == "1", stderr
     reason = re.findall(r"Error: .*", stderr)  # (the progress line may precede it on the same line)
     assert len(reason) == 1 and "cannot write the replay log" in reason[0] and "No space left" in reason[0], stderr
+    assert f"seat 0 ({filler}) filled the disk: its private directory held " in reason[0]  # the cause, named
     assert "Traceback" not in stderr
     first = kept / "game001.replay.jsonl"
     assert run_cli_verify(first)  # the finished game is complete and verifies
