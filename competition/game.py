@@ -107,7 +107,7 @@ def play_game(spec: GameSpec, folder: Path) -> tuple[GameOutcome, dict[str, Path
             # A full disk that no seat of this game holds: a game played beside it (the same set's, on this disk)
             # may hold it and be about to be charged for it. Played again once the space is back, a few times.
             waits += 1
-            if waits > len(spec.names) or not _space_returns(spec.root):
+            if waits > len(spec.names) or not _space_returns(folder.parent):
                 return GameOutcome(set_id=spec.set_id, index=spec.index, error=str(error)), {}
             shutil.rmtree(folder, ignore_errors=True)
             continue

@@ -40,13 +40,21 @@ class DiskUse:
 
 
 def disk_use(folder: Path) -> DiskUse:
-    """The blocks and entries under ``folder`` (symlinks not followed, entries that vanish or cannot be read skipped,
-    at most ``WALK_LIMIT`` entries); an empty `DiskUse` for a folder that is not there."""
+    """The blocks and entries under ``folder`` (symlinks not followed, entries that vanish skipped, at most
+    ``WALK_LIMIT`` entries); an empty `DiskUse` for a folder that is not there. A folder its bot made unreadable
+    (mode 000) is made readable again, to be counted and later removed."""
     total = files = 0
     stack = [os.fspath(folder)]
     while stack and files < WALK_LIMIT:
+        path = stack.pop()
         try:
-            entries = os.scandir(stack.pop())
+            entries = os.scandir(path)
+        except PermissionError:  # a bot that hides its files from its own user: they are that user's to open
+            try:
+                os.chmod(path, 0o700)
+                entries = os.scandir(path)
+            except OSError:
+                continue
         except OSError:
             continue
         with entries:
