@@ -7,14 +7,23 @@ import dataclasses
 import os
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 import pytest
+import tomli_w
 
 import sample_bots
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RetentionSettings, RunSettings
+from competition.ladder.config import (
+    CONFIG_NAME,
+    LADDER_ISOLATION,
+    BotSettings,
+    LadderConfig,
+    RetentionSettings,
+    RunSettings,
+)
 from competition.ladder.disk import RESERVE_NAME
 from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.run import run_ladder
@@ -68,8 +77,8 @@ def _used(disk: Path) -> tuple[int, int]:
 def _ladder(
     disk: Path, tmp_path: Path, *, disk_mb: int | None = None, kind: str = "big", sandbox: str = "bwrap"
 ) -> tuple[Path, Path]:
-    """A ladder on ``disk`` (ladder init's isolation, with ``disk_mb`` when given) of three sample bots and a
-    filler, which plays honestly until the returned marker exists (as in its validation game)."""
+    """A ladder on ``disk`` (ladder init's isolation, with ``disk_mb`` and ``sandbox`` when given) of three sample
+    bots and a filler, which plays its validation game honestly and misbehaves once the returned marker exists."""
     folder = disk / "ladder"
     limits = (
         LADDER_ISOLATION.limits if disk_mb is None else dataclasses.replace(LADDER_ISOLATION.limits, disk_mb=disk_mb)
@@ -90,6 +99,9 @@ def _ladder(
     marker = bots / "misbehave"
     for number, name in enumerate(("heuristic_bot", "random_bot", "heuristic_bot")):
         add_bot(folder, f"b{number}", [sys.executable, str(SAMPLES / f"{name}.py")], cwd=tmp_path, owner=f"o{number}")
+    settings = tomllib.loads((folder / CONFIG_NAME).read_text())
+    settings["bots"]["validation"] = True  # the filler plays its validation game, and honestly: it is accepted
+    (folder / CONFIG_NAME).write_text(tomli_w.dumps(settings))
     filler = [sys.executable, str(HOSTILE / "fill_home.py"), "1", str(marker), kind]
     add_bot(folder, "filler", filler, cwd=tmp_path, owner="mallory")
     marker.touch()
