@@ -23,7 +23,7 @@ from protocol import messages as m
 from referee import wire, wire_requests
 from referee.bots import reaper
 from referee.bots.cgroups import CgroupError
-from referee.bots.disk_use import disk_use, hog
+from referee.bots.disk_use import HOG_BYTES, disk_use, hog
 from referee.bots.fairplay import FairPlayError, FairPlaySetup
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
@@ -121,6 +121,14 @@ class Match:
         reason = f"filled the disk: its private directory held {uses[bot]} when the replay log could not be written"
         return SeatFilledDisk(f"seat {bot} ({self.config.bots[bot].command}) {reason}; {error}", bot, reason)
 
+    def _disk_is_full(self) -> bool:
+        """Whether the disk of the match's folder has no room left (blocks or inodes) for a bot's folder and log."""
+        try:
+            disk = os.statvfs(self.config.out_dir)
+        except OSError:
+            return False
+        return disk.f_bavail * disk.f_frsize < HOG_BYTES or (disk.f_files > 0 and disk.f_favail == 0)
+
     def _start_bots(self) -> None:
         config = self.config
         limits = None
@@ -143,6 +151,8 @@ class Match:
                 try:
                     transport = self._start_process(seat, spec, limits)
                 except MatchSetupError as unstartable:
+                    if self._disk_is_full():  # its folder or log could not be made: the disk's doing, not the bot's
+                        raise DiskFullError(f"{unstartable} (the disk is full)") from None
                     if not config.forfeit_unstartable:
                         raise
                     failure = str(unstartable)

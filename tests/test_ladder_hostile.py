@@ -153,9 +153,13 @@ def test_a_bot_whose_files_fill_the_ladders_disk_is_charged_and_deactivated(
     with Store.open(folder / "ladder.sqlite") as store:
         games = [game for record in store.results() for game in record.games]
         assert all(game.forfeited[game.seats.index("filler@1")] for game in games) and len(games) == 8
-        assert not any(
-            game.forfeited[seat] for game in games for seat, name in enumerate(game.seats) if name != "filler@1"
-        )
+        wronged = [
+            (game.index, name, game.faults[seat], game.start_failed[seat])
+            for game in games
+            for seat, name in enumerate(game.seats)
+            if name != "filler@1" and game.forfeited[seat]
+        ]
+        assert wronged == [], _stderr_logs(folder)[-3000:]
     after = _used(small_disk)
     assert after[0] - before[0] < LOGS_MB * 1024 * 1024 and after[1] - before[1] < 100
 
