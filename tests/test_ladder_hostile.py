@@ -152,14 +152,17 @@ def test_a_bot_whose_files_fill_the_ladders_disk_is_charged_and_deactivated(
     ), reason
     with Store.open(folder / "ladder.sqlite") as store:
         games = [game for record in store.results() for game in record.games]
-        assert all(game.forfeited[game.seats.index("filler@1")] for game in games) and len(games) == 8
+        # Charged in a game of each set at least: a set's games are played two at a time, and a game whose filler
+        # found the disk full already (the other game's) and emptied again before its log needed it was not harmed.
+        filler = [[game.forfeited[game.seats.index("filler@1")] for game in record.games] for record in store.results()]
+        assert len(filler) == 2 and all(len(charged) == 4 and any(charged) for charged in filler), filler
         wronged = [
             (game.index, name, game.faults[seat], game.start_failed[seat])
             for game in games
             for seat, name in enumerate(game.seats)
             if name != "filler@1" and game.forfeited[seat]
         ]
-        assert wronged == [], _stderr_logs(folder)[-3000:]
+        assert wronged == [], (wronged, _stderr_logs(folder)[-3000:])
     after = _used(small_disk)
     assert after[0] - before[0] < LOGS_MB * 1024 * 1024 and after[1] - before[1] < 100
 
