@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
 
 from competition.model import GameRecord, SeatAnalysis
 from referee.analysis import AnalysisSettings
+from referee.bots.disk_use import HOG_BYTES
 from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
-from referee.match_config import MatchSpec
+from referee.match_config import DiskFullError, MatchSpec, SeatFilledDisk
 
 __all__ = ["GameOutcome", "GameSpec", "game_record", "game_stem", "play_game", "play_here"]
 
@@ -71,6 +74,9 @@ class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
     index: int
     record: GameRecord | None = None
     start_failures: tuple[str | None, ...] = ()  # per seat: why its bot could not start (None: it started)
+    # per seat: what its bot broke that stopped the game (it filled the disk), which was then played again without
+    # it, its seat forfeited (None: nothing; empty: no seat)
+    charged: tuple[str | None, ...] = ()
     error: str | None = None
 
 
@@ -84,21 +90,63 @@ def play_game(spec: GameSpec, folder: Path) -> tuple[GameOutcome, dict[str, Path
     """Play the game in ``folder`` (the bots' private folders and logs go there) and return its outcome and the
     files it left, each under its name in the set's folder (``game3.replay.jsonl``, ``game3.seat1.stderr.log``,
     ``game3.seat1.transcript.log``; a log is left out when it is empty: most bots write nothing to stderr)."""
-    try:
-        result = Match(MatchConfig.from_spec(spec.match, folder)).run()
-    except MatchSetupError as error:
-        return GameOutcome(set_id=spec.set_id, index=spec.index, error=str(error)), {}
+    match = spec.match
+    charged: dict[int, str] = {}
+    waits = 0
+    while True:
+        try:
+            result = Match(MatchConfig.from_spec(match, folder)).run()
+        except SeatFilledDisk as filled:
+            # One bot stopped the game (its files filled the disk): it is charged, its files go, and the game is
+            # played again from its start with its seat forfeited, so the others' game is not lost with it. Each
+            # round leaves one more seat out, so this ends.
+            charged[filled.bot] = filled.reason
+            shutil.rmtree(folder, ignore_errors=True)
+            absent = (*match.absent, (filled.bot, f"charged: it {filled.reason}"))
+            match = msgspec.structs.replace(match, absent=absent)
+            continue
+        except DiskFullError as error:
+            # A full disk that no seat of this game holds: a game played beside it (the same set's, on this disk)
+            # may hold it and be about to be charged for it. Played again once the space is back, a few times.
+            waits += 1
+            if waits > len(spec.names) or not _space_returns(folder.parent):
+                return GameOutcome(set_id=spec.set_id, index=spec.index, error=str(error)), {}
+            shutil.rmtree(folder, ignore_errors=True)
+            continue
+        except MatchSetupError as error:
+            return GameOutcome(set_id=spec.set_id, index=spec.index, error=str(error)), {}
+        break
     files = {f"{spec.stem}.replay.jsonl": Path(result.replays[0])}
     for seat in range(len(spec.names)):
         for kind in ("stderr", "transcript"):
             log = folder / f"seat{seat}.{kind}.log"
             if log.exists() and log.stat().st_size:
                 files[f"{spec.stem}.seat{seat}.{kind}.log"] = log
-    record, failures = game_record(spec, result)
+    record, failures = game_record(spec, result, charged)
     if spec.analysis is not None:
         analysed = analyse_game(files[f"{spec.stem}.replay.jsonl"], spec.analysis)
         record = msgspec.structs.replace(record, analysis=analysed)
-    return GameOutcome(set_id=spec.set_id, index=spec.index, record=record, start_failures=failures), files
+    said = tuple(charged.get(seat) for seat in range(len(spec.names))) if charged else ()
+    outcome = GameOutcome(set_id=spec.set_id, index=spec.index, record=record, start_failures=failures, charged=said)
+    return outcome, files
+
+
+SPACE_WAIT_S = 5.0  # how long a game stopped by a full disk that is not its doing waits for the space to return
+
+
+def _space_returns(folder: Path) -> bool:
+    """Whether the disk under ``folder`` has a bot's worth of space free (`referee.bots.disk_use.HOG_BYTES`) within
+    `SPACE_WAIT_S` (polled: the space comes back when another game's process removes its charged bot's files)."""
+    deadline = time.monotonic() + SPACE_WAIT_S
+    while True:
+        try:
+            if shutil.disk_usage(folder).free >= 2 * HOG_BYTES:
+                return True
+        except OSError:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
 
 
 def analyse_game(log: Path, settings: AnalysisSettings) -> tuple[SeatAnalysis | None, ...]:
@@ -137,20 +185,24 @@ def play_here(spec: GameSpec) -> GameOutcome:
     return outcome
 
 
-def game_record(spec: GameSpec, result: MatchResult) -> tuple[GameRecord, tuple[str | None, ...]]:
-    """A one-game match's record, and per seat why its bot could not start (None: it started, or was absent)."""
+def game_record(
+    spec: GameSpec, result: MatchResult, charged: Mapping[int, str] | None = None
+) -> tuple[GameRecord, tuple[str | None, ...]]:
+    """A one-game match's record, and per seat why its bot could not start (None: it started, or was absent). A
+    ``charged`` seat (left out of the game for what it broke: `play_game`) counts as forfeited, not as unstartable."""
+    charged = charged or {}
     record = GameRecord(
         index=spec.index,
         seats=spec.names,
         totals=tuple(s.totals[0] for s in result.seats),
         places=tuple(s.places[0] for s in result.seats),
         faults=tuple(dict(s.faults) for s in result.seats),
-        start_failed=tuple(s.start_failure is not None for s in result.seats),
+        start_failed=tuple(s.start_failure is not None and s.seat not in charged for s in result.seats),
         forfeited=tuple(s.forfeited_in_game is not None or s.start_failure is not None for s in result.seats),
         cpu_ms=tuple(s.cpu_total_ms for s in result.seats),
         replay=f"{spec.set_dir}/{spec.stem}.replay.jsonl",
     )
-    skipped = dict(spec.match.absent)
+    skipped = {**dict(spec.match.absent), **charged}
     failures = tuple(
         s.start_failure if s.start_failure is not None and s.seat not in skipped else None for s in result.seats
     )

@@ -222,9 +222,10 @@ def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) ->
     if report.status == "locked":
         output(f"another run holds {folder / LOCK_NAME}: nothing to do")
         return
+    claimed = report.sets_played + report.sets_voided
     output(
-        f"run finished ({report.stop_reason}): {report.sets_played} sets played, {report.sets_voided} voided, "
-        f"{len(report.reclaimed)} reclaimed"
+        f"run finished ({report.stop_reason}): {claimed} set{'' if claimed == 1 else 's'} claimed: "
+        f"{report.sets_played} played, {report.sets_voided} voided; {len(report.reclaimed)} reclaimed"
     )
 
 

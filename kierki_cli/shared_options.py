@@ -25,9 +25,11 @@ from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import FAIR_PLAY_MODES, LIMIT_MINIMUMS, FairPlayMode, Isolation
 from referee.bots.sandbox import (
     DEFAULT_CPU_S_PER_GAME,
+    DEFAULT_DISK_MB,
     DEFAULT_FILE_MB,
     DEFAULT_MEMORY_MB,
     DEFAULT_PROCESSES,
+    FILES_PER_MB,
     SANDBOXES,
     Limits,
     SandboxKind,
@@ -246,11 +248,12 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
         ),
         limit(
             "disk_mb",
-            default=0,
+            default=DEFAULT_DISK_MB,
             show_default=True,
             metavar="MB",
-            help="With --sandbox bwrap: the bot's private directory is a tmpfs of this size, so a bot that fills it "
-            "fills only its own space; 0: its real directory OUT/seatN.",
+            help="With --sandbox bwrap: the bot's private directory, /tmp and /dev/shm are each a tmpfs of this size "
+            f"holding at most MB x {FILES_PER_MB} files (in its memory), so a bot that fills one gets ENOSPC in its "
+            "own writes; 0: its real directory OUT/seatN. See SECURITY.md.",
         ),
         click.option(
             "--sandbox",

@@ -9,6 +9,7 @@ seat is played by the fallback to the end and marked forfeited.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from protocol import messages as m
 from referee import wire, wire_requests
 from referee.bots import reaper
 from referee.bots.cgroups import CgroupError
+from referee.bots.disk_use import HOG_BYTES, disk_use, hog
 from referee.bots.fairplay import FairPlayError, FairPlaySetup
 from referee.bots.limits import ResourceLimits
 from referee.bots.process import BotProcess, BotStartError
@@ -33,11 +35,11 @@ from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, drive_game
 from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
 from referee.match_config import BotSpec as BotSpec
+from referee.match_config import DiskFullError, SeatFilledDisk, make_out_dir
 from referee.match_config import GameEndedCallback as GameEndedCallback
 from referee.match_config import MatchConfig as MatchConfig
 from referee.match_config import MatchSetupError as MatchSetupError
 from referee.match_config import default_bots as default_bots
-from referee.match_config import make_out_dir
 from referee.match_config import parse_bot_commands as parse_bot_commands
 from referee.match_config import sample_bot_command as sample_bot_command
 from referee.match_result import GameStatus as GameStatus
@@ -96,7 +98,7 @@ class Match:
             raise
         except ReplayWriteError as error:  # a full disk: stop cleanly, earlier games' logs are already in place
             status = GameStatus.ERROR
-            raise MatchSetupError(str(error)) from None
+            raise self._disk_failure(error) from None
         except BaseException:
             status = GameStatus.ERROR  # a failed handshake, a broken log: the other seats hear "aborted"
             raise
@@ -106,6 +108,26 @@ class Match:
                 self._fair.close()
             reaper.reap_orphans(children_before)
         return self._result(GameStatus.STOPPED if self._stopped and status is GameStatus.COMPLETE else status)
+
+    def _disk_failure(self, error: ReplayWriteError) -> MatchSetupError:
+        """The error a replay log that could not be written stops the match with: on a full disk whose space one
+        bot's private directory holds (no sandbox, or ``--limit-disk 0``), that bot's doing (`SeatFilledDisk`)."""
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT) or self.transport_factory is not None:
+            return MatchSetupError(str(error))
+        uses = [disk_use(self.config.out_dir / f"seat{bot}") for bot in range(len(self.players))]
+        bot = hog(uses)
+        if bot is None:
+            return DiskFullError(f"{error} (no bot's private directory holds the space)")
+        reason = f"filled the disk: its private directory held {uses[bot]} when the replay log could not be written"
+        return SeatFilledDisk(f"seat {bot} ({self.config.bots[bot].command}) {reason}; {error}", bot, reason)
+
+    def _disk_is_full(self) -> bool:
+        """Whether the disk of the match's folder has no room left (blocks or inodes) for a bot's folder and log."""
+        try:
+            disk = os.statvfs(self.config.out_dir)
+        except OSError:
+            return False
+        return disk.f_bavail * disk.f_frsize < HOG_BYTES or (disk.f_files > 0 and disk.f_favail == 0)
 
     def _start_bots(self) -> None:
         config = self.config
@@ -129,6 +151,8 @@ class Match:
                 try:
                     transport = self._start_process(seat, spec, limits)
                 except MatchSetupError as unstartable:
+                    if self._disk_is_full():  # its folder or log could not be made: the disk's doing, not the bot's
+                        raise DiskFullError(f"{unstartable} (the disk is full)") from None
                     if not config.forfeit_unstartable:
                         raise
                     failure = str(unstartable)

@@ -32,6 +32,20 @@ class MatchSetupError(RuntimeError):
         self.stderr = stderr
 
 
+class DiskFullError(MatchSetupError):
+    """The match stopped: the disk its logs go to is full, and no bot's private directory holds the space."""
+
+
+class SeatFilledDisk(DiskFullError):
+    """The match stopped on a full disk, and one bot's private directory holds the space: its doing, not the
+    referee's. ``bot`` is its index in the match's bots; ``reason`` says what it did, for its author."""
+
+    def __init__(self, message: str, bot: int, reason: str) -> None:
+        super().__init__(message)
+        self.bot = bot
+        self.reason = reason
+
+
 class BotSpec(msgspec.Struct, frozen=True):
     """How to start one bot: its command, folder and own environment, and its own time control if any."""
 

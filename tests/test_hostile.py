@@ -39,6 +39,8 @@ from referee.bots.isolation import FairPlayMode, Isolation
 from referee.bots.process import BotProcess
 from referee.bots.procfs import process_stat, session_members
 from referee.bots.sandbox import (
+    DEFAULT_DISK_MB,
+    FILES_PER_MB,
     NO_LIMITS,
     Limits,
     SandboxError,
@@ -597,6 +599,7 @@ def snoop(tmp_path: Path, port: int, sandbox: SandboxKind, monkeypatch: pytest.M
         game="kierki",
         sandbox=sandbox,
         bot_env=(("KIERKI_GIVEN", "yes"),),
+        limits=Limits(disk_mb=0),  # its report stays in its private directory, here on the host
     )
     assert_unharmed(played)
     report = json.loads((played.out / "seat0" / "snoop.json").read_text())
@@ -899,7 +902,11 @@ def _reading(
         seed="5",
         deals_source=deals_source,
         time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
-        isolation=Isolation(sandbox=sandbox, bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),)),
+        isolation=Isolation(
+            limits=Limits(disk_mb=0),  # its report stays in its private directory, here on the host
+            sandbox=sandbox,
+            bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+        ),
     )
 
 
@@ -981,6 +988,25 @@ def test_limit_disk_gives_the_bot_a_private_tmpfs_of_that_size(tmp_path: Path) -
     assert_forfeited_by(played, "crash", 1)
     assert b"No space left on device" in played.stderr()
     assert not (played.out / "seat0" / "huge.bin").exists()  # it lived in the tmpfs, gone with the sandbox
+
+
+@needs_bwrap
+def test_by_default_a_bots_home_tmp_and_dev_shm_are_its_own_bounded_tmpfs(tmp_path: Path) -> None:
+    """Each writable place is a tmpfs of --limit-disk MB holding MB x FILES_PER_MB files: a bot that fills them all,
+    with blocks and then with empty files, gets ENOSPC in its own writes and plays on; nothing reaches the host.
+    As root the file count is the tmpfs's own; else its memory group bounds it (not checked here)."""
+    assert Limits().disk_mb == DEFAULT_DISK_MB
+    played = play(tmp_path, hostile("fill_places", "2"), limits=Limits(disk_mb=4), sandbox="bwrap", move_ms=SLOW_OK_MS)
+    assert_unharmed(played)
+    (line,) = [line for line in played.stderr().splitlines() if line.startswith(b"{")]
+    report = json.loads(line)
+    assert set(report) == {str((played.out / "seat0").resolve()), "/tmp", "/dev/shm"}
+    for place, filled in report.items():
+        assert filled["bytes"] <= 4 * MIB and filled["stopped"] == "No space left on device", place
+        if os.geteuid() == 0:
+            assert filled["files"] < 4 * FILES_PER_MB and filled["files_stopped"] == "No space left on device", place
+    left = sorted(path.relative_to(played.out) for path in (played.out / "seat0").rglob("*"))
+    assert left == [Path("seat0/tmp")]  # what prepare made: its files lived in the tmpfs, gone with the sandbox
 
 
 # --- the referee stopped from outside --------------------------------------------------------------------------
@@ -1106,6 +1132,7 @@ def test_a_full_disk_ends_the_match_cleanly_and_keeps_the_finished_games(tmp_pat
     assert (tmp_path / "rc").read_text().strip() == "1", stderr
     reason = re.findall(r"Error: .*", stderr)  # (the progress line may precede it on the same line)
     assert len(reason) == 1 and "cannot write the replay log" in reason[0] and "No space left" in reason[0], stderr
+    assert f"seat 0 ({filler}) filled the disk: its private directory held " in reason[0]  # the cause, named
     assert "Traceback" not in stderr
     first = kept / "game001.replay.jsonl"
     assert run_cli_verify(first)  # the finished game is complete and verifies

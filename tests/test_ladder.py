@@ -465,7 +465,7 @@ def test_the_cli_from_an_empty_folder_to_standings(tmp_path: Path) -> None:
     assert "added h@2" in again.output and "retired h@1" in again.output
     result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "2", "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert "2 sets played" in result.output
+    assert "run finished (the limit of 2 sets): 2 sets claimed: 2 played, 0 voided; 0 reclaimed" in result.output
     rows = json.loads(runner.invoke(cli, ["ladder", "standings", str(folder), "--json"]).output)
     assert [r["rank"] for r in rows] == [1, 2, 3, 4] and rows[0]["conservative"] >= rows[1]["conservative"]
     assert {r["label"] for r in rows} == {"h@2", "r@1", "r2@1", "r3@1"}
@@ -840,12 +840,12 @@ def test_a_hand_edited_disk_limit_without_the_sandbox_is_said_by_every_run_and_k
         result = runner.invoke(cli, ["ladder", "run", str(folder), "--sets", "1"])
         assert result.exit_code == 0, result.output
         assert result.stderr.partition(" ")[2] == said + "\n"  # after the time, as every line of a run
-        assert "warning" not in result.stdout and "1 sets played" in result.stdout
+        assert "warning" not in result.stdout and "1 set claimed: 1 played" in result.stdout
         with Store.open(folder / "ladder.sqlite") as store:
             last = store.last_run()
-        assert last is not None and last.message == f"1 sets played; {said}"
+        assert last is not None and last.message == f"the limit of 1 set; {said}"
         status = runner.invoke(cli, ["ladder", "status", str(folder)])
-        assert f"finished (1 sets played; {said})" in status.output
+        assert f"finished (the limit of 1 set; {said})" in status.output
     added = runner.invoke(cli, ["ladder", "add", str(folder), "r2", "--", "sample:random"])
     assert added.exit_code == 0 and added.stderr == said + "\n", added.output
     data["isolation"]["sandbox"] = "bwrap"  # the first of the two mends the warning names (it passes the check)

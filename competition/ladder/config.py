@@ -68,7 +68,8 @@ def parse_duration(text: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
-# A ladder runs strangers' bots: under bubblewrap unless told otherwise, the CPU limit explicit (one game's default).
+# A ladder runs strangers' bots: under bubblewrap unless told otherwise, the CPU limit explicit (one game's default),
+# and each bot's writes in tmpfs of its own (disk_mb, DEFAULT_DISK_MB: its files fill only its own space).
 LADDER_ISOLATION = Isolation(limits=Limits(cpu_s=DEFAULT_CPU_S_PER_GAME), sandbox="bwrap")
 
 
@@ -275,6 +276,8 @@ class LadderConfig:
             '# isolation.fair_play: "auto" (a run refuses to start where no control group can be made) or "none".\n'
             '# Durations: a number with s, m, h or d. site_dir: "" for no site, else where runs write it.\n'
             "# [isolation]: as kierki match's options (cpu_s: --limit-cpu, per game); 0 turns a limit off.\n"
+            "# isolation.disk_mb: with bwrap, a bot's private directory, /tmp and /dev/shm are each a tmpfs of this\n"
+            "# many MB, at most 64 files a MB, in its memory (SECURITY.md, Disk); 0: its directory on this disk.\n"
         )
         return header + tomli_w.dumps(data)
 

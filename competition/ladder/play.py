@@ -5,7 +5,8 @@ A set's games (one per seat rotation) go to the executor at once; their replay a
 result: a result in the database always has its logs in place.
 
 Whose fault a failure is decides what happens to the set. A bot that cannot start, crashes or forfeits loses its
-games (the set is rated; the bot's failure is counted). A failure of the referee itself (a game that cannot be set
+games (the set is rated; the bot's failure is counted); so does one whose files filled the disk (the game is played
+again without it: `competition.game.play_game`). A failure of the referee itself (a game that cannot be set
 up, a worker that dies, an exception in the referee) raises `RefereeFailure`: the ladder voids the set.
 """
 
@@ -64,7 +65,10 @@ def bot_failures(table: tuple[str, ...], outcomes: list[GameOutcome]) -> dict[st
             if failures[name] is not None:
                 continue
             started = outcome.start_failures[seat] if seat < len(outcome.start_failures) else None
-            if started is not None:
+            broke = outcome.charged[seat] if seat < len(outcome.charged) else None
+            if broke is not None:
+                failures[name] = f"forfeited game {game.index + 1}: it {broke}"
+            elif started is not None:
                 failures[name] = f"could not start: {started}"
             elif _flag(game.forfeited, seat):
                 failures[name] = f"forfeited game {game.index + 1} ({_faults(game, seat)})"

@@ -72,7 +72,7 @@ STOPPED_ON_FULL_DISK = "stopped on a full disk"
 class RunReport:
     status: str  # "locked" (another run holds the lock), "finished"
     sets_played: int = 0
-    sets_voided: int = 0
+    sets_voided: int = 0  # claimed sets are the two together
     reclaimed: list[int] = field(default_factory=list)
     deactivated: dict[str, str] = field(default_factory=dict)
     voided: dict[int, str] = field(default_factory=dict)
@@ -260,7 +260,7 @@ class _Run:
         try:
             while True:
                 if self.max_sets is not None and report.sets_played + report.sets_voided >= self.max_sets:
-                    report.stop_reason = f"{self.max_sets} sets played"
+                    report.stop_reason = f"the limit of {self.max_sets} set{'' if self.max_sets == 1 else 's'}"
                     break
                 elapsed = self.clock() - started
                 expected = sum(durations) / len(durations) if durations else 0.0

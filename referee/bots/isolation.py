@@ -21,7 +21,7 @@ from typing import Final, Literal
 import msgspec
 
 from referee.bots.limits import ResourceLimits
-from referee.bots.sandbox import SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
+from referee.bots.sandbox import DEFAULT_DISK_MB, SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
 from referee.setting_error import SettingError
 
 __all__ = ["ENV_NAME", "FAIR_PLAY_MODES", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "FairPlayMode", "Isolation"]
@@ -85,12 +85,14 @@ class Isolation(msgspec.Struct, frozen=True):
         return {name: value for name, value in data.items() if name in _ALWAYS_STORED or value != default[name]}
 
     def unapplied(self) -> tuple[str, ...]:
-        """The settings given that take effect only inside the sandbox, while the sandbox is "none" (``disk_mb``:
-        the private directory's tmpfs; ``bot_ro``: what the sandbox shows). A command refuses them; a ladder
-        refuses ``bot_ro`` and warns of ``disk_mb`` at every run (a hand-edited ladder.toml must not stop cron)."""
+        """The settings given that take effect only inside the sandbox, while the sandbox is "none" (``disk_mb``
+        other than its default or 0: the bot's tmpfs; ``bot_ro``: what the sandbox shows). A command refuses them; a
+        ladder refuses ``bot_ro`` and warns of ``disk_mb`` at every run (a hand-edited ladder.toml must not stop
+        cron). The default ``disk_mb`` is the sandbox's own, so it is no setting given."""
         if self.sandbox == "bwrap":
             return ()
-        return (*(("disk_mb",) if self.limits.disk_mb else ()), *(("bot_ro",) if self.bot_ro else ()))
+        disk = self.limits.disk_mb not in (0, DEFAULT_DISK_MB)
+        return (*(("disk_mb",) if disk else ()), *(("bot_ro",) if self.bot_ro else ()))
 
     def check_here(self) -> None:
         """Raise `SandboxError` unless this machine can apply it (bubblewrap works here, when it is asked for)."""

@@ -21,14 +21,21 @@ Design decisions (the why):
   needs to run (``/usr``, ``/bin``, ``/lib*``, ``/etc``), read-only; the bot's own program folders, read-only (the
   folder of its program and of every existing absolute path on its command line; for a program in a ``bin`` or
   ``shims`` folder, the installation above it, so an interpreter finds its libraries); folders the organiser names
-  with ``--bot-ro``, read-only; its private directory, writable (or a size-limited tmpfs with ``--limit-disk``);
-  fresh ``/dev``, ``/proc`` and ``/tmp``. Nothing else of the host exists inside. Where a visible folder holds
-  match data (the ``--out`` folder and its siblings, which hold earlier matches' logs; the ``--deals`` file; the
-  ``--from`` replay), that data is masked: the folder by an empty read-only tmpfs, a file by ``/dev/null``. The bot
-  also gets no network, its own pid namespace (so even a descendant that calls ``setsid()`` dies with the
-  sandbox), and no capabilities (it matters when the referee runs as root). Whether the kernel lets bubblewrap
-  create namespaces is probed once per match, so a container that forbids them fails the match at once with a
-  clear message instead of every bot "crashing" at start.
+  with ``--bot-ro``, read-only; its private directory, writable; fresh ``/dev``, ``/proc`` and ``/tmp``. Nothing
+  else of the host exists inside. Where a visible folder holds match data (the ``--out`` folder and its siblings,
+  which hold earlier matches' logs; the ``--deals`` file; the ``--from`` replay), that data is masked: the folder by
+  an empty read-only tmpfs, a file by ``/dev/null``. The bot also gets no network, its own pid namespace (so even a
+  descendant that calls ``setsid()`` dies with the sandbox), and no capabilities (it matters when the referee runs
+  as root). Whether the kernel lets bubblewrap create namespaces is probed once per match, so a container that
+  forbids them fails the match at once with a clear message instead of every bot "crashing" at start.
+* Under bubblewrap a bot's writable places are its own, by default (``--limit-disk``, ``DEFAULT_DISK_MB``): its
+  private directory, its ``/tmp`` and its ``/dev/shm`` are each a tmpfs of ``disk_mb`` MiB holding at most
+  ``disk_mb * FILES_PER_MB`` files, so a bot that fills one gets ENOSPC in its own writes while the referee's logs,
+  the organiser's disk and every other bot are untouched, and its files vanish with its sandbox. A tmpfs lives in
+  memory: its pages are charged to the bot's own memory group. bubblewrap sets a tmpfs's size but not its inode
+  count, so the count is set by a remount inside the sandbox before the bot runs; only a referee running as root
+  can (util-linux's ``mount`` refuses any other user, inside a user namespace too), so without root the number of
+  files is bounded by the memory group instead (the kernel charges every inode to it).
 """
 
 from __future__ import annotations
@@ -48,9 +55,11 @@ from referee.bots.procfs import proc_files
 
 __all__ = [
     "DEFAULT_CPU_S_PER_GAME",
+    "DEFAULT_DISK_MB",
     "DEFAULT_FILE_MB",
     "DEFAULT_MEMORY_MB",
     "DEFAULT_PROCESSES",
+    "FILES_PER_MB",
     "NO_LIMITS",
     "SANDBOXES",
     "Limits",
@@ -75,12 +84,17 @@ DEFAULT_MEMORY_MB: Final = 1024
 DEFAULT_CPU_S_PER_GAME: Final = 600
 DEFAULT_PROCESSES: Final = 256
 DEFAULT_FILE_MB: Final = 64
+# Under bubblewrap, the size of each of a bot's writable tmpfs (its private directory, /tmp, /dev/shm) and the files
+# each may hold per MiB: 256 MiB and 16,384 files by default, a quarter of the default memory limit each.
+DEFAULT_DISK_MB: Final = 256
+FILES_PER_MB: Final = 64
 MIB: Final = 1024 * 1024
 
 PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL")  # copied from the referee's environment when set
 # What any program needs to run, bound read-only inside bubblewrap (those that exist; symlinks stay symlinks).
 SYSTEM_FOLDERS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 _INSTALL_FOLDERS: Final = ("bin", "shims")  # a program here belongs to the installation above (a venv, pyenv)
+SHARED_PLACES: Final = ("/tmp", "/dev/shm")  # writable by any program: inside bubblewrap, each the bot's own tmpfs
 
 
 class SandboxError(RuntimeError):
@@ -101,7 +115,9 @@ class Limits:
     cpu_s: int | None = None
     processes: int = DEFAULT_PROCESSES
     file_mb: int = DEFAULT_FILE_MB
-    disk_mb: int = 0  # bubblewrap only: the private directory is a tmpfs of this size (0: the real directory)
+    # bubblewrap only: the private directory, /tmp and /dev/shm are each a tmpfs of this size holding at most
+    # disk_mb * FILES_PER_MB files (0: the real directory, and /tmp and /dev/shm bounded by memory alone)
+    disk_mb: int = DEFAULT_DISK_MB
 
     def resource_limits(self, games: int) -> ResourceLimits:
         """The kernel limits for a match of ``games`` games, resolved now (the process count is a snapshot)."""
@@ -244,23 +260,48 @@ def _bwrap_program() -> str:
     return program
 
 
-def _bwrap_base(program: str) -> list[str]:
-    """Everything but the per-seat binds: the system folders, fresh /dev /proc /tmp, no network, no caps.
+def _bwrap_base(program: str, disk_mb: int = 0) -> list[str]:
+    """Everything but the per-seat binds: the system folders, fresh /dev /proc /tmp (and /dev/shm, each a tmpfs of
+    ``disk_mb`` MiB when it is not 0), no network, no caps.
 
-    As root, the sandbox keeps only the capabilities that ``setpriv`` needs to drop to ``BOT_UID`` (``drop_root``);
-    without root, bubblewrap's user namespace runs the bot as the referee's own unprivileged user."""
+    As root, the sandbox keeps only the capabilities that ``setpriv`` needs to drop to ``BOT_UID`` (``drop_root``),
+    and the one that ``bounded_files`` needs to set the inode counts; without root, bubblewrap's user namespace runs
+    the bot as the referee's own unprivileged user."""
     args = [program]
     for folder in SYSTEM_FOLDERS:
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
             args += ["--ro-bind", folder, folder]
-    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    for place in SHARED_PLACES:
+        args += ["--perms", "1777", *_size(disk_mb), "--tmpfs", place]
     args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     args += ["--die-with-parent", "--cap-drop", "ALL"]
     if os.geteuid() == 0:
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        if disk_mb > 0:
+            args += ["--cap-add", "CAP_SYS_ADMIN"]  # for bounded_files' remount only: setpriv drops it before the bot
     return args
+
+
+def _size(disk_mb: int) -> list[str]:
+    return ["--size", str(disk_mb * MIB)] if disk_mb > 0 else []
+
+
+def bounded_files(places: Sequence[str], disk_mb: int) -> list[str]:
+    """The words that, run first inside the sandbox, set the inode count of each tmpfs in ``places`` to ``disk_mb *
+    FILES_PER_MB`` and then run the rest of the command; none unless the referee is root and ``disk_mb`` is set
+    (see the module's docstring)."""
+    import shlex
+    import shutil
+
+    mount = shutil.which("mount", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    if os.geteuid() != 0 or disk_mb <= 0 or mount is None:
+        return []
+    files = disk_mb * FILES_PER_MB
+    remounts = " && ".join(f"{mount} -o remount,nr_inodes={files} -- {shlex.quote(place)}" for place in places)
+    return ["/bin/sh", "-c", f'{remounts} && exec "$@"', "sh"]
 
 
 def drop_root() -> list[str]:
@@ -292,7 +333,7 @@ def bwrap_argv(
     disk_mb: int = 0,
 ) -> tuple[str, ...]:
     """``argv`` wrapped in bubblewrap; raise SandboxError for a command the sandbox would hide from itself."""
-    args = _bwrap_base(program)
+    args = _bwrap_base(program, disk_mb)
     files = _command_files(argv, path)
     for file in files:
         if _is_within(file, out_dir):
@@ -320,14 +361,15 @@ def bwrap_argv(
     # The --out folder is an empty stand-in (wherever it is, /tmp included) holding only the private directory.
     args += [*_reachable(out_dir, made), "--tmpfs", str(out_dir)]
     if disk_mb > 0:  # (1777: the bot may run as another user than the sandbox's tmpfs belongs to)
-        args += ["--perms", "1777", "--size", str(disk_mb * MIB), "--tmpfs", str(home)]
+        args += ["--perms", "1777", *_size(disk_mb), "--tmpfs", str(home)]
         args += ["--perms", "1777", "--dir", str(home / "tmp")]
     else:
         args += ["--bind", str(home), str(home)]
     # The folders bubblewrap made to hold the binds live in its root tmpfs: read-only too, once all are made.
     for mount in read_only_last:
         args += ["--remount-ro", mount]
-    args += ["--chdir", str(home), "--", *drop_root(), *argv]
+    own = [str(home), *SHARED_PLACES]
+    args += ["--chdir", str(home), "--", *bounded_files(own, disk_mb), *drop_root(), *argv]
     return tuple(args)
 
 
