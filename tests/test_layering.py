@@ -67,6 +67,7 @@ def test_the_layering_contracts_hold() -> None:
         ("sample_bots/montecarlo/search.py", "import competition.stats", "sample bots speak only PROTOCOL.md"),
         ("referee/learning/encoding.py", "import referee.wire", "referee.learning imports only the rules core"),
         ("referee/learning/env.py", "import competition.model", "referee.learning imports only the rules core"),
+        ("referee/learning/policies.py", "from sample_bots import heuristic_bot", "referee.learning imports only"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:
