@@ -20,11 +20,14 @@ them, so they cannot be reused), the observation's ``dict``, and ``mask.nonzero(
 
 from __future__ import annotations
 
+import itertools
 import random
+from pathlib import Path
 from typing import Any
 
 from referee.rules import GameState, PassCards, Phase, PlayCard, Ruleset, playout
 
+ROOT = Path(__file__).resolve().parent.parent
 DEALS = 256
 OPTIONS = {"passing": "left", "target": 1}
 
@@ -236,3 +239,53 @@ def sync_vector_runner(opponents: str) -> Any:
         return SingleSeatEnv("hearts", opponents=opponents)  # type: ignore[arg-type]
 
     return _vector_runner(gymnasium.vector.SyncVectorEnv([make for _ in range(VECTOR_TABLES)]))
+
+
+# --- policy_bot_startup: from a trained policy's file to a hello answered -------------------------------------------
+
+
+def hello_line() -> bytes:
+    from protocol import codec
+    from protocol import messages as m
+
+    clock = m.TimeControl(move_ms=1000, startup_ms=5000, bank_ms=0, increment_ms=0)
+    hello = m.HelloRequest(id=1, protocol=1, game="hearts", players=4, seat=0, options={}, time=clock, games=1)
+    return codec.encode(hello)
+
+
+def startup_cpu_s(command: list[str]) -> float:
+    """CPU seconds (user + system) a bot process takes to start and answer ``hello``, then end at ``bye``."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(hello_line())
+    process.stdin.flush()
+    answer = process.stdout.readline()
+    assert b'"hello"' in answer, answer
+    process.stdin.write(b'{"type":"bye","reason":"match_over"}\n')
+    process.stdin.close()
+    process.wait(timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def policy_file(directory: Path) -> Path:
+    """An `MlpPolicy` of MaskablePPO's default shape (64, 64, tanh) for Hearts, with random weights."""
+    import numpy as np
+
+    from referee.learning import Layout
+    from referee.learning.export import MlpPolicy
+    from referee.rules import Ruleset
+
+    rng = np.random.default_rng(0)
+    sizes = [Layout.of(Ruleset.create("hearts")).size, 64, 64, 59]
+    layers = [
+        (rng.standard_normal((a, b)).astype(np.float32), np.zeros(b, dtype=np.float32))
+        for a, b in itertools.pairwise(sizes)
+    ]
+    path = directory / "policy.npz"
+    MlpPolicy(layers, "tanh").save(path)
+    return path

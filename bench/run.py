@@ -620,6 +620,46 @@ def vector_env(config: Config) -> Result:
     }
 
 
+@benchmark("policy_bot_startup")
+def policy_bot_startup(config: Config) -> Result:
+    """CPU seconds from a policy bot's start to its hello answer (and bye): examples/numpy_policy_bot.py with an
+    exported policy, against the same bot importing torch first (what a bot that loads the trained torch model
+    pays). The referee's default start-up time is 5 s of wall time (``--startup-time``)."""
+    import tempfile
+
+    try:
+        import gymnasium  # noqa: F401  (the rl extra)
+
+        from bench import learning_bench
+    except ImportError as error:
+        return {"name": "policy_bot_startup", "skipped": f"needs kierki[rl]: {error}"}
+    with tempfile.TemporaryDirectory() as directory:
+        policy = str(learning_bench.policy_file(Path(directory)))
+        bot = str(ROOT / "examples" / "numpy_policy_bot.py")
+        numpy_bot = [sys.executable, bot, policy]
+        runs = max(3, config.repeats)
+        ours = statistics.median(learning_bench.startup_cpu_s(numpy_bot) for _ in range(runs))
+        try:
+            import torch  # noqa: F401  (the rl-train extra)
+        except ImportError:
+            theirs = None
+        else:
+            code = (
+                f"import torch, runpy, sys; sys.argv = ['b', {policy!r}]; runpy.run_path({bot!r}, run_name='__main__')"
+            )
+            theirs = statistics.median(learning_bench.startup_cpu_s([sys.executable, "-c", code]) for _ in range(runs))
+    return {
+        "name": "policy_bot_startup",
+        "unit": "CPU s to hello",
+        "ours": round(ours, 3),
+        "baseline": None if theirs is None else round(theirs, 3),
+        "ratio": None if theirs is None else round(ours / theirs, 3),
+        "better": "lower",
+        "runs": runs,
+        "baseline_is": "the same bot importing torch first" if theirs is not None else "torch not installed",
+    }
+
+
 # --- replay logs -------------------------------------------------------------------------------------------
 
 REPLAY_LOG = ROOT / "tests" / "golden" / "kierki-seed3.replay.jsonl"

@@ -8,8 +8,11 @@ and sees only what the rules core's observation of its seat holds.
 Importing it registers the Gymnasium ids ``kierki/Kierki-v0``, ``kierki/Kierki3-v0``, ``kierki/Hearts-v0`` and
 ``kierki/Cancellation-v0`` (`SingleSeatEnv`; its keyword arguments as ``gymnasium.make``'s), so that
 ``gymnasium.make("referee.learning:kierki/Hearts-v0")`` works in a fresh interpreter. docs/bots/learning.md is the
-guide.
+guide. With ``KIERKI_COMPILED=DIR`` in the environment the rules core comes from the compiled build in DIR
+(`compiled`).
 """
+
+import referee.learning.compiled  # noqa: F401, I001  (first: KIERKI_COMPILED, before anything imports the rules core)
 
 import gymnasium
 
