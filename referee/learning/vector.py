@@ -23,6 +23,7 @@ An illegal action plays the lowest legal one instead (``SingleSeatEnv``'s ``ille
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -95,8 +96,9 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self._states: list[GameState] = []
         self._seeds: list[str] = []
         self._selected: list[list[Card]] = [[] for _ in range(num_envs)]
+        self._legal = [bytearray(N_ACTIONS) for _ in range(num_envs)]  # row i's mask as bytes (cheap to index)
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
-        self._rng = np.random.default_rng()
+        self._rng = random.Random()
         self.illegal_actions = 0
 
     def reset(
@@ -105,15 +107,15 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         """Game 1 of match seed ``seed + i`` at table i (or ``seed[i]``); random match seeds without a seed."""
         if seed is None:
             seeds = [str(s) for s in np.random.SeedSequence().generate_state(self.num_envs, dtype=np.uint64)]
-            self._rng = np.random.default_rng()
+            self._rng = random.Random()
         elif isinstance(seed, int):
             seeds = [str(seed + i) for i in range(self.num_envs)]
-            self._rng = np.random.default_rng(seed)
+            self._rng = random.Random(seed)
         else:
             if len(seed) != self.num_envs:
                 raise ValueError(f"give one seed per table ({self.num_envs}), not {len(seed)}")
             seeds = [str(s) for s in seed]
-            self._rng = np.random.default_rng(seed[0])
+            self._rng = random.Random(seed[0])
         self._seeds = seeds
         self._states = [GameState(self.ruleset, seed=s, game=1) for s in seeds]
         self._autoreset[:] = False
@@ -134,7 +136,7 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     ]:
         if not self._states:
             raise RuntimeError("the environment has not been reset: call reset() first")
-        chosen = np.asarray(actions).reshape(self.num_envs)
+        chosen: list[int] = np.asarray(actions).reshape(self.num_envs).tolist()
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         for i in range(self.num_envs):
@@ -145,7 +147,7 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 self._play_others(i)
                 self._write(i)
                 continue
-            rewards[i] = self._step_table(i, int(chosen[i]))
+            rewards[i] = self._step_table(i, chosen[i])
             terminations[i] = self._autoreset[i] = self._states[i].is_over
             self._write(i)
         return self._out(), rewards, terminations, np.zeros(self.num_envs, dtype=np.bool_), {}
@@ -158,9 +160,9 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     def _step_table(self, i: int, action: int) -> float:
         state = self._states[i]
-        mask = self._masks[i]
-        if not 0 <= action < N_ACTIONS or not mask[action]:
-            action = int(np.flatnonzero(mask)[0])
+        mask = self._legal[i]
+        if not (isinstance(action, int) and 0 <= action < N_ACTIONS and mask[action]):
+            action = mask.index(1)
             self.illegal_actions += 1
         deals_before = len(state.deal_results)
         phase = state.phase
@@ -188,7 +190,7 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         """Play the other seats of table i until its learner is to act or its game is over."""
         state = self._states[i]
         me = self.seat
-        rng = self._rng
+        rand = self._rng.random
         heuristic = self.opponents == "heuristic"
         while not state.is_over and state.to_act != me:
             seat = state.to_act
@@ -205,14 +207,15 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                     state.apply(PlayCard(action) if phase is _PLAY else choice_for(phase, action), seat)  # type: ignore[arg-type]
             elif phase is _PLAY:
                 legal = state.legal_plays()
-                state.apply(PlayCard(legal[int(rng.random() * len(legal))]), seat)
+                state.apply(PlayCard(legal[int(rand() * len(legal))]), seat)
             elif phase is _PASS:
                 hand = state.hand(seat)
-                picks = rng.choice(len(hand), 3, replace=False)
-                state.apply(PassCards(tuple(hand[int(k)] for k in picks)), seat)
+                state.apply(PassCards(tuple(hand.pop(int(rand() * len(hand))) for _ in range(3))), seat)
             else:
-                legal_actions = np.flatnonzero(action_mask(self.layout.features, state.table, seat, ()))
-                action = int(legal_actions[int(rng.random() * len(legal_actions))])
+                legal_actions = [
+                    a for a, ok in enumerate(action_mask(self.layout.features, state.table, seat, ())) if ok
+                ]
+                action = legal_actions[int(rand() * len(legal_actions))]
                 state.apply(choice_for(phase, action), seat)  # type: ignore[arg-type]
 
     def _write(self, i: int) -> None:
@@ -222,7 +225,8 @@ class BatchedEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         selected = self._selected[i] if table.to_act == self.seat else ()
         features = self.layout.features
         self._observations[i] = np.frombuffer(seat_vector(features, table, state.totals, self.seat, selected), _F32)
-        self._masks[i] = np.frombuffer(action_mask(features, table, self.seat, selected), np.int8)
+        legal = self._legal[i] = action_mask(features, table, self.seat, selected)
+        self._masks[i] = np.frombuffer(legal, np.int8)
 
     def _out(self) -> dict[str, npt.NDArray[Any]]:
         if self.copy:
