@@ -20,11 +20,14 @@ them, so they cannot be reused), the observation's ``dict``, and ``mask.nonzero(
 
 from __future__ import annotations
 
+import itertools
 import random
+from pathlib import Path
 from typing import Any
 
 from referee.rules import GameState, PassCards, Phase, PlayCard, Ruleset, playout
 
+ROOT = Path(__file__).resolve().parent.parent
 DEALS = 256
 OPTIONS = {"passing": "left", "target": 1}
 
@@ -115,3 +118,174 @@ def handover_runner() -> Any:
         return 64
 
     return one_deal
+
+
+# --- env_vs_openspiel: our AEC environment against OpenSpiel's Hearts through PettingZoo (shimmy) and raw ----------
+#
+# The same random legal policy everywhere (``legal[int(random() * len(legal))]`` over the mask's nonzero entries or
+# pyspiel's legal list), whole hands, counted in agent steps (a pass is three steps on both sides; OpenSpiel deals a
+# hand with no pass in one of four, ours passes left in deal 1, so the rate per step is the fair unit).
+# Shimmy's environment counts the 52 dealing chance steps (and the pass direction's) against OpenSpiel's
+# ``max_game_length`` (64 decisions), so left alone it truncates a hand after 11 agent steps: it is driven here with
+# its ``game_length`` set back to 1 after each reset, so that only the decisions count and every hand is played to
+# its end (``game_state.is_terminal()``), which is what a learner wants of it.
+
+
+def our_aec_hand_runner() -> Any:
+    from referee.learning import KierkiEnv
+
+    env = KierkiEnv("hearts", options=OPTIONS)
+    turn = iter(range(1 << 62))
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        env.reset(seed=next(turn) % DEALS)
+        state = env.game_state
+        assert state is not None
+        last, step = env.last, env.step
+        steps = 0
+        while not state.deal_results:
+            legal = last()[0]["action_mask"].nonzero()[0]  # type: ignore[index]
+            step(int(legal[int(rand() * len(legal))]))
+            steps += 1
+        return steps
+
+    return one_hand
+
+
+def shimmy_hand_runner(game: Any) -> Any:
+    from shimmy import OpenSpielCompatibilityV0
+
+    env = OpenSpielCompatibilityV0(env=game)
+    turn = iter(range(1 << 62))
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        env.reset(seed=next(turn) % DEALS)
+        env.game_length = 1  # count the decisions only (see above): the hand is played to its end
+        state = env.game_state
+        last, step = env.last, env.step
+        steps = 0
+        while not state.is_terminal():
+            legal = last()[4]["action_mask"].nonzero()[0]
+            step(int(legal[int(rand() * len(legal))]))
+            steps += 1
+        return steps
+
+    return one_hand
+
+
+def pyspiel_hand_runner(game: Any) -> Any:
+    """Raw pyspiel, as a learner over it would drive it: the seat to act's information-state tensor, then a legal
+    action; the deal's chance outcomes drawn uniformly."""
+
+    def one_hand(rng: random.Random) -> int:
+        rand = rng.random
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rand() * len(outcomes))][0])
+                continue
+            state.information_state_tensor(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rand() * len(legal))])
+            steps += 1
+        return steps
+
+    return one_hand
+
+
+# --- vector_env: the batched environment against SyncVectorEnv of the one-seat environment ----------------------
+
+VECTOR_TABLES = 64
+VECTOR_STEPS = 10  # vector steps per measured unit
+
+
+def _vector_runner(envs: Any) -> Any:
+    import numpy as np
+
+    state: dict[str, Any] = {}
+
+    def ten_steps(rng: random.Random) -> int:
+        if "observations" not in state:
+            state["observations"], _ = envs.reset(seed=rng.randrange(1 << 30))
+            state["choose"] = np.random.default_rng(rng.randrange(1 << 30))
+        choose = state["choose"]
+        observations = state["observations"]
+        for _ in range(VECTOR_STEPS):
+            mask = observations["action_mask"]
+            actions = np.argmax(mask * choose.random(mask.shape), axis=1)  # a random legal action per table
+            observations = envs.step(actions)[0]
+        state["observations"] = observations
+        return VECTOR_STEPS * VECTOR_TABLES
+
+    return ten_steps
+
+
+def batched_runner(opponents: str) -> Any:
+    from referee.learning.vector import BatchedEnv
+
+    return _vector_runner(BatchedEnv("hearts", num_envs=VECTOR_TABLES, opponents=opponents))  # type: ignore[arg-type]
+
+
+def sync_vector_runner(opponents: str) -> Any:
+    import gymnasium
+
+    from referee.learning import SingleSeatEnv
+
+    def make() -> Any:
+        return SingleSeatEnv("hearts", opponents=opponents)  # type: ignore[arg-type]
+
+    return _vector_runner(gymnasium.vector.SyncVectorEnv([make for _ in range(VECTOR_TABLES)]))
+
+
+# --- policy_bot_startup: from a trained policy's file to a hello answered -------------------------------------------
+
+
+def hello_line() -> bytes:
+    from protocol import codec
+    from protocol import messages as m
+
+    clock = m.TimeControl(move_ms=1000, startup_ms=5000, bank_ms=0, increment_ms=0)
+    hello = m.HelloRequest(id=1, protocol=1, game="hearts", players=4, seat=0, options={}, time=clock, games=1)
+    return codec.encode(hello)
+
+
+def startup_cpu_s(command: list[str]) -> float:
+    """CPU seconds (user + system) a bot process takes to start and answer ``hello``, then end at ``bye``."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(hello_line())
+    process.stdin.flush()
+    answer = process.stdout.readline()
+    assert b'"hello"' in answer, answer
+    process.stdin.write(b'{"type":"bye","reason":"match_over"}\n')
+    process.stdin.close()
+    process.wait(timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def policy_file(directory: Path) -> Path:
+    """An `MlpPolicy` of MaskablePPO's default shape (64, 64, tanh) for Hearts, with random weights."""
+    import numpy as np
+
+    from referee.learning import Layout
+    from referee.learning.export import MlpPolicy
+    from referee.rules import Ruleset
+
+    rng = np.random.default_rng(0)
+    sizes = [Layout.of(Ruleset.create("hearts")).size, 64, 64, 59]
+    layers = [
+        (rng.standard_normal((a, b)).astype(np.float32), np.zeros(b, dtype=np.float32))
+        for a, b in itertools.pairwise(sizes)
+    ]
+    path = directory / "policy.npz"
+    MlpPolicy(layers, "tanh").save(path)
+    return path

@@ -559,6 +559,109 @@ def env_vs_playout(config: Config) -> Result:
     }
 
 
+@benchmark("env_vs_openspiel")
+def env_vs_openspiel(config: Config) -> Result:
+    """Random legal play of whole Hearts hands: our AEC environment against OpenSpiel's Hearts through PettingZoo
+    (shimmy) and raw pyspiel with its information-state tensor (bench/learning_bench.py says how each is driven)."""
+    game = load_openspiel_hearts()
+    if isinstance(game, str):
+        return {"name": "env_vs_openspiel", "skipped": game}
+    try:
+        import shimmy  # noqa: F401  (the rl-bench extra)
+
+        from bench import learning_bench
+    except ImportError as error:
+        return {"name": "env_vs_openspiel", "skipped": f"needs kierki[rl-bench]: {error}"}
+    ours, theirs, ratios = interleaved(
+        config, learning_bench.our_aec_hand_runner(), learning_bench.shimmy_hand_runner(game)
+    )
+    raw = measure(learning_bench.pyspiel_hand_runner(game), config, salt=7)
+    return {
+        **comparison("env_vs_openspiel", "agent steps/s", ours.decisions_per_s, theirs.decisions_per_s),
+        "repeat_ratios": ratios,
+        "ours_hands_per_s": round(ours.units_per_s, 1),
+        "shimmy_hands_per_s": round(theirs.units_per_s, 1),
+        "pyspiel_tensor_steps_per_s": round(raw.decisions_per_s, 1),
+        "ours_over_pyspiel_tensor": round(ours.decisions_per_s / raw.decisions_per_s, 3),
+        "steps_per_hand": {"ours": round(ours.decisions_per_unit, 1), "shimmy": round(theirs.decisions_per_unit, 1)},
+        "shimmy": importlib.metadata.version("shimmy"),
+        "pettingzoo": importlib.metadata.version("pettingzoo"),
+        "rules_build": rules_build(),
+        "target": "ratio >= 10 in the pure build",
+    }
+
+
+@benchmark("vector_env")
+def vector_env(config: Config) -> Result:
+    """Learner steps per CPU second at 64 Hearts tables: the batched environment against Gymnasium's
+    SyncVectorEnv of 64 one-seat environments, random opponents, one random legal action per table per step."""
+    try:
+        import gymnasium  # noqa: F401  (the rl extra)
+
+        from bench import learning_bench
+    except ImportError as error:
+        return {"name": "vector_env", "skipped": f"needs kierki[rl]: {error}"}
+    ours, theirs, ratios = interleaved(
+        config, learning_bench.batched_runner("random"), learning_bench.sync_vector_runner("random")
+    )
+    heuristic_ours, heuristic_theirs, _ = interleaved(
+        config, learning_bench.batched_runner("heuristic"), learning_bench.sync_vector_runner("heuristic")
+    )
+    return {
+        **comparison("vector_env", "learner steps/s", ours.decisions_per_s, theirs.decisions_per_s),
+        "repeat_ratios": ratios,
+        "tables": learning_bench.VECTOR_TABLES,
+        "opponents": "random",
+        "heuristic_opponents": {
+            "ours": round(heuristic_ours.decisions_per_s, 1),
+            "baseline": round(heuristic_theirs.decisions_per_s, 1),
+            "ratio": round(heuristic_ours.decisions_per_s / heuristic_theirs.decisions_per_s, 3),
+        },
+        "rules_build": rules_build(),
+        "target": "ratio >= 3 in the compiled build",
+    }
+
+
+@benchmark("policy_bot_startup")
+def policy_bot_startup(config: Config) -> Result:
+    """CPU seconds from a policy bot's start to its hello answer (and bye): examples/numpy_policy_bot.py with an
+    exported policy, against the same bot importing torch first (what a bot that loads the trained torch model
+    pays). The referee's default start-up time is 5 s of wall time (``--startup-time``)."""
+    import tempfile
+
+    try:
+        import gymnasium  # noqa: F401  (the rl extra)
+
+        from bench import learning_bench
+    except ImportError as error:
+        return {"name": "policy_bot_startup", "skipped": f"needs kierki[rl]: {error}"}
+    with tempfile.TemporaryDirectory() as directory:
+        policy = str(learning_bench.policy_file(Path(directory)))
+        bot = str(ROOT / "examples" / "numpy_policy_bot.py")
+        numpy_bot = [sys.executable, bot, policy]
+        runs = max(3, config.repeats)
+        ours = statistics.median(learning_bench.startup_cpu_s(numpy_bot) for _ in range(runs))
+        try:
+            import torch  # noqa: F401  (the rl-train extra)
+        except ImportError:
+            theirs = None
+        else:
+            code = (
+                f"import torch, runpy, sys; sys.argv = ['b', {policy!r}]; runpy.run_path({bot!r}, run_name='__main__')"
+            )
+            theirs = statistics.median(learning_bench.startup_cpu_s([sys.executable, "-c", code]) for _ in range(runs))
+    return {
+        "name": "policy_bot_startup",
+        "unit": "CPU s to hello",
+        "ours": round(ours, 3),
+        "baseline": None if theirs is None else round(theirs, 3),
+        "ratio": None if theirs is None else round(ours / theirs, 3),
+        "better": "lower",
+        "runs": runs,
+        "baseline_is": "the same bot importing torch first" if theirs is not None else "torch not installed",
+    }
+
+
 # --- replay logs -------------------------------------------------------------------------------------------
 
 REPLAY_LOG = ROOT / "tests" / "golden" / "kierki-seed3.replay.jsonl"

@@ -50,6 +50,7 @@ def run(steps: int, seed: int, learning_rate: float, learn: bool) -> list[float]
     observation, _ = env.reset(seed=seed)
     episode: list[tuple[np.ndarray, np.ndarray, int]] = []
     deal_rewards: list[float] = []
+    deals_seen = 0  # deal results of the game in play already counted
     for _ in range(steps):
         x = np.asarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"], dtype=np.float32)
@@ -57,7 +58,10 @@ def run(steps: int, seed: int, learning_rate: float, learn: bool) -> list[float]
         action = int(rng.choice(N_ACTIONS, p=probabilities))
         episode.append((x, probabilities, action))
         observation, reward, terminated, _, _ = env.step(action)
-        if reward or terminated:  # a deal ended (a Hearts deal always costs someone points)
+        state = env.aec.game_state
+        assert state is not None
+        if len(state.deal_results) > deals_seen:  # a deal ended: every deal counts, those the seat took 0 in too
+            deals_seen = len(state.deal_results)
             deal_rewards.append(reward)
             if learn:
                 advantage = reward - baseline
@@ -69,6 +73,7 @@ def run(steps: int, seed: int, learning_rate: float, learn: bool) -> list[float]
             episode = []
         if terminated:
             observation, _ = env.reset()
+            deals_seen = 0
     return deal_rewards
 
 

@@ -173,3 +173,43 @@ def test_the_build_starts_from_bytecode(compiled_build: str) -> None:
     assert from_build, "no module of the build was loaded: is it first on the path?"
     from_source = [line for line in from_build if line.endswith(".py")]  # a .pyc is named in quotes
     assert not from_source, "compiled from source at start:\n" + "\n".join(from_source)
+
+
+def test_a_users_script_runs_the_compiled_rules_core_through_kierki_compiled(
+    compiled_build: str, tmp_path: Path
+) -> None:
+    """``KIERKI_COMPILED=DIR python my_script.py`` (a script anywhere, importing the environments): the rules core
+    comes from the build and the learning package from the checkout; a stale build is refused with what to do."""
+    script = tmp_path / "my_training.py"
+    script.write_text(
+        "from referee.learning import SingleSeatEnv\n"
+        "import referee.learning, referee.rules.state, referee.rules.features\n"
+        "env = SingleSeatEnv('hearts')\n"
+        "env.reset(seed=1)\n"
+        "print(referee.rules.state.__file__)\n"
+        "print(referee.rules.features.__file__)\n"
+        "print(referee.learning.__file__)\n"
+    )
+    env = {**os.environ, "KIERKI_COMPILED": compiled_build}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    state, features, learning = done.stdout.splitlines()
+    assert state.startswith(compiled_build) and state.endswith(".so")
+    assert features.startswith(compiled_build) and features.endswith(".so")
+    assert learning == str(ROOT / "referee" / "learning" / "__init__.py")
+    stale = tmp_path / "stale"
+    shutil.copytree(compiled_build, stale, symlinks=True)
+    (stale / "BUILT_FROM").write_text("0" * 64)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env={**env, "KIERKI_COMPILED": str(stale)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        done.returncode == 1
+        and "was built from other source" in done.stderr
+        and "tools/build_compiled.py" in done.stderr
+    )

@@ -74,6 +74,7 @@ def test_the_layering_contracts_hold() -> None:
         ("referee/learning/env.py", "import competition.model", "referee.learning imports only the rules core"),
         ("referee/match_config.py", "import sample_bots", "referee and competition never import sample_bots"),
         ("competition/ratings.py", "from sample_bots import random_bot", "referee and competition never import"),
+        ("referee/learning/policies.py", "from sample_bots import heuristic_bot", "referee.learning imports only"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:

@@ -26,7 +26,12 @@ when the game ends; there is no truncation.
 ``kierki match --seed S``; each later ``reset()`` without a seed plays the next game of that match (game 2, 3, ...,
 as ``--games N`` would); before any seed is given the match seed is 128 random bits, as ``kierki match``'s.
 
-**Illegal actions** raise `IllegalAction` (the mask says what is legal); the state is left as it was.
+**Illegal actions** raise `IllegalAction` (the mask says what is legal); the state is left as it was. (PettingZoo's
+wrapped form, `referee.learning.zoo.env`, ends the game instead, as PettingZoo's own classic games do.)
+
+**The global state** (``state()``, ``state_space``) is for training only: every hand, the kitty and every seat's
+own observation at once (what each passed and received, the scores), for a centralised critic or an oracle-guided
+learner. No seat's observation and no protocol bot ever carries it: a policy that reads it cannot play on the ladder.
 """
 
 from __future__ import annotations
@@ -37,10 +42,11 @@ from typing import Any, Final, Literal
 
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from pettingzoo import AECEnv
 
 from referee.learning.actions import IllegalAction, check_action, choice_for, describe
-from referee.learning.encoding import N_ACTIONS, Encoded, Layout
+from referee.learning.encoding import N_ACTIONS, N_CARDS, Encoded, Layout
 from referee.rules import (
     Action,
     Card,
@@ -73,6 +79,12 @@ def agent_name(seat: int) -> str:
 class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
     """One game of kierki, kierki3, hearts or cancellation (6 to 11 players), with any rule options."""
 
+    metadata: dict[str, Any] = {  # noqa: RUF012  (PettingZoo's convention: one class-level dict, read not written)
+        "render_modes": list(RENDER_MODES),
+        "name": "kierki_v0",
+        "is_parallelizable": False,  # turn-based: its parallel form is `turn_based_aec_to_parallel`'s
+    }
+
     def __init__(
         self,
         game: Game | str = "kierki",
@@ -93,11 +105,6 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         self.layout = Layout.of(self.ruleset)
         self.reward_kind: RewardKind = reward
         self.render_mode = render_mode
-        self.metadata = {
-            "render_modes": list(RENDER_MODES),
-            "name": f"{self.ruleset.game.value}_v0",  # what PettingZoo prints for the environment
-            "is_parallelizable": False,
-        }
         n = self.ruleset.players
         self.possible_agents = [agent_name(seat) for seat in range(n)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
@@ -110,6 +117,13 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         )
         self._action_spaces = {agent: gymnasium.spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
         self._observation_spaces = {agent: self._observation_space for agent in self.possible_agents}
+        # The global state: every hand and the kitty (card counts), then every seat's own observation in seat order.
+        self._state_head = (n + 1) * N_CARDS
+        self.state_space = gymnasium.spaces.Box(
+            np.concatenate([np.zeros(self._state_head, dtype=np.float32), *[low] * n]),
+            np.concatenate([np.full(self._state_head, self.layout.max_count, dtype=np.float32), *[high] * n]),
+            dtype=np.float32,
+        )
         self._sign = 1 if self.ruleset.game in (Game.KIERKI, Game.KIERKI3) else -1
         self._match_seed: str | None = None
         self._game_number = 0
@@ -161,7 +175,31 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         self._skip_agent_selection = None  # type: ignore[assignment]  # (PettingZoo's dead-step bookkeeping)
         self.agent_selection = self.possible_agents[self.game_state.to_act]
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
+
+    def __str__(self) -> str:
+        return f"{self.ruleset.game.value}_v0"
+
+    def state(self) -> npt.NDArray[np.float32]:
+        """The whole table, for training only (a centralised critic, an oracle): every seat's hand and the kitty as
+        card counts (52 each, seat 0 first), then each seat's own observation vector in seat order (what it
+        passed, received and has chosen of a pass so far, the trick, the scores). Never part of an observation."""
+        state = self._live_state()
+        table = state.table
+        counts = np.zeros(self._state_head, dtype=np.float32)
+        for seat in range(self.ruleset.players):
+            np.add.at(counts, [seat * N_CARDS + card for card in state.hand(seat)], 1)
+        kitty = self.ruleset.players * N_CARDS
+        np.add.at(counts, [kitty + card for card in table.kitty], 1)
+        layout, totals = self.layout.features, state.totals
+        views = [
+            np.frombuffer(
+                seat_vector(layout, table, totals, seat, self._selected if seat == table.to_act else ()),
+                dtype=_FLOAT32,
+            )
+            for seat in range(self.ruleset.players)
+        ]
+        return np.concatenate([counts, *views]).astype(np.float32, copy=False)
 
     def seat_observation(self, agent: str) -> Observation:
         """The rules core's own observation of ``agent``'s seat: everything that seat may know, nothing more."""
@@ -244,16 +282,24 @@ class KierkiEnv(AECEnv[str, dict[str, Any], np.int64]):
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     # --- showing it ----------------------------------------------------------------------------------------------
 
     def render(self) -> str | None:
         """The whole table as text (every hand: for a person watching, never for a seat): ``"ansi"`` returns
-        it, ``"human"`` prints it after every step."""
+        it; ``"human"`` prints it (after every step, too) and returns None."""
         if self.render_mode is None:
             gymnasium.logger.warn("KierkiEnv.render() was called without a render_mode: give render_mode='ansi'")
             return None
+        text = self.table_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def table_text(self) -> str:
+        """The whole table as text: the rules, the deal, every seat's total and hand, the trick, a pass so far."""
         state = self._live_state()
         lines = [
             f"{self.ruleset.describe()}, match seed {self._match_seed}, game {self._game_number}",

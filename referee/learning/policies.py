@@ -1,11 +1,11 @@
-"""Policies for the seats a learner does not play: uniformly random, and the heuristic sample bot's own logic.
+"""Policies for the seats a learner does not play: uniformly random, and the heuristic sample bot's logic.
 
 A *policy* is any callable from the observation ``dict`` of `encoding` (``"observation"`` and ``"action_mask"``)
 to an action; that is all a trained model needs to be. `random_policy` is one. The heuristic needs more than the
 encoding (the order of the cards in a trick, say), so `heuristic_action` works from the seat's rules-core
 `Observation` instead: it builds the request that seat would be sent (the fields ``sample_bots/heuristic_bot.py``
-reads, in the wire's order) and asks that file's own functions, so the heuristic met in training is the one met
-on the ladder as ``sample:heuristic`` (tests/test_learning_bot.py plays both against each other's decisions).
+reads, in the wire's order) and asks `heuristic`, that bot's rules restated in this layer, so the heuristic met in
+training is the one met on the ladder as ``sample:heuristic`` (tests/test_learning_heuristic.py asks both).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from referee.learning import heuristic
 from referee.learning.encoding import (
     MOON_OTHERS_ACTION,
     MOON_SELF_ACTION,
@@ -23,7 +24,6 @@ from referee.learning.encoding import (
     Encoded,
 )
 from referee.rules import Card, DealKind, Observation, Phase, Ruleset, card_name, parse_card
-from sample_bots import heuristic_bot
 
 Policy = Callable[[Encoded], int]
 
@@ -45,20 +45,20 @@ def heuristic_action(ruleset: Ruleset, seen: Observation, selected: Sequence[Car
     ``selected`` are the cards it has already chosen in the pass it is making."""
     phase = seen.phase
     if phase is Phase.PLAY:
-        return parse_card(heuristic_bot.choose_play(_play_request(seen)))
+        return parse_card(heuristic.choose_play(_play_request(seen)))
     if phase is Phase.PASS:
-        chosen = [parse_card(c) for c in heuristic_bot.choose_pass({"hand": _names(seen.hand), "count": 3})]
+        chosen = [parse_card(c) for c in heuristic.choose_pass(_names(seen.hand), 3)]
         for card in selected:  # the same three every step: the next one not yet chosen
             chosen.remove(card)
         return chosen[0]
     if phase is Phase.TRUMP:
         choices = [*_SUITS, "NT"] if ruleset.allow_no_trump else list(_SUITS)
-        suit = heuristic_bot.choose_trump({"cards": [card_name(c) for c in seen.hand], "choices": choices})
+        suit = heuristic.choose_trump([card_name(c) for c in seen.hand], choices)
         return NO_TRUMP_ACTION if suit == "NT" else TRUMP_ACTION + _SUITS.index(suit)
     assert phase is Phase.MOON and seen.moon_options is not None, f"no decision in the {phase.value} phase"
-    heuristic_bot.ME.update(seat=seen.seat, game=ruleset.game.value, options=ruleset.options())
     options = {option.value: list(totals) for option, totals in seen.moon_options.items()}
-    return MOON_SELF_ACTION if heuristic_bot.choose_moon({"options": options}) == "self" else MOON_OTHERS_ACTION
+    choice = heuristic.choose_moon(options, seen.seat, ruleset.target)
+    return MOON_SELF_ACTION if choice == "self" else MOON_OTHERS_ACTION
 
 
 def _names(cards: Sequence[Card]) -> list[str]:
