@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from referee.bots.cgroups import Cgroups, find_cgroups
+from referee.bots.cgroups import Cgroups, CgroupVersion, find_cgroups
 
 __all__ = ["PrivateGroup", "private_group"]
 
@@ -69,9 +69,10 @@ class PrivateGroup:
 
 
 @contextlib.contextmanager
-def private_group() -> Iterator[PrivateGroup]:
-    """A new group beside ours in each tree, emptied (its processes killed, frozen ones thawed) and removed after."""
-    ours = find_cgroups()
+def private_group(prefer: CgroupVersion | None = None) -> Iterator[PrivateGroup]:
+    """A new group beside ours in each tree (of version ``prefer`` where there is one), emptied (its processes
+    killed, frozen ones thawed) and removed after."""
+    ours = find_cgroups(prefer)
     name = f"kierki-test-{uuid.uuid4().hex[:12]}"  # no referee's name: no sweep outside it removes it
     dirs = {key: path / name for key, path in ours.dirs.items()}
     made = []
