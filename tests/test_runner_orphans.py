@@ -107,10 +107,17 @@ def test_a_pool_worker_killed_mid_game_leaves_no_bot(tmp_path: Path) -> None:
     with private_group() as group:
         coordinator = tournament_after_its_first_set(args, env, stdout=subprocess.DEVNULL, wrap=group.command)
         try:
-            assert settle(lambda: [] if group.frozen_bots() else [1], rounds=4000) == [], "no bot was ever frozen"
-            playing = [pid for bot in group.bot_groups() for pid in _members(bot)]
-            (worker,) = {_parent(pid) for pid in playing} - {0}
-            os.kill(worker, signal.SIGKILL)
+            playing: list[int] = []
+            workers: set[int] = set()
+
+            def not_frozen_yet() -> list[int]:
+                playing[:] = [pid for bot in group.bot_groups() for pid in _members(bot)]
+                workers.clear()
+                workers.update({_parent(pid) for pid in playing} - {0})  # the bots' parent: the one worker
+                return [] if len(workers) == 1 and group.frozen_bots() else [1]
+
+            assert settle(not_frozen_yet, rounds=4000) == [], "no bot was ever frozen"
+            os.kill(workers.pop(), signal.SIGKILL)
             assert playing and settle(lambda: [pid for pid in playing if _running(pid)], rounds=4000) == []
         finally:
             coordinator.kill()
