@@ -46,6 +46,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -354,11 +355,17 @@ _GUARDIAN_CODE: Final = (
 )
 _HOME: Final = str(Path(__file__).resolve().parents[2])
 _guardians: dict[int, tuple[subprocess.Popen[bytes], int]] = {}  # our pid: the guardian, our end of its pipe
+_guardian_lock = threading.Lock()  # matches in several threads (a Dask worker with --nthreads) start one
 
 
 def _start_guardian(cgroups: Cgroups) -> None:
     """Start this process's guardian unless it runs (a process forked from a referee starts its own); without
     one (no Python to start here), what a referee leaves is for the next match's ``sweep_stale``."""
+    with _guardian_lock:
+        _start_guardian_locked(cgroups)
+
+
+def _start_guardian_locked(cgroups: Cgroups) -> None:
     me = os.getpid()
     running = _guardians.get(me)
     if running is not None:
