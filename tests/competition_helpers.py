@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import msgspec
@@ -118,12 +118,17 @@ _KIERKI_WITH_CTRL_C = (
 
 
 def tournament_after_its_first_set(
-    args: Sequence[str], env: Mapping[str, str] | None = None, stdout: int = subprocess.PIPE
+    args: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    stdout: int = subprocess.PIPE,
+    wrap: Callable[[list[str]], list[str]] | None = None,
 ) -> subprocess.Popen[bytes]:
     """``kierki ARGS`` (a tournament) started in a session of its own, returned once it has printed its first set's
-    line on stderr: games are in play on its workers then, the moment a Ctrl-C or a kill test wants."""
+    line on stderr: games are in play on its workers then, the moment a Ctrl-C or a kill test wants. ``wrap``
+    makes the command run inside another (``cgroup_helpers.PrivateGroup.command``)."""
+    command = [sys.executable, "-c", _KIERKI_WITH_CTRL_C, *args]
     process = subprocess.Popen(
-        [sys.executable, "-c", _KIERKI_WITH_CTRL_C, *args],
+        command if wrap is None else wrap(command),
         stdout=stdout,
         stderr=subprocess.PIPE,
         start_new_session=True,

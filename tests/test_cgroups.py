@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -18,6 +19,7 @@ import typing
 from pathlib import Path
 
 import pytest
+from cgroup_helpers import private_group
 from test_hostile import settle
 
 from protocol import codec
@@ -192,6 +194,55 @@ def test_every_process_a_bot_makes_is_in_its_group_frozen_counted_and_killed_wit
     assert group.removed and not group.path.exists() and bot.cpu_ns() > 0  # its last CPU time is kept
     match.close()
     assert all(not path.exists() for path in match.dirs().values())
+
+
+# A referee that ends without a word (``os._exit``: a Dask worker whose nanny's pipe closed; SIGKILL is the same to
+# the kernel) while its bot, which has a child that left its session and spins, is frozen.
+_ENDS_WITH_ITS_BOT_FROZEN = """
+import os, sys
+from pathlib import Path
+from referee.bots.cgroups import find_cgroups
+from referee.bots.process import BotProcess
+
+match = find_cgroups(sys.argv[1]).open_match()
+group = match.bot("seat0")
+spinner = 'setsid /bin/sh -c "while :; do :; done" </dev/null >/dev/null 2>&1 & exec cat'
+BotProcess.start(["/bin/sh", "-c", spinner], cwd=Path.cwd(), env=None, stderr_log=Path(os.devnull), cgroup=group)
+while len(group.members()) < 2:
+    pass
+group.freeze()
+while not group.is_frozen():
+    pass
+print(" ".join(map(str, group.members())), match.name, flush=True)
+os._exit(1)
+"""
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_referee_that_ends_without_a_word_leaves_no_bot_its_guardian_removes_its_groups(
+    version: CgroupVersion,
+) -> None:
+    """The referee's guardian sees it end and kills its frozen bot and the bot's child, and removes the groups, with
+    no other process's help (in a group of its own, no other match's sweep sees them)."""
+    _real(version)
+    with private_group(version) as group:
+        ended = subprocess.run(
+            group.command([sys.executable, "-c", _ENDS_WITH_ITS_BOT_FROZEN, version]), capture_output=True, check=False
+        )
+        assert ended.returncode == 1, ended.stderr
+        *pids, name = ended.stdout.split()
+        assert len(pids) >= 2
+        assert settle(lambda: [pid for pid in map(int, pids) if _running(pid)], rounds=4000) == []
+        assert settle(lambda: [1] if group.processes() else [], rounds=4000) == []  # the guardian ended too
+        assert all(not (path / name.decode()).exists() for path in group.cgroups.dirs.values())
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")
 
 
 def _hello(request_id: int) -> m.HelloRequest:

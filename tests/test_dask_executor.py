@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cgroup_helpers import private_group
 from click.testing import CliRunner
 from competition_helpers import FAMILY_VARIABLE, family_env, family_left, tournament_after_its_first_set, untimed
+from test_hostile import settle
 
 distributed = pytest.importorskip("distributed")
 Client = Any  # distributed.Client, which mypy cannot name through importorskip
@@ -37,6 +39,7 @@ from competition.plan import Entrant  # noqa: E402
 from competition.results_file import read_results  # noqa: E402
 from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
 from kierki_cli.main import cli  # noqa: E402
+from referee.bots.fairplay import fair_play_problem  # noqa: E402
 from referee.bots.isolation import Isolation  # noqa: E402
 from referee.bots.procfs import process_stat  # noqa: E402
 from referee.match import BotSpec  # noqa: E402
@@ -509,10 +512,13 @@ def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_onc
 def test_kill_9_of_a_local_cluster_coordinator_leaves_no_process_and_resume_plays_each_set_once(
     tmp_path: Path, cluster: tuple[ExecutorSpec, object]
 ) -> None:
-    """A SIGKILLed coordinator cannot stop its cluster: its workers must see it gone (each exits once its parent's
-    end of a pipe closes) and their bots the end of their input. Its lock goes with it (the kernel's). The kill
-    comes once a set is recorded, with the next games playing on both workers: what tools/kill_stress.py's
-    dask-tournament mode does at random instants."""
+    """A SIGKILLed coordinator cannot stop its cluster: its workers must see it gone (each exits at once, by
+    ``os._exit``, once its parent's end of a pipe closes: distributed's ``_immediate_exit_when_closed``), and their
+    bots the end of their input, but a bot frozen at that instant cannot read it: the guardian of its worker's
+    control groups kills it. Its lock goes with it (the kernel's). The kill comes once a set is recorded, with the
+    next games playing on the workers and a bot frozen: what tools/kill_stress.py's dask-tournament mode does at
+    random instants. The run is in a control group of its own, so that no other match's sweep (another test's,
+    another run's on the machine) removes what it leaves before the check: only the guardian can."""
     tag, env = family_env()  # the coordinator and its worker processes; the bots get the tag through their env
     bots = tmp_path / "bots.toml"
     bots.write_text(
@@ -524,14 +530,19 @@ def test_kill_9_of_a_local_cluster_coordinator_leaves_no_process_and_resume_play
     out = tmp_path / "t"
     args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10"]
     args += ["--seed", "13", "--sets", "12", "--out", str(out)]
-    process = tournament_after_its_first_set(
-        [*args, "--executor", "dask-local", "--workers", "2"], env, stdout=subprocess.DEVNULL
-    )
-    # Usually a game is in play on each worker, bots and all; between two games there may be none for an instant,
-    # which the check below covers as well (not asserted: that would make the test depend on when it looks).
-    process.kill()
-    process.communicate()  # its end of the pipes closed
-    assert family_left(tag) == []
+    with contextlib.ExitStack() as stack:
+        group = stack.enter_context(private_group()) if fair_play_problem("cgroup") is None else None
+        process = tournament_after_its_first_set(
+            [*args, "--executor", "dask-local", "--workers", "2"],
+            env,
+            stdout=subprocess.DEVNULL,
+            wrap=None if group is None else group.command,
+        )
+        if group is not None:  # (without control groups no bot is ever frozen: their end of input ends them)
+            assert settle(lambda: [] if group.frozen_bots() else [1], rounds=4000) == [], "no bot was ever frozen"
+        process.kill()
+        process.communicate()  # its end of the pipes closed
+        assert family_left(tag) == []
     done = [r.set_id for r in read_results(out / "results.jsonl")[0]]
     assert 1 <= len(done) < 12
     spec, _ = cluster

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cgroup_helpers import PrivateGroup, private_group
 from click.testing import CliRunner
 from test_hostile import kierki_in_a_process, needs_bwrap, needs_cgroups, processes_with, settle
 
@@ -24,6 +25,7 @@ from kierki_cli.main import cli
 from referee.bots import fairplay
 from referee.bots.cgroups import CgroupError, find_cgroups, sweep_stale
 from referee.bots.isolation import FairPlayMode, Isolation
+from referee.bots.procfs import children
 from referee.bots.sandbox import SandboxKind
 from referee.bots.seat import TimeControl
 from referee.cpu import choose_cpu, pinned
@@ -142,32 +144,61 @@ def test_a_bot_that_thinks_while_it_is_not_its_turn_gets_no_cpu_then(tmp_path: P
     assert pondered[False] > pondered[True]
 
 
-@needs_cgroups
-def test_a_referee_killed_with_sigkill_leaves_groups_that_the_next_match_removes(tmp_path: Path) -> None:
-    """A referee killed with SIGKILL cannot remove its groups, and a bot's children that left its session live on
-    in them; the next match (any kierki process of the same pid namespace) kills and removes them."""
-    marker = tmp_path / "out" / "seat0"
-    command = [*kierki_in_a_process(), "match", "--game", "hearts", "--seed", "3", "--out", str(tmp_path / "out")]
+def _referee_in(group: PrivateGroup, out: Path) -> subprocess.Popen[bytes]:
+    """A referee in ``group`` of a match whose seat 0 starts two children that leave its session and spin, once they
+    spin and a bot is frozen (the moments its end must handle: a frozen bot cannot read the end of its input)."""
+    command = [*kierki_in_a_process(), "match", "--game", "hearts", "--seed", "3", "--out", str(out)]
     command += [f"{sys.executable} {FAIR} spinners 2", *([f"{sys.executable} {FAIR} think 0"] * 3)]
     command += ["--time-per-move", "60000"]
-    referee = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    referee = subprocess.Popen(
+        group.command(command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    started = settle(lambda: [] if len(_children_of_spinners()) >= 2 and group.frozen_bots() else [1], rounds=4000)
+    assert started == [], "the spinning children never started"
+    return referee
+
+
+def _guardian_of(referee: int) -> int:
+    """The referee's guardian: its child that runs ``referee.bots.cgroups.guard``."""
+    (guardian,) = [pid for pid in children(referee) or [] if b"cgroups import guard" in _cmdline(pid)]
+    return guardian
+
+
+def _cmdline(pid: int) -> bytes:
     try:
-        spinners = settle(lambda: [] if len(_children_of_spinners()) >= 2 else [1], rounds=4000)
-        assert spinners == [], "the spinning children never started"
-        assert marker.exists()
-        referee.send_signal(signal.SIGKILL)
-        referee.wait(timeout=30)
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@needs_cgroups
+def test_a_referee_killed_with_sigkill_leaves_no_bot_its_guardian_removes_them(tmp_path: Path) -> None:
+    """A referee killed with SIGKILL cannot remove its groups; its guardian, which sees it end, kills the bots in
+    them (the frozen ones thawed so that they die) and the children that left their session, and removes them,
+    with no other kierki process's help (in a group of its own, no other match's sweep sees them)."""
+    with private_group() as group:
+        referee = _referee_in(group, tmp_path / "out")
+        referee.kill()
+        referee.wait()
+        assert settle(group.processes) == []  # the bots, the spinning children and the guardian
+        assert group.bot_groups() == [] and _children_of_spinners() == []
+
+
+@needs_cgroups
+def test_a_referee_killed_with_its_guardian_leaves_groups_that_the_next_match_removes(tmp_path: Path) -> None:
+    """A referee killed with SIGKILL together with its guardian leaves its groups and what is in them (the children
+    that left their session spin on); the next match of the same pid namespace beside them kills and removes them,
+    and a match elsewhere (another group: another test's, another worker's) does not touch them."""
+    with private_group() as group:
+        referee = _referee_in(group, tmp_path / "out")
+        os.kill(_guardian_of(referee.pid), signal.SIGKILL)
+        referee.kill()
+        referee.wait()
+        assert sweep_stale(find_cgroups()) >= 0  # a match beside ours, outside the group: removes nothing of it
         left = _children_of_spinners()
-        assert len(left) >= 2  # the referee could not end them
-        assert sweep_stale(find_cgroups()) >= 1
-        assert settle(_children_of_spinners) == []
-    finally:
-        if referee.poll() is None:
-            referee.kill()
-            referee.wait()
-        for pid in _children_of_spinners():
-            os.kill(pid, signal.SIGKILL)
-        sweep_stale(find_cgroups())
+        assert len(left) >= 2 and group.bot_groups() != []  # nobody could end them
+        assert sweep_stale(group.cgroups) >= 1
+        assert settle(_children_of_spinners) == [] and group.bot_groups() == []
 
 
 def _children_of_spinners() -> list[int]:

@@ -18,9 +18,12 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import pytest
-from competition_helpers import family_env, family_left
+from cgroup_helpers import private_group
+from competition_helpers import FAMILY_VARIABLE, family_env, family_left, tournament_after_its_first_set
+from test_hostile import needs_cgroups, settle
 
 from competition import runner
+from referee.bots.procfs import process_stat
 
 
 def _ended_pid() -> int:
@@ -84,3 +87,56 @@ def test_a_coordinator_killed_while_its_worker_starts_leaves_no_process(tmp_path
     coordinator = subprocess.Popen([sys.executable, str(script)], start_new_session=True, env=env)
     assert coordinator.wait(timeout=120) == -signal.SIGKILL
     assert family_left(tag) == []  # the worker, the forkserver and the resource tracker end
+
+
+@needs_cgroups
+def test_a_pool_worker_killed_mid_game_leaves_no_bot(tmp_path: Path) -> None:
+    """A pool worker killed with SIGKILL (the OOM killer, an operator) cannot stop its game's bots, and one frozen
+    at that instant could never read the end of its input: the worker's guardian kills them all (the worker is
+    one process of a tournament run in a control group of its own, where no other match's sweep can)."""
+    tag, env = family_env()
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        "".join(
+            f'[[bot]]\nname = "{n}"\ncommand = "{c}"\nenv = {{ {FAMILY_VARIABLE} = "{tag}" }}\n'
+            for n, c in (("h", "sample:heuristic"), ("r", "sample:random"))
+        )
+    )
+    args = ["tournament", "--bots", str(bots), "--game", "hearts", "--option", "target=10", "--seed", "7"]
+    args += ["--sets", "12", "--jobs", "1", "--out", str(tmp_path / "t")]
+    with private_group() as group:
+        coordinator = tournament_after_its_first_set(args, env, stdout=subprocess.DEVNULL, wrap=group.command)
+        try:
+            playing: list[int] = []
+            workers: set[int] = set()
+
+            def not_frozen_yet() -> list[int]:
+                playing[:] = [pid for bot in group.bot_groups() for pid in _members(bot)]
+                workers.clear()
+                workers.update({_parent(pid) for pid in playing} - {0})  # the bots' parent: the one worker
+                return [] if len(workers) == 1 and group.frozen_bots() else [1]
+
+            assert settle(not_frozen_yet, rounds=4000) == [], "no bot was ever frozen"
+            os.kill(workers.pop(), signal.SIGKILL)
+            assert playing and settle(lambda: [pid for pid in playing if _running(pid)], rounds=4000) == []
+        finally:
+            coordinator.kill()
+            coordinator.communicate()
+    assert family_left(tag) == []
+
+
+def _members(group: Path) -> list[int]:
+    try:
+        return [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
+def _parent(pid: int) -> int:
+    fields = process_stat(pid)
+    return 0 if fields is None else int(fields[1])
+
+
+def _running(pid: int) -> bool:
+    fields = process_stat(pid)
+    return fields is not None and fields[0] not in (b"Z", b"X")

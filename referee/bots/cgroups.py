@@ -16,8 +16,14 @@ v1 only, ``libcgroup`` bindings date from 2019). Two backends stand behind one c
   ``pids.max``, ``freezer.state`` (FROZEN, THAWED). Killing is freeze, SIGKILL every member, thaw.
 
 Where the groups go: beside the referee, in its own group of each tree, under one group per match named
-``kierki-<pid namespace>-<pid>-<start time>-<n>`` (``MatchCgroups``). A match removes its groups when it ends; a
-referee killed with SIGKILL cannot, so every match first removes the groups of referees that are gone
+``kierki-<pid namespace>-<pid>-<start time>-<n>`` (``MatchCgroups``). A match removes its groups when it ends. A
+referee that ends without doing so (SIGKILL, the ``os._exit`` of a Dask worker whose nanny went away, the OOM
+killer) would leave its bots behind, those frozen at that instant for good: a frozen bot cannot read the end of its
+input. So the first match of a process starts its *guardian* (``guard``), a small process in a session of its
+own that holds the read end of a pipe whose write end only the referee has; when the referee ends, however, the
+pipe's end comes, and the guardian kills and removes that referee's groups (thawing the frozen bots so that they
+die) and exits. What the guardian cannot remove (it was killed too, by a kill of every process on the machine or of
+a whole cgroup) the next match removes: every match first removes the groups of referees that are gone
 (``sweep_stale``): a name of our pid namespace whose process no longer exists with that start time. Nothing
 else is touched. Under v2 a group that holds processes cannot give controllers to its children, so a referee
 alone in its group (``systemd-run --user --scope -p Delegate=yes kierki ...``) first moves itself into a leaf of
@@ -38,10 +44,15 @@ import itertools
 import os
 import re
 import signal
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final, Literal
+
+from referee.bots.stop import KEPT_CHILDREN
 
 __all__ = [
     "BotCgroup",
@@ -50,6 +61,7 @@ __all__ = [
     "Cgroups",
     "MatchCgroups",
     "find_cgroups",
+    "guard",
     "layout_from",
     "sweep_stale",
 ]
@@ -183,9 +195,11 @@ class Cgroups:
         return f"cgroup {self.version} (limits: {limited})"
 
     def open_match(self) -> MatchCgroups:
-        """A group for one match's bots, after removing those of referees that are gone."""
+        """A group for one match's bots, after removing those of referees that are gone, with this process's
+        guardian running (``guard``)."""
         sweep_stale(self)
-        name = f"kierki-{_pidns()}-{os.getpid()}-{_start_time(os.getpid())}-{next(_counter)}"
+        _start_guardian(self)
+        name = f"{_referee_prefix()}{next(_counter)}"
         made: list[Path] = []
         try:
             for tree in self._trees():
@@ -300,9 +314,24 @@ def _start_time(pid: int) -> int:
     return int(stat[stat.rfind(b")") + 2 :].split()[19])
 
 
+def _referee_prefix() -> str:
+    """How the names of this process's match groups begin."""
+    return f"kierki-{_pidns()}-{os.getpid()}-{_start_time(os.getpid())}-"
+
+
 def sweep_stale(cgroups: Cgroups) -> int:
     """Kill and remove the groups of referees of our pid namespace that no longer run; how many went."""
     ours = _pidns()
+
+    def stale(name: str) -> bool:
+        found = _STALE.fullmatch(name)
+        return found is not None and int(found[1]) == ours and _start_time(int(found[2])) != int(found[3])
+
+    return _remove_groups(cgroups, stale)
+
+
+def _remove_groups(cgroups: Cgroups, chosen: Callable[[str], bool]) -> int:
+    """Kill and remove the match groups whose names are ``chosen``; how many went."""
     removed = 0
     for tree in cgroups._trees():
         try:
@@ -310,15 +339,70 @@ def sweep_stale(cgroups: Cgroups) -> int:
         except OSError:
             continue
         for name in names:
-            found = _STALE.fullmatch(name)
-            if found is None or int(found[1]) != ours:
+            if not chosen(name):
                 continue
-            if _start_time(int(found[2])) == int(found[3]):
-                continue  # its referee is alive
             group = MatchCgroups(cgroups, name, anchor=False)
             group.close()
             removed += not (tree / name).exists()
     return removed
+
+
+# --- the guardian -----------------------------------------------------------------------------------------------
+
+# The referee's own copy of this module (a checkout, a build on sys.path), whatever the guardian's path would find.
+_GUARDIAN_CODE: Final = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from referee.bots.cgroups import guard; guard(sys.argv[2:])"
+)
+_HOME: Final = str(Path(__file__).resolve().parents[2])
+_guardians: dict[int, tuple[subprocess.Popen[bytes], int]] = {}  # our pid: the guardian, our end of its pipe
+_guardian_lock = threading.Lock()  # matches in several threads (a Dask worker with --nthreads) start one
+
+
+def _start_guardian(cgroups: Cgroups) -> None:
+    """Start this process's guardian unless it runs (a process forked from a referee starts its own); without
+    one (no Python to start here), what a referee leaves is for the next match's ``sweep_stale``."""
+    with _guardian_lock:
+        _start_guardian_locked(cgroups)
+
+
+def _start_guardian_locked(cgroups: Cgroups) -> None:
+    me = os.getpid()
+    running = _guardians.get(me)
+    if running is not None:
+        guardian, end = running
+        if guardian.poll() is None:
+            return
+        KEPT_CHILDREN.discard(guardian.pid)  # killed by someone: start another
+        os.close(end)
+    read, write = os.pipe()  # neither end is inherited by the bots (nor by anything else we start)
+    trees = [f"{key}={path}" for key, path in cgroups.dirs.items()]
+    try:
+        guardian = subprocess.Popen(
+            [sys.executable, "-c", _GUARDIAN_CODE, _HOME, cgroups.version, _referee_prefix(), *trees],
+            stdin=read,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,  # nothing of ours (a terminal, a test's pipe) is held open by it
+            start_new_session=True,  # neither Ctrl-C nor a kill of the referee's process group reaches it
+        )
+    except OSError:
+        os.close(write)
+        return
+    finally:
+        os.close(read)
+    KEPT_CHILDREN.add(guardian.pid)
+    _guardians[me] = guardian, write
+
+
+def guard(args: list[str]) -> None:
+    """The guardian (``python -c``; args: the version, the prefix of its referee's group names, and KEY=PATH of
+    each tree): wait for the end of input, which comes when the referee has ended (it alone holds the pipe's other
+    end), then kill and remove that referee's groups."""
+    named, prefix, *trees = args
+    version: CgroupVersion = "v1" if named == "v1" else "v2"
+    dirs = {key: Path(path) for key, _, path in (tree.partition("=") for tree in trees)}
+    while os.read(0, 4096):
+        pass
+    _remove_groups(Cgroups(version, dirs, frozenset()), lambda name: name.startswith(prefix))
 
 
 # --- one match, one bot ----------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ every escaped descendant of a bot becomes the referee's own child when the bot d
 end of a match kills and reaps every child the referee did not have when the match began.
 
 The one assumption: while a match runs, the process running it starts no other children of its own that must
-outlive the match (the tournament runner plays each game in a worker process for this reason).
+outlive the match (the tournament runner plays each game in a worker process for this reason), except those it
+names in ``stop.KEPT_CHILDREN`` (the guardian of its control groups, ``cgroups.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 from collections.abc import Collection
 
 from referee.bots.procfs import proc_files, stat_fields
-from referee.bots.stop import adopt_orphans, own_children
+from referee.bots.stop import KEPT_CHILDREN, adopt_orphans, own_children
 
 __all__ = ["become_subreaper", "child_pids", "reap_orphans"]
 
@@ -42,17 +43,18 @@ def become_subreaper() -> bool:
 
 
 def child_pids() -> set[int]:
-    """Our live children (zombies included: they are ours to reap)."""
+    """Our live children (zombies included: they are ours to reap), less ``KEPT_CHILDREN`` (the cgroups' guardian,
+    started by a match and kept for the next ones)."""
     listed = own_children()
     if listed is not None:
-        return listed
+        return listed - KEPT_CHILDREN
     me = os.getpid()
     children = set()
     for pid, stat in proc_files("stat"):
         fields = stat_fields(stat)
         if len(fields) > 1 and int(fields[1]) == me:
             children.add(pid)
-    return children
+    return children - KEPT_CHILDREN
 
 
 def reap_orphans(known: Collection[int]) -> int:

@@ -21,11 +21,12 @@ import time
 
 from referee.bots import procfs
 
-__all__ = ["LIVE_BOTS", "adopt_orphans", "kill_group", "kill_session", "left_nobody", "own_children"]
+__all__ = ["KEPT_CHILDREN", "LIVE_BOTS", "adopt_orphans", "kill_group", "kill_session", "left_nobody", "own_children"]
 
 _SWEEP_S = 2.0  # how long we keep SIGKILLing session members that have not died yet
 
 LIVE_BOTS: set[int] = set()  # pids of the bots started in this process and not yet reaped
+KEPT_CHILDREN: set[int] = set()  # children of ours that are no bots and outlive matches (the cgroups' guardian)
 _ADOPTING = False  # set by adopt_orphans: orphaned descendants of a bot become our children
 
 
@@ -59,13 +60,14 @@ def left_nobody(exited: bool) -> bool:
     """True when the bot has ``exited`` and provably left no process behind, so the session sweep can be skipped.
 
     When this process adopts orphans (``adopt_orphans``), a descendant still alive after the bot's exit either
-    is our child now or has a live ancestor that is: so our children being only bots proves there is none.
+    is our child now or has a live ancestor that is: so our children being only bots (and ``KEPT_CHILDREN``, which
+    start no bot) proves there is none.
     Anything else (no adoption, an unknown child, children not listed by this kernel) means: sweep.
     """
     if not _ADOPTING or not exited:
         return False
     children = own_children()
-    return children is not None and children <= LIVE_BOTS
+    return children is not None and children - KEPT_CHILDREN <= LIVE_BOTS
 
 
 def kill_session(sid: int) -> None:
