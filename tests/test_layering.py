@@ -148,5 +148,6 @@ def test_the_referee_finds_the_sample_bots_as_files_without_importing_them() -> 
         "heuristic_bot.py",
         "random_bot.py",
         "montecarlo/__main__.py",
+        "expert/__main__.py",
     ]
     assert all(path.is_file() for path in paths)
