@@ -95,6 +95,11 @@ def test_its_budget_stays_inside_the_request_s_time() -> None:
     banked = bot.budget(2400)
     assert banked.cpu_ms == 240 + 100 and banked.wall_ms == 1720  # 60% of the move and a 20th of the bank
     assert bot.budget(50).cpu_ms == 1  # never more than the request allows, however short
+    cpu_timed = ExpertBot(cpu_clock=True)  # the referee's wall cap is 2 x 400 + 1000 ms: 75% of it less 80
+    cpu_timed.on_hello(
+        m.HelloRequest(id=1, protocol=1, game="hearts", players=4, seat=0, options={}, time=time, games=1)
+    )
+    assert cpu_timed.budget(400).cpu_ms == 220 and cpu_timed.budget(400).wall_ms == 1270
     counted = ExpertBot(playouts=30).budget(400)
     assert counted.playouts == 30 and counted.cpu_ms is None and counted.wall_ms == 220
 

@@ -57,11 +57,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="weigh every sampled world alike (default: by how likely the others' plays of the deal were in it)",
     )
+    parser.add_argument(
+        "--cpu-clock",
+        action="store_true",
+        help="the referee times this bot's CPU (kierki's --fair-play cgroup): let the wall clock run past the CPU "
+        "budget on a loaded machine, up to 75%% of the referee's wall cap (late under --fair-play none)",
+    )
     parser.add_argument("--seed", type=int, help="seed of the bot's own random choices (default: unpredictable)")
     parser.add_argument("--verbose", action="store_true", help="one line per decision on stderr: worlds, playouts, ms")
     args = parser.parse_args(argv)
     bot = ExpertBot(
-        share=args.share, playouts=args.playouts, seed=args.seed, verbose=args.verbose, infer=not args.no_inference
+        share=args.share,
+        playouts=args.playouts,
+        seed=args.seed,
+        verbose=args.verbose,
+        infer=not args.no_inference,
+        cpu_clock=args.cpu_clock,
     )
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):  # the referee went away, or Ctrl-C
         run(bot)

@@ -18,7 +18,9 @@ by the others' plays (``infer``).
 
 The budget: ``--share`` (0.6) of the move's time plus a twentieth of the time bank, counted in this process's CPU
 time, never past 75% of the request's ``time_ms`` less 80 ms, and the same cap on the wall clock, so it answers in
-time whichever clock the referee measures (``--fair-play cgroup`` or ``none``). A decision that fails for any
+time whichever clock the referee measures (``--fair-play cgroup`` or ``none``). With ``--cpu-clock`` (for a referee
+that times CPU) the wall clock may run to 75% of the referee's own wall cap instead, so that a loaded machine does
+not cut its thinking short; under ``--fair-play none`` that could be late. A decision that fails for any
 reason is answered by the first legal choice, and logged.
 """
 
@@ -56,9 +58,11 @@ class ExpertBot(Bot):
         seed: int | None = None,
         verbose: bool = False,
         infer: bool = True,
+        cpu_clock: bool = False,
     ) -> None:
         self.share = share
         self.infer = infer
+        self.cpu_clock = cpu_clock  # the referee times this bot's CPU (--fair-play cgroup), not the wall clock
         self.playouts = playouts
         self.rng = random.Random(seed)
         self.verbose = verbose
@@ -76,11 +80,14 @@ class ExpertBot(Bot):
     def budget(self, time_ms: int) -> Budget:
         """CPU milliseconds for one decision of ``time_ms`` (the move's time and what is left of the bank)."""
         cap = max(int(time_ms * MAX_SHARE) - SAFETY_MS, 1)
+        # A referee that times CPU stops a bot on the wall clock only at twice time_ms plus a second (PROTOCOL.md
+        # section 6): there a loaded machine's wall clock need not cut the thinking short.
+        wall = max(int((2 * time_ms + 1000) * MAX_SHARE) - SAFETY_MS, 1) if self.cpu_clock else cap
         if self.playouts is not None:
-            return Budget(playouts=self.playouts, wall_ms=cap)
+            return Budget(playouts=self.playouts, wall_ms=wall)
         bank = max(time_ms - self.move_ms, 0)
         wanted = int(self.move_ms * self.share + bank * BANK_SHARE)
-        return Budget(cpu_ms=max(min(wanted, cap), 1), wall_ms=cap)
+        return Budget(cpu_ms=max(min(wanted, cap), 1), wall_ms=wall)
 
     # --- decisions -------------------------------------------------------------------------------------------------
 
