@@ -3,6 +3,7 @@ match's configuration, and the errors that stop a match before or while it runs 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
 import sys
@@ -220,7 +221,21 @@ SAMPLE_BOTS = ("heuristic", "random", "montecarlo", "expert")
 # The sample bots are files beside this package: the repository's sample_bots/ in a checkout or an editable install,
 # site-packages/sample_bots/ in an installed wheel. Found by path, never imported: the referee runs bots, and an
 # import of them would make it depend on the code it referees (pyproject.toml, contract "no-sample-bots").
-SAMPLE_BOTS_DIR: Final = Path(__file__).resolve().parent.parent / "sample_bots"
+
+
+def _sample_bots_dir() -> Path:
+    """The ``sample_bots`` folder beside this package, or, where this module runs from elsewhere (the compiled build
+    that ``KIERKI_COMPILED`` names holds the referee's modules but not the bots), wherever the import system would
+    find the package: ``find_spec`` of a top-level package locates it without running any of its code."""
+    beside = Path(__file__).resolve().parent.parent / "sample_bots"
+    if beside.is_dir():
+        return beside
+    spec = importlib.util.find_spec("sample_bots")
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return Path(locations[0]) if locations else beside
+
+
+SAMPLE_BOTS_DIR: Final = _sample_bots_dir()
 
 
 def sample_bot_command(name: str) -> BotSpec:

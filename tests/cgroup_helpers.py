@@ -17,7 +17,8 @@ import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from referee.bots.cgroups import Cgroups, CgroupVersion, find_cgroups
+from referee.bots.cgroup_layout import CgroupVersion
+from referee.bots.cgroups import Cgroups, find_cgroups
 
 __all__ = ["PrivateGroup", "private_group"]
 

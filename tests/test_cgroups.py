@@ -25,7 +25,8 @@ from test_hostile import settle
 from protocol import codec
 from protocol import messages as m
 from referee.bots import cgroups
-from referee.bots.cgroups import CgroupError, CgroupVersion, find_cgroups, layout_from
+from referee.bots.cgroup_layout import CgroupVersion, layout_from
+from referee.bots.cgroups import CgroupError, find_cgroups
 from referee.bots.process import BotProcess
 from referee.bots.seat import BotSeat, TimeControl
 

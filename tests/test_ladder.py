@@ -905,7 +905,7 @@ def _validating(tmp_path: Path, name: str, deals: int = 2) -> Path:
     ("argv", "why"),
     [
         (["/nonexistent/bot"], "/nonexistent/bot"),  # does not start
-        ([sys.executable, str(MISBEHAVE), "bad_version"], "speaks protocol 2"),  # a bad hello
+        ([sys.executable, str(MISBEHAVE), "bad_version"], "speaks protocol 3"),  # a bad hello
         ([sys.executable, str(MISBEHAVE), "illegal", "3"], "illegal"),
         ([sys.executable, str(MISBEHAVE), "timeout", "3"], "timeout"),
         ([sys.executable, str(MISBEHAVE), "crash", "5"], "it forfeited the game (crash"),  # deal 1

@@ -44,15 +44,13 @@ import itertools
 import os
 import re
 import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
-from referee.bots.stop import KEPT_CHILDREN
+from referee.bots.cgroup_layout import V1_NEEDED, CgroupVersion, Layout, layout_from
+from referee.bots.guardian import start_guardian
 
 __all__ = [
     "BotCgroup",
@@ -66,9 +64,6 @@ __all__ = [
     "sweep_stale",
 ]
 
-CgroupVersion = Literal["v1", "v2"]
-V1_TREES: Final = ("cpu", "cpuacct", "memory", "pids", "freezer")
-V1_NEEDED: Final = ("cpuacct", "freezer")  # without CPU accounting and the freezer there is no fair play
 V2_CONTROLLERS: Final = ("cpu", "memory", "pids")
 REFEREE_LEAF: Final = "kierki-referee"
 _STALE: Final = re.compile(r"kierki-(\d+)-(\d+)-(\d+)-\d+")
@@ -107,69 +102,6 @@ def _flat(text: str, key: str) -> int:
     return 0
 
 
-# --- where the trees are ---------------------------------------------------------------------------------------
-
-
-class Layout:
-    """Our own group's directory in each tree: per v1 controller, or the one v2 directory (key "")."""
-
-    __slots__ = ("dirs", "version")
-
-    def __init__(self, version: CgroupVersion, dirs: dict[str, Path]) -> None:
-        self.version = version
-        self.dirs = dirs
-
-
-def layout_from(cgroup_text: str, mountinfo_text: str) -> tuple[Layout | None, Layout | None, str]:
-    """The v1 and v2 layouts described by /proc/self/cgroup and /proc/self/mountinfo (None where absent), and
-    why each missing one is missing."""
-    mounts: dict[str, tuple[str, str]] = {}  # v1 controller (or "" for v2) -> (mount root, mount point)
-    for line in mountinfo_text.splitlines():
-        fields = line.split()
-        if " - " not in line or len(fields) < 5:
-            continue
-        after = line.split(" - ", 1)[1].split()
-        if len(after) < 3:
-            continue
-        fstype, options = after[0], after[2].split(",")
-        root, point = fields[3], fields[4].replace("\\040", " ")
-        if fstype == "cgroup2":
-            mounts.setdefault("", (root, point))
-        elif fstype == "cgroup":
-            for option in options:
-                if option in V1_TREES:
-                    mounts.setdefault(option, (root, point))
-    v1: dict[str, Path] = {}
-    v2: dict[str, Path] = {}
-    for line in cgroup_text.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _, controllers, path = parts
-        names = [""] if controllers == "" else controllers.split(",")
-        for name in names:
-            mount = mounts.get(name)
-            if mount is None:
-                continue
-            root, point = mount
-            if root != "/" and not (path == root or path.startswith(root.rstrip("/") + "/")):
-                continue  # our group is outside what this mount shows
-            relative = path[len(root) :] if root != "/" else path
-            where = Path(point) / relative.lstrip("/")
-            (v2 if name == "" else v1)[name] = where
-    why = []
-    layout1 = None
-    missing = [name for name in V1_NEEDED if name not in v1]
-    if v1 and not missing:
-        layout1 = Layout("v1", v1)
-    elif v1:
-        why.append(f"cgroup v1 without the {' and '.join(missing)} tree")
-    layout2 = Layout("v2", v2) if "" in v2 else None
-    if layout1 is None and layout2 is None and not why:
-        why.append("no cgroup file system is mounted")
-    return layout1, layout2, "; ".join(why)
-
-
 def _v2_available(own: Path) -> set[str]:
     try:
         return set(_read(own / "cgroup.controllers").split()) & set(V2_CONTROLLERS)
@@ -198,7 +130,7 @@ class Cgroups:
         """A group for one match's bots, after removing those of referees that are gone, with this process's
         guardian running (``guard``)."""
         sweep_stale(self)
-        _start_guardian(self)
+        start_guardian(self.version, self.dirs, _referee_prefix())
         name = f"{_referee_prefix()}{next(_counter)}"
         made: list[Path] = []
         try:
@@ -348,49 +280,6 @@ def _remove_groups(cgroups: Cgroups, chosen: Callable[[str], bool]) -> int:
 
 
 # --- the guardian -----------------------------------------------------------------------------------------------
-
-# The referee's own copy of this module (a checkout, a build on sys.path), whatever the guardian's path would find.
-_GUARDIAN_CODE: Final = (
-    "import sys; sys.path.insert(0, sys.argv[1]); from referee.bots.cgroups import guard; guard(sys.argv[2:])"
-)
-_HOME: Final = str(Path(__file__).resolve().parents[2])
-_guardians: dict[int, tuple[subprocess.Popen[bytes], int]] = {}  # our pid: the guardian, our end of its pipe
-_guardian_lock = threading.Lock()  # matches in several threads (a Dask worker with --nthreads) start one
-
-
-def _start_guardian(cgroups: Cgroups) -> None:
-    """Start this process's guardian unless it runs (a process forked from a referee starts its own); without
-    one (no Python to start here), what a referee leaves is for the next match's ``sweep_stale``."""
-    with _guardian_lock:
-        _start_guardian_locked(cgroups)
-
-
-def _start_guardian_locked(cgroups: Cgroups) -> None:
-    me = os.getpid()
-    running = _guardians.get(me)
-    if running is not None:
-        guardian, end = running
-        if guardian.poll() is None:
-            return
-        KEPT_CHILDREN.discard(guardian.pid)  # killed by someone: start another
-        os.close(end)
-    read, write = os.pipe()  # neither end is inherited by the bots (nor by anything else we start)
-    trees = [f"{key}={path}" for key, path in cgroups.dirs.items()]
-    try:
-        guardian = subprocess.Popen(
-            [sys.executable, "-c", _GUARDIAN_CODE, _HOME, cgroups.version, _referee_prefix(), *trees],
-            stdin=read,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,  # nothing of ours (a terminal, a test's pipe) is held open by it
-            start_new_session=True,  # neither Ctrl-C nor a kill of the referee's process group reaches it
-        )
-    except OSError:
-        os.close(write)
-        return
-    finally:
-        os.close(read)
-    KEPT_CHILDREN.add(guardian.pid)
-    _guardians[me] = guardian, write
 
 
 def guard(args: list[str]) -> None:
