@@ -26,6 +26,7 @@ from competition.ladder.config import (
     write_key,
 )
 from competition.ladder.store import Added, Bot, Store, StoreError, check_look_alike, check_owner
+from competition.ladder.store_records import BotStatus
 from competition.names import name_problem
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
@@ -295,7 +296,7 @@ def changed_programs(store: Store) -> dict[str, str]:
     """Active bots whose program file changed (or vanished) since they were added: deactivated, with the reason
     (it names the file by its name alone: a reason is published on the site, and the server's paths are not)."""
     refused = {}
-    for bot in store.bots("active"):
+    for bot in store.bots(BotStatus.ACTIVE):
         if program_changed(bot):
             assert bot.program is not None
             reason = (
