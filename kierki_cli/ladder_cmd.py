@@ -41,9 +41,9 @@ from competition.ladder.ladder import (
     retire_bot,
 )
 from competition.ladder.run import STOPPED_ON_FULL_DISK, nothing_to_play, run_ladder
+from competition.ladder.schema import StoreError
 from competition.ladder.standings import standings
-from competition.ladder.store import StoreError, owner_phrase
-from competition.ladder.store_records import BotStatus
+from competition.ladder.store_records import BotStatus, owner_phrase
 from competition.report import display_width
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options

@@ -25,15 +25,17 @@ from competition.ladder.config import (
     unapplied_warnings,
     write_key,
 )
-from competition.ladder.store import Added, Bot, Store, StoreError, check_look_alike, check_owner
-from competition.ladder.store_records import BotStatus
+from competition.ladder.schema import StoreError
+from competition.ladder.store import Store
+from competition.ladder.store_records import Added, Bot, BotStatus, check_look_alike, check_owner
 from competition.names import name_problem
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
 from referee.bots.seat import SEE_STDERR_LOG
 from referee.bots.stderr_log import last_lines
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, sample_bot_command
 
 __all__ = [
     "LadderError",

@@ -44,8 +44,9 @@ from competition.ladder.ladder import (
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.retention import prune_old_sets
-from competition.ladder.store import Bot, Store, StoreError
-from competition.ladder.store_records import BotStatus
+from competition.ladder.schema import StoreError
+from competition.ladder.store import Store
+from competition.ladder.store_records import Bot, BotStatus
 from competition.open_executor import open_executor
 from competition.seeds import set_seed
 from referee.bots.fairplay import fair_play_problem

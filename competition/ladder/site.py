@@ -29,8 +29,8 @@ from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, log_tail, replay_file
 from competition.ladder.logs import fault_summary, stderr_log
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
-from competition.ladder.store import Bot, Store, Submission
-from competition.ladder.store_records import BotStatus
+from competition.ladder.store import Store
+from competition.ladder.store_records import Bot, BotStatus, Submission
 from competition.model import SetRecord
 from competition.ratings import set_ranks
 from referee.replay.html import write_html

@@ -11,8 +11,8 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
-from competition.ladder.store import Bot, Store
-from competition.ladder.store_records import BotStatus
+from competition.ladder.store import Store
+from competition.ladder.store_records import Bot, BotStatus
 from competition.model import SetRecord
 from competition.ratings import Rating
 from referee.faults import FaultCode
