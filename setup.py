@@ -1,4 +1,5 @@
-"""Optional compiled build of the rules core; everything else is configured in pyproject.toml.
+"""Optional compiled build of the per-decision hot path (the rules core, the referee's loop and wire, the search
+library); everything else is configured in pyproject.toml.
 
 A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core and
 the referee's per-decision path between it and the bots (`COMPILED`: `wire.py` and `wire_requests.py` build the

@@ -39,9 +39,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from referee.bots import process as bot_process  # noqa: E402
-from referee.bots.seat import TimeControl  # noqa: E402
-from referee.match import BotSpec, Match, MatchConfig, default_bots  # noqa: E402
-from referee.match_config import MatchSpec  # noqa: E402
+from referee.bots.time_control import TimeControl  # noqa: E402
+from referee.match import Match  # noqa: E402
+from referee.match_config import (  # noqa: E402
+    BotSpec,
+    MatchConfig,
+    MatchSpec,
+    default_bots,
+)
 from referee.rules import Ruleset  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "hostile"

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from referee.bots.isolation import Isolation
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, Match, MatchConfig
-from referee.match_config import MatchSpec
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec
 from referee.rules import Ruleset
 
 HERE = Path(__file__).parent

@@ -37,7 +37,7 @@ from competition.model import SetRecord
 from competition.plan import Entrant
 from competition.tournament import StopRule, TournamentConfig, run_tournament
 from referee.bots.procfs import process_stat
-from referee.match import sample_bot_command
+from referee.match_config import sample_bot_command
 from referee.rules import Ruleset
 
 Result = dict[str, Any]

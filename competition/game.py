@@ -21,8 +21,9 @@ import msgspec
 from competition.model import GameRecord, SeatAnalysis
 from referee.analysis import AnalysisSettings
 from referee.bots.disk_use import HOG_BYTES
-from referee.match import Match, MatchConfig, MatchResult, MatchSetupError
-from referee.match_config import DiskFullError, MatchSpec, SeatFilledDisk
+from referee.match import Match
+from referee.match_config import DiskFullError, MatchConfig, MatchSetupError, MatchSpec, SeatFilledDisk
+from referee.match_result import MatchResult
 
 __all__ = ["GameOutcome", "GameSpec", "game_record", "game_stem", "play_game", "play_here"]
 

@@ -10,7 +10,6 @@ same deal seeds, so a stopped tournament resumes where it stopped and a parallel
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import random
 import tomllib
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from competition.names import name_problem, same_name_groups
+from competition.seeds import set_seed, text_key
 
 Format = Literal["round-robin", "gauntlet", "paired"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
@@ -170,11 +170,9 @@ def check_entrants(entrants: Sequence[Entrant]) -> None:
 # --- seeds ----------------------------------------------------------------------------------------------------
 
 
-def set_seed(tournament_seed: str, set_id: int) -> str:
-    """The deal seed of a set: a keyed hash of the set's number under the tournament's seed, as 32 hex digits
-    (128 bits: as unguessable as a match's default seed, whatever the tournament's seed)."""
-    key = hashlib.blake2b(tournament_seed.encode("utf-8"), digest_size=32).digest()  # any length of text
-    return hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=16).hexdigest()
+def tournament_set_seed(tournament_seed: str, set_id: int) -> str:
+    """The deal seed of a set: ``competition.seeds.set_seed`` under the tournament's seed's key."""
+    return set_seed(text_key(tournament_seed), set_id)
 
 
 # --- tables and rotations -------------------------------------------------------------------------------------
@@ -336,7 +334,7 @@ class Plan:
         return list(itertools.islice(self.iter_sets(), count))
 
     def iter_sets(self) -> Iterator[PlannedSet]:
-        rng = random.Random(set_seed(self.seed, 0))  # set 0 is never played: its seed draws the tables
+        rng = random.Random(tournament_set_seed(self.seed, 0))  # set 0 is never played: its seed draws the tables
         fixed, field = self._split()
         left = self.players - len(fixed)
         set_id = 0
@@ -347,11 +345,14 @@ class Plan:
                 rng.shuffle(table)  # who sits next to whom (who passes to whom) varies from set to set
                 if self.format != "paired":
                     yield PlannedSet(
-                        set_id, set_seed(self.seed, set_id), tuple(table), set_rotations(table, self.rotations)
+                        set_id,
+                        tournament_set_seed(self.seed, set_id),
+                        tuple(table),
+                        set_rotations(table, self.rotations),
                     )
                     continue
                 # Sets 2p-1 and 2p: the same deals, the baseline in exactly the candidate's place.
-                seed = set_seed(self.seed, (set_id + 1) // 2)
+                seed = tournament_set_seed(self.seed, (set_id + 1) // 2)
                 yield PlannedSet(set_id, seed, tuple(table), set_rotations(table, self.rotations))
                 set_id += 1
                 assert self.baseline is not None

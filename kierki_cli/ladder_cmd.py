@@ -41,8 +41,9 @@ from competition.ladder.ladder import (
     retire_bot,
 )
 from competition.ladder.run import STOPPED_ON_FULL_DISK, nothing_to_play, run_ladder
+from competition.ladder.schema import StoreError
 from competition.ladder.standings import standings
-from competition.ladder.store import StoreError, owner_phrase
+from competition.ladder.store_records import BotStatus, owner_phrase
 from competition.report import display_width
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
@@ -166,7 +167,11 @@ def add(folder: Path, name: str, command: tuple[str, ...], owner: str | None, ne
         raise _fail(error) from None
     bot = added.bot
     if added.unchanged:
-        state = "" if bot.status == "active" else f"; it is {bot.status}: bring it back with `kierki ladder reactivate`"
+        state = (
+            ""
+            if bot.status == BotStatus.ACTIVE
+            else f"; it is {bot.status}: bring it back with `kierki ladder reactivate`"
+        )
         click.echo(f"{bot.label} is unchanged (the same command and program file): nothing to do{state}")
         return
     click.echo(f"added {bot.label}" + (f" (program file {printable(bot.program)})" if bot.program else ""))
@@ -272,7 +277,7 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
     except _ERRORS as error:
         raise _fail(error) from None
     if not show_all:
-        rows = [r for r in rows if r["status"] == "active"]
+        rows = [r for r in rows if r["status"] == BotStatus.ACTIVE]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -280,8 +285,8 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
         f"{'#':>3}  {'bot':<24} {'μ−3σ':>7} {'μ':>7} {'σ':>6} {'sets':>5} {'place':>5} {'no start':>8} {'forfeits':>8} "
         f"{'CPU s':>8}"
     )
-    active = [r for r in rows if r["status"] == "active"]
-    gone = [r for r in rows if r["status"] != "active"]
+    active = [r for r in rows if r["status"] == BotStatus.ACTIVE]
+    gone = [r for r in rows if r["status"] != BotStatus.ACTIVE]
     click.echo(head + "  status")
     for r in active:
         click.echo(_standings_line(r))
@@ -293,8 +298,8 @@ def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
 
 def _standings_line(r: dict[str, Any]) -> str:
     place = f"{r['mean_place']:.2f}" if r["mean_place"] is not None else "-"
-    status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == "active" else "")
-    if r["reason"] and r["status"] != "active":
+    status = r["status"] + (" (provisional)" if r["provisional"] and r["status"] == BotStatus.ACTIVE else "")
+    if r["reason"] and r["status"] != BotStatus.ACTIVE:
         status += f": {printable(r['reason'])}"
     rank = "–" if r["rank"] is None else str(r["rank"])
     cpu = f"{r['cpu_ms'] / 1000:.1f}" if r.get("cpu_ms") is not None else "-"
@@ -469,8 +474,8 @@ def status(folder: Path) -> None:
             played, planned, claimed, voided, cancelled = (
                 store.count(s) for s in ("played", "planned", "claimed", "voided", "cancelled")
             )
-            deactivated = store.bots("deactivated")
-            active = store.bots("active")
+            deactivated = store.bots(BotStatus.DEACTIVATED)
+            active = store.bots(BotStatus.ACTIVE)
             events = store.events(5)
             idle = nothing_to_play(active, config.players)
             alike = store.look_alike_names()

@@ -32,16 +32,9 @@ from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
 from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.faults import Consequence, FaultCode, FaultPolicy
-from referee.match import (
-    Match,
-    MatchConfig,
-    MatchResult,
-    MatchSetupError,
-    default_bots,
-    parse_bot_commands,
-)
-from referee.match_config import MatchSpec
-from referee.match_result import SeatResult
+from referee.match import Match
+from referee.match_config import MatchConfig, MatchSetupError, MatchSpec, default_bots, parse_bot_commands
+from referee.match_result import MatchResult, SeatResult
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
 from referee.rules.ruleset import PLAYER_COUNTS, Game, option_specs

@@ -18,9 +18,10 @@ from kierki_cli.common import new_seed
 from kierki_cli.human_seat import HumanSeat, read_line_within
 from kierki_cli.shared_options import RuleOptions, rules_options
 from kierki_cli.styled import Style
-from referee.bots.seat import TimeControl, Transport
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots, parse_bot_commands
-from referee.match_config import MatchSpec
+from referee.bots.seat import Transport
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, default_bots, parse_bot_commands
 from referee.text import printable
 
 __all__ = ["HumanSeat", "play", "read_line_within"]

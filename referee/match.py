@@ -26,7 +26,8 @@ from referee.bots.cgroups import CgroupError
 from referee.bots.disk_use import HOG_BYTES, disk_use, hog
 from referee.bots.fairplay import FairPlayError, FairPlaySetup
 from referee.bots.limits import ResourceLimits
-from referee.bots.process import BotProcess, BotStartError
+from referee.bots.pipe_results import BotStartError
+from referee.bots.process import BotProcess
 from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
 from referee.bots.sandbox import SandboxError, bot_uid
 from referee.bots.seat import BotSeat, Transport, converse_all
@@ -45,8 +46,9 @@ from referee.match_config import sample_bot_command as sample_bot_command
 from referee.match_result import GameStatus as GameStatus
 from referee.match_result import MatchResult as MatchResult
 from referee.match_result import SeatResult as SeatResult
+from referee.replay.errors import ReplayWriteError
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header, IsolationRecord
-from referee.replay.writer import ReplayWriteError, ReplayWriter, decision_record, event_record
+from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 
 _PASS: Final = Phase.PASS  # read per decision: a constant, not looked up on its enum class (see rules/state.py)

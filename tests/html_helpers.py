@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.faults import FaultCode
+from referee.match_result import GameStatus
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.timeline import Timeline
 from referee.replay.writer import ReplayWriter, decision_record, event_record
@@ -86,7 +87,7 @@ def write_game(
             record = event_record(event)
             if record:
                 writer.write(record)
-    return writer.finish("complete")
+    return writer.finish(GameStatus.COMPLETE)
 
 
 def embedded(page: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from kierki_cli.entry import cli
 from referee.analysis import AnalysisSettings, analyse_log, classify
+from referee.match_result import GameStatus
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, Header
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import (
@@ -75,7 +76,7 @@ def write_deal(
             if (record := event_record(event)) is not None:
                 writer.write(record)
             if isinstance(event, DealEnded):
-                writer.finish("stopped")
+                writer.finish(GameStatus.STOPPED)
                 return path
 
 

@@ -35,7 +35,6 @@ from competition.ladder.config import (
     LadderConfig,
     RunSettings,
     read_key,
-    set_seed,
     unapplied_warnings,
 )
 from competition.ladder.ladder import LadderError, add_bot, gzip_old_replays, init_ladder
@@ -46,6 +45,7 @@ from competition.ladder.standings import standings
 from competition.ladder.store import Store
 from competition.model import SetRecord
 from competition.ratings import rate
+from competition.seeds import set_seed
 from kierki_cli.main import cli
 from referee.bots import isolation as isolation_module
 from referee.bots.fairplay import fair_play_problem

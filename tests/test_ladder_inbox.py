@@ -20,6 +20,7 @@ from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.run import run_ladder
 from competition.ladder.site import bot_page, write_site
 from competition.ladder.store import Store
+from competition.ladder.store_records import BotStatus
 from kierki_cli.main import cli
 
 SAMPLES = Path(sample_bots.__file__).parent
@@ -97,7 +98,7 @@ def test_a_complete_submission_is_copied_validated_added_for_its_owner_and_answe
     (line,) = _take(folder)
     assert line.startswith("inbox alice/rnd: refused: rnd was not added: it failed its validation game")
     with Store.open(folder / "ladder.sqlite") as store:
-        assert [b.label for b in store.bots("active")] == ["rnd@1"]
+        assert [b.label for b in store.bots(BotStatus.ACTIVE)] == ["rnd@1"]
         assert [s.accepted for s in store.submissions("rnd")] == [False, True]
 
 

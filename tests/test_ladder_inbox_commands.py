@@ -12,6 +12,7 @@ from bot_helpers import build_java_bot
 from test_ladder_inbox import SAMPLES, _ladder, _result, _submit, _take
 
 from competition.ladder.store import Store
+from competition.ladder.store_records import BotStatus
 
 SCRIPT = "#!/usr/bin/env python3\n" + (SAMPLES / "random_bot.py").read_text()
 
@@ -26,7 +27,7 @@ def _upload(folder: Path, name: str, command: str, files: dict[str, str | Path],
 
 def _commands(folder: Path) -> dict[str, str]:
     with Store.open(folder / "ladder.sqlite") as store:
-        return {bot.name: bot.command for bot in store.bots("active")}
+        return {bot.name: bot.command for bot in store.bots(BotStatus.ACTIVE)}
 
 
 def test_relative_commands_run_from_the_submissions_copy(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from competition_helpers import make_set
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.ladder.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, migrate
+from competition.ladder.store_records import BotStatus
 from competition.model import SetRecord
 from competition.ratings import rate, set_ranks
 
@@ -33,7 +34,7 @@ def _result(set_id: int, table: tuple[str, ...], rng: random.Random) -> SetRecor
 
 
 def _play(store: Store, run_id: int, count: int, rng: random.Random) -> list[SetRecord]:
-    labels = [bot.label for bot in store.bots("active")]
+    labels = [bot.label for bot in store.bots(BotStatus.ACTIVE)]
     store.plan([tuple(rng.sample(labels, 3)) for _ in range(count)], _seed)
     played = []
     for _ in range(count):
@@ -227,4 +228,4 @@ def test_a_new_version_retires_the_old_one_and_starts_clean(tmp_path: Path) -> N
         assert bot.label == "a@2" and [b.label for b in retired] == ["a@1"]
         old = store.bot("a@1")
         assert old is not None and old.status == "retired"
-        assert [b.label for b in store.bots("active")] == ["a@2", "b@1", "c@1"]
+        assert [b.label for b in store.bots(BotStatus.ACTIVE)] == ["a@2", "b@1", "c@1"]

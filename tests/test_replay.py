@@ -21,6 +21,7 @@ from kierki_cli.replay_view import render_table
 from kierki_cli.styled import Style, to_text
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
+from referee.match_result import GameStatus
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
 from referee.replay.resume import resume_point
@@ -94,7 +95,7 @@ def _moon_log(path: Path) -> Path:
             record = event_record(event)
             if record:
                 writer.write(record)
-    return writer.finish("complete")
+    return writer.finish(GameStatus.COMPLETE)
 
 
 @pytest.fixture(scope="session")
@@ -675,7 +676,7 @@ def test_the_writer_keeps_a_part_file_until_the_game_is_over(tmp_path: Path) -> 
     path = tmp_path / "game001.replay.jsonl"
     writer = ReplayWriter(path, _header(Ruleset.create("hearts", None, {}), seed="1"))
     assert not path.exists() and (tmp_path / "game001.replay.jsonl.part").exists()
-    writer.finish("interrupted", "KeyboardInterrupt")
+    writer.finish(GameStatus.INTERRUPTED, "KeyboardInterrupt")
     rows = records(path)
     assert rows[0]["format"] == "kierki-replay" and rows[0]["version"] == VERSION
     assert rows[0]["referee"] and rows[0]["started"].endswith("Z")

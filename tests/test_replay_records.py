@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
+from referee.match_result import GameStatus
 from referee.replay import reader, schema
 from referee.replay.records import (
     RECORD_TYPES,
@@ -55,7 +56,7 @@ def test_fields_at_their_zero_value_are_written_unless_optional() -> None:
     assert msgspec.json.encode(deal).endswith(b'"kitty":[],"pass_offset":0}')
     end = DealEndRecord(deal=1, scores=[0], totals=[0], early=False)
     assert msgspec.json.encode(end).endswith(b'"early":false}')
-    assert msgspec.json.encode(EndRecord(status="complete")) == b'{"type":"end","status":"complete"}'
+    assert msgspec.json.encode(EndRecord(status=GameStatus.COMPLETE)) == b'{"type":"end","status":"complete"}'
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.jsonl")), ids=lambda p: p.name)

@@ -16,7 +16,7 @@ from competition.plan import (
     parse_bots_file,
     rotations,
     set_rotations,
-    set_seed,
+    tournament_set_seed,
 )
 from competition.results_file import ResultsError, ResultsFile, read_results
 
@@ -80,9 +80,9 @@ def test_rotations() -> None:
 
 
 def test_set_seeds_are_keyed_by_the_tournament_seed() -> None:
-    seeds = [set_seed("a tournament", i) for i in range(1, 200)]
+    seeds = [tournament_set_seed("a tournament", i) for i in range(1, 200)]
     assert len(set(seeds)) == len(seeds) and all(len(s) == 32 and int(s, 16) >= 0 for s in seeds)  # 128 bits
-    assert set_seed("a tournament", 1) == seeds[0] and set_seed("a tournament!", 1) != seeds[0]
+    assert tournament_set_seed("a tournament", 1) == seeds[0] and tournament_set_seed("a tournament!", 1) != seeds[0]
     assert Plan("round-robin", _bots(5), 4, seed="7").sets(10) == Plan("round-robin", _bots(5), 4, seed="7").sets(10)
 
 

@@ -7,7 +7,6 @@ Set seeds are a keyed hash of the set's id under the secret key: the organiser c
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import secrets
@@ -42,7 +41,6 @@ __all__ = [
     "isolation_table",
     "ladder_isolation",
     "parse_duration",
-    "set_seed",
     "unapplied_warnings",
 ]
 
@@ -439,9 +437,3 @@ def read_key(folder: Path) -> bytes:
     if not 16 <= len(key) <= 64:
         raise ConfigError(f"{path}: the key must be 16 to 64 bytes in hex; write a new one only for a new ladder")
     return key
-
-
-def set_seed(key: bytes, set_id: int) -> str:
-    """The deal seed of a set: a keyed hash (BLAKE2b) of the set's id under the ladder's secret key, as 32 hex
-    digits (128 bits, as a match's default seed)."""
-    return hashlib.blake2b(set_id.to_bytes(8, "big"), key=key, digest_size=16).hexdigest()

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from competition.ladder.config import DATABASE_NAME
 from competition.ladder.ladder import LadderError, open_store
-from competition.ladder.schema import connect_reading
-from competition.ladder.store import Store, StoreError
+from competition.ladder.schema import StoreError, connect_reading
+from competition.ladder.store import Store
 
 __all__ = [
     "FULL_MARGIN_BYTES",

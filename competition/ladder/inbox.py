@@ -32,7 +32,8 @@ from pathlib import Path
 from competition.ladder.config import CONFIG_NAME, LadderConfig
 from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, ValidationFailed, add_bot, check_name, open_store
-from competition.ladder.store import StoreError, Submission
+from competition.ladder.schema import StoreError
+from competition.ladder.store_records import Submission
 from referee.bots.time_control import TimeControl
 
 __all__ = ["BOTS_DIR", "INBOX_DIR", "READY_NAME", "RESULT_NAME", "IntakeRefused", "take_inbox"]

@@ -25,14 +25,17 @@ from competition.ladder.config import (
     unapplied_warnings,
     write_key,
 )
-from competition.ladder.store import Added, Bot, Store, StoreError, check_look_alike, check_owner
+from competition.ladder.schema import StoreError
+from competition.ladder.store import Store
+from competition.ladder.store_records import Added, Bot, BotStatus, check_look_alike, check_owner
 from competition.names import name_problem
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
 from referee.bots.sandbox import SYSTEM_FOLDERS
 from referee.bots.seat import SEE_STDERR_LOG
 from referee.bots.stderr_log import last_lines
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, sample_bot_command
 
 __all__ = [
     "LadderError",
@@ -295,7 +298,7 @@ def changed_programs(store: Store) -> dict[str, str]:
     """Active bots whose program file changed (or vanished) since they were added: deactivated, with the reason
     (it names the file by its name alone: a reason is published on the site, and the server's paths are not)."""
     refused = {}
-    for bot in store.bots("active"):
+    for bot in store.bots(BotStatus.ACTIVE):
         if program_changed(bot):
             assert bot.program is not None
             reason = (

@@ -29,7 +29,6 @@ from competition.ladder.config import (
     LadderConfig,
     parse_duration,
     read_key,
-    set_seed,
     unapplied_warnings,
 )
 from competition.ladder.disk import check_free_space, disk_full, free_reserve, is_disk_full, make_reserve
@@ -45,8 +44,11 @@ from competition.ladder.ladder import (
 from competition.ladder.matchmaking import Candidate, plan_tables
 from competition.ladder.play import RefereeFailure, SetOutcome, play_ladder_set
 from competition.ladder.retention import prune_old_sets
-from competition.ladder.store import Bot, Store, StoreError
+from competition.ladder.schema import StoreError
+from competition.ladder.store import Store
+from competition.ladder.store_records import Bot, BotStatus
 from competition.open_executor import open_executor
+from competition.seeds import set_seed
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.sandbox import SandboxError
 
@@ -272,12 +274,12 @@ class _Run:
                 claimed = store.claim_next(run_id, os.getpid(), socket.gethostname())
                 report.db_seconds += time.perf_counter() - tick
                 if claimed is None:
-                    report.stop_reason = nothing_to_play(store.bots("active"), self.ruleset.players) or (
+                    report.stop_reason = nothing_to_play(store.bots(BotStatus.ACTIVE), self.ruleset.players) or (
                         "nothing to play: no planned set could be claimed"
                     )
                     break
                 self.progress(f"set {claimed.set_id} claimed: {', '.join(claimed.table)}")
-                bots = {bot.label: bot for bot in store.bots("active")}
+                bots = {bot.label: bot for bot in store.bots(BotStatus.ACTIVE)}
                 request = SetRequest(
                     set_id=claimed.set_id,
                     seed=claimed.seed,
@@ -371,7 +373,7 @@ class _Run:
                 ratings[bot.label].sets if bot.label in ratings else 0,
                 bot.owner,
             )
-            for bot in store.bots("active")
+            for bot in store.bots(BotStatus.ACTIVE)
         ]
         tables = plan_tables(candidates, self.ruleset.players, missing, self.rng, pending=store.pending_tables())
         if tables:

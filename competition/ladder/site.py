@@ -29,7 +29,8 @@ from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, log_tail, replay_file
 from competition.ladder.logs import fault_summary, stderr_log
 from competition.ladder.standings import PROVISIONAL_SETS, Standing, standings
-from competition.ladder.store import Bot, Store, Submission
+from competition.ladder.store import Store
+from competition.ladder.store_records import Bot, BotStatus, Submission
 from competition.model import SetRecord
 from competition.ratings import set_ranks
 from referee.replay.html import write_html
@@ -145,8 +146,8 @@ def _render(folder: Path, store: Store, target: Path) -> None:
         "index.html",
         common,
         root="",
-        rows=[v for v in views if v["status"] == "active"],
-        inactive=[v for v in views if v["status"] != "active"],
+        rows=[v for v in views if v["status"] == BotStatus.ACTIVE],
+        inactive=[v for v in views if v["status"] != BotStatus.ACTIVE],
         analysed=any(row.analysed_decisions for row in rows),
     )
     _write_head_to_head(target, records, rows, common)

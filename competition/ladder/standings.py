@@ -11,7 +11,8 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
-from competition.ladder.store import Bot, Store
+from competition.ladder.store import Store
+from competition.ladder.store_records import Bot, BotStatus
 from competition.model import SetRecord
 from competition.ratings import Rating
 from referee.faults import FaultCode
@@ -46,7 +47,7 @@ class Standing:
 
     @property
     def active(self) -> bool:
-        return self.status == "active"
+        return self.status == BotStatus.ACTIVE
 
 
 def standings(store: Store, records: list[SetRecord] | None = None) -> list[Standing]:
@@ -89,7 +90,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
 
     rows = sorted(
         (row(bot) for bot in store.bots()),
-        key=lambda br: (br[0].status != "active", unranked(br[0]), -br[1].conservative, br[0].label),
+        key=lambda br: (br[0].status != BotStatus.ACTIVE, unranked(br[0]), -br[1].conservative, br[0].label),
     )
     table = []
     ranks = {True: itertools.count(1), False: itertools.count(1)}
@@ -97,7 +98,7 @@ def standings(store: Store, records: list[SetRecord] | None = None) -> list[Stan
         mine = places.get(bot.label, [])
         table.append(
             Standing(
-                rank=None if unranked(bot) else next(ranks[bot.status == "active"]),
+                rank=None if unranked(bot) else next(ranks[bot.status == BotStatus.ACTIVE]),
                 label=bot.label,
                 name=bot.name,
                 version=bot.version,

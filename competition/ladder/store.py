@@ -11,6 +11,7 @@ parameters.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sqlite3
 import time
@@ -201,7 +202,7 @@ class Store:
             bot = self._bot_row(db, name) if "@" in name else self._latest(db, name)
             if bot is None:
                 raise StoreError(f"no bot {name!r} in this ladder")
-            if bot.status == "active":
+            if bot.status == BotStatus.ACTIVE:
                 raise StoreError(f"{bot.label} is active already")
             other = db.execute(
                 "SELECT label FROM bots WHERE name = ? AND status = 'active' AND id != ?", (bot.name, bot.id)
@@ -259,7 +260,8 @@ class Store:
 
     @staticmethod
     def _bot(row: Sequence[Any]) -> Bot:
-        return Bot(*row)
+        bot = Bot(*row)
+        return dataclasses.replace(bot, status=BotStatus(bot.status))
 
     def next_version(self, name: str) -> int:
         """The version the next ``add_bot`` of ``name`` gets (the inbox names its copy's folder after it)."""
@@ -403,7 +405,7 @@ class Store:
                     continue
                 db.execute("UPDATE bots SET failures = failures + 1 WHERE label = ?", (label,))
                 count, status = db.execute("SELECT failures, status FROM bots WHERE label = ?", (label,)).fetchone()
-                if count >= deactivate_after and status == "active":
+                if count >= deactivate_after and status == BotStatus.ACTIVE:
                     reason = f"{count} {'set' if count == 1 else 'sets in a row'} failed; the last: {why}"
                     db.execute("UPDATE bots SET status = 'deactivated', reason = ? WHERE label = ?", (reason, label))
                     deactivated[label] = reason

@@ -3,6 +3,7 @@ run's, a submission's, an event of the ladder's log, and the rule that a name be
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,7 +26,15 @@ __all__ = [
     "owner_phrase",
 ]
 
-BotStatus = Literal["active", "retired", "deactivated"]
+
+class BotStatus(enum.StrEnum):
+    """A ladder bot's status: the values are what the database's ``bots.status`` column holds."""
+
+    ACTIVE = "active"  # plays
+    RETIRED = "retired"  # replaced by a new version or retired by its organiser
+    DEACTIVATED = "deactivated"  # failed too often in a row; the organiser may reactivate it
+
+
 # "cancelled": a planned set one of whose bots left before it was played (stored as voided, ``cancelled = 1``);
 # "voided": a set the referee failed, never a bot (it is planned again in its place).
 SetStatus = Literal["planned", "claimed", "played", "voided", "cancelled"]

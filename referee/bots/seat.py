@@ -20,17 +20,8 @@ from typing import Final, Literal, Protocol
 from protocol import codec
 from protocol import messages as m
 from referee.bots.fairplay import wall_cap_s
-from referee.bots.process import (
-    BotProcess,
-    Closed,
-    FlushResult,
-    Line,
-    LineResult,
-    LineTooLong,
-    Overflow,
-    Timeout,
-    wait_any,
-)
+from referee.bots.pipe_results import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
+from referee.bots.process import BotProcess, wait_any
 from referee.bots.replies import Asked, Heard, Reply, backlog_note
 from referee.bots.sandbox import describe_exit
 from referee.bots.time_control import TimeControl

@@ -20,7 +20,8 @@ from protocol import messages as m
 from referee import wire, wire_requests
 from referee.bots.cgroups import CgroupError
 from referee.bots.fairplay import FairPlaySetup
-from referee.bots.process import BotProcess, BotStartError
+from referee.bots.pipe_results import BotStartError
+from referee.bots.process import BotProcess
 from referee.bots.sandbox import SandboxError
 from referee.bots.seat import Transport
 from referee.checkbot.judge import Judged, Run, clip

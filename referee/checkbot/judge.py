@@ -16,10 +16,10 @@ from typing import Final
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.process import Line, LineTooLong, Overflow
-from referee.bots.replies import Heard
+from referee.bots.pipe_results import Line, LineTooLong, Overflow
+from referee.bots.replies import Heard, Reply, backlog_note
 from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
-from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Reply, Transport, backlog_note
+from referee.bots.seat import INPUT_CLOSED, RECEIVED, BotSeat, Direction, Transport
 from referee.bots.stderr_log import last_lines
 from referee.checkbot.report import (
     HINT_CRASH,

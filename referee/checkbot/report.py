@@ -12,7 +12,7 @@ from typing import Final, Literal
 from protocol import codec
 from protocol import messages as m
 from referee.bots.isolation import Isolation
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.checkbot.scenarios import ALL_GAMES
 
 Status = Literal["PASS", "FAIL", "SKIP", "NOTE"]  # NOTE: worth knowing, but nothing a match counts against the bot

@@ -245,7 +245,7 @@ class EndRecord(_Record, frozen=True, kw_only=True, tag="end"):
     """The last line: complete, stopped (after the deals the referee was asked to play), interrupted or error,
     with what happened."""
 
-    status: str
+    status: GameStatus
     detail: str = ""
     # Per seat, the CPU time (ms) its bot's control group used in this game; absent without control groups.
     cpu_ms: list[float | None] | msgspec.UnsetType = msgspec.UNSET

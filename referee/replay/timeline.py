@@ -396,7 +396,7 @@ class _Walk:
         self.ended = True
         self.timeline.frames[-1].entries.append(entry)
         if record.status not in END_STATUSES:
-            raise ReplayError(f"end status {record.status!r} is not one of {', '.join(END_STATUSES)}", entry.line)
+            raise ReplayError(f"end status '{record.status}' is not one of {', '.join(END_STATUSES)}", entry.line)
         entries = self.timeline.frames[-1].entries
         if (
             record.status == GameStatus.STOPPED
@@ -408,7 +408,7 @@ class _Walk:
         if record.status != GameStatus.COMPLETE:
             detail = f" ({record.detail})" if record.detail else ""
             raise ReplayError(
-                f"the game did not finish: the log ends with status {record.status!r}{detail}", entry.line
+                f"the game did not finish: the log ends with status '{record.status}'{detail}", entry.line
             )
         if self.pending:
             raise ReplayError(

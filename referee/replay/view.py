@@ -41,8 +41,8 @@ from referee.rules.tricks import cancelled_cards
 __all__ = [
     "FaultView",
     "PassView",
-    "SeatView",
     "ShownRecord",
+    "TableSeat",
     "TableView",
     "TrickShown",
     "TrickSpan",
@@ -72,7 +72,7 @@ KIND_NAMES = {
 
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
+class TableSeat:
     """One seat at the table. ``name`` is the bot's name as the log holds it: a presenter escapes it."""
 
     seat: int
@@ -148,7 +148,7 @@ class TableView:
     trump_named: bool
     trump_cards_seen: tuple[Card, ...]  # while trump is being named: the dealer's first cards, when visible
     pass_offset: int  # receiver = (seat + pass_offset) % players; 0 = no passing
-    seats: tuple[SeatView, ...]
+    seats: tuple[TableSeat, ...]
     trick: TrickShown  # on the table; at a deal's closing step, the deal's last trick with its cards
     last_trick: TrickShown | None
     passes: tuple[PassView, ...]  # only seats whose passing the viewer may know, and only once it began
@@ -260,7 +260,7 @@ def step_view(timeline: Timeline, index: int, viewer: int | None) -> TableView:
             hand = () if trump_phase else base.hand
         size = len(hand) if hand is not None and viewer is None else base.hand_sizes[seat]
         rows.append(
-            SeatView(seat, timeline.replay.bot_name(seat), hand, size, base.deal_scores[seat], base.totals[seat])
+            TableSeat(seat, timeline.replay.bot_name(seat), hand, size, base.deal_scores[seat], base.totals[seat])
         )
     records = shown_records(timeline, frame, viewer)
     last = _finished(base, state, viewer, -1) if base.tricks else None

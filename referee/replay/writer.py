@@ -27,7 +27,6 @@ import referee
 from referee.match_result import GameStatus
 from referee.replay.errors import ReplayWriteError
 from referee.replay.records import (
-    END_STATUSES,
     DealEndRecord,
     DealRecord,
     Decision,
@@ -202,14 +201,13 @@ class ReplayWriter:
         except OSError as error:
             raise self._error(error) from None
 
-    def finish(self, status: str, detail: str = "", cpu_ms: list[float | None] | None = None) -> Path:
-        """Close with an ``end`` record; status is "complete", "stopped", "interrupted" or "error"; ``cpu_ms`` the
+    def finish(self, status: GameStatus, detail: str = "", cpu_ms: list[float | None] | None = None) -> Path:
+        """Close with an ``end`` record; ``status`` how the game ended; ``cpu_ms`` the
         game's CPU time per seat, where measured.
 
         After a failed write the file is only closed (its ``.part`` keeps what was written) and that path is
         returned.
         """
-        assert status in END_STATUSES, status
         if self.failed is None:
             try:
                 cpu: list[float | None] | msgspec.UnsetType = msgspec.UNSET if cpu_ms is None else cpu_ms

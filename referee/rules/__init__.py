@@ -2,8 +2,8 @@
 
 from referee.rules.cards import Card, card_name, parse_card
 from referee.rules.dealing import DealSpec
-from referee.rules.observation import Observation, TrickView
-from referee.rules.playout import PlayPolicy, SampleError, playout, sample_state
+from referee.rules.observation import Observation
+from referee.rules.playout import SampleError, sample_state
 from referee.rules.records import (
     Action,
     CardPlayed,
@@ -38,7 +38,8 @@ from referee.rules.ruleset import (
     Ruleset,
     RulesetError,
 )
-from referee.rules.state import GameState
+from referee.rules.state import GameState, PlayPolicy, playout
+from referee.rules.table import TrickView
 
 __all__ = [
     "Action",

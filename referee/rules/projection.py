@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from referee.rules.cards import Card, Suit
-from referee.rules.observation import TrickView
 from referee.rules.records import (
     CardPlayed,
     DealEnded,
@@ -40,6 +39,7 @@ from referee.rules.records import (
     TrickEnded,
     TrumpChosen,
 )
+from referee.rules.table import TrickView
 
 __all__ = ["CardsPassed", "HandDealt", "SeatEvent", "is_public", "project", "redactions"]
 
