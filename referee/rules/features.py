@@ -32,6 +32,14 @@ SCORE_CLIP: Final = 8.0
 PHASES: Final = (Phase.PASS, Phase.TRUMP, Phase.PLAY, Phase.MOON, Phase.OVER)
 KINDS: Final = tuple(DealKind)
 
+_PLAY: Final = Phase.PLAY
+_PASS: Final = Phase.PASS
+_TRUMP: Final = Phase.TRUMP
+_MOON: Final = Phase.MOON
+_OVER: Final = Phase.OVER
+_LOTTERY: Final = DealKind.LOTTERY
+_SELF: Final = MoonOption.SELF
+_OTHERS: Final = MoonOption.OTHERS
 _TRUMP_ACTIONS: Final = b"\1\1\1\1"
 _MOON_ACTIONS: Final = b"\1\1"
 
@@ -150,7 +158,7 @@ def seat_vector(
     parts: list[bytes] = []
     twos: list[int] = []  # the elements that hold 2 (Cancellation Hearts' second copies)
     phase = table.phase
-    trump_phase = phase is Phase.TRUMP
+    trump_phase = phase is _TRUMP
     # The cards: the seat's hand (while trump is named, the dealer's first cards only, nobody else's).
     if trump_phase:
         _cards(parts, _mask(trump_cards_seen(table), 0, twos) if seat == table.dealer else 0)
@@ -191,7 +199,7 @@ def seat_vector(
     parts.append(seats[(table.dealer - seat) % n])
     to_act = table.to_act
     parts.append(seats[(to_act - seat) % n if to_act >= 0 else n])
-    parts.append(seats[(table.leader - seat) % n if phase is Phase.PLAY and kind is not DealKind.LOTTERY else n])
+    parts.append(seats[(table.leader - seat) % n if phase is _PLAY and kind is not _LOTTERY else n])
     parts.append(seats[offset])
     start = table.start_rank
     parts.append(layout.ranks[13 if start is None else start])
@@ -207,9 +215,9 @@ def seat_vector(
         numbers = [(_held(hands[s]) + _held(doubles[s])) * inverse_hand for s in order]
     numbers += [scores[s] * scale for s in order]
     numbers += [totals[s] * scale for s in order]
-    if phase is Phase.MOON and seat == to_act:
+    if phase is _MOON and seat == to_act:
         moon = moon_projection(table, totals)
-        own, others = moon[MoonOption.SELF], moon[MoonOption.OTHERS]
+        own, others = moon[_SELF], moon[_OTHERS]
         numbers += [own[s] * scale for s in order]
         numbers += [others[s] * scale for s in order]
     else:
@@ -242,23 +250,23 @@ def action_mask(layout: VectorLayout, table: Table, seat: int, selected: Sequenc
     if seat != table.to_act:
         return mask
     phase = table.phase
-    if phase is Phase.PLAY:
+    if phase is _PLAY:
         legal = legal_mask(table)
         while legal:
             low = legal & -legal
             mask[low.bit_length() - 1] = 1
             legal ^= low
         return mask
-    if phase is Phase.PASS:
+    if phase is _PASS:
         left = table.hand(seat)
         for card in selected:
             left.remove(card)
         for card in left:
             mask[card] = 1
-    elif phase is Phase.TRUMP:
+    elif phase is _TRUMP:
         mask[TRUMP_ACTION : TRUMP_ACTION + 4] = _TRUMP_ACTIONS
         if layout.allow_no_trump:
             mask[NO_TRUMP_ACTION] = 1
-    elif phase is Phase.MOON:
+    elif phase is _MOON:
         mask[MOON_SELF_ACTION : MOON_OTHERS_ACTION + 1] = _MOON_ACTIONS
     return mask

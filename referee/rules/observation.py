@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from referee.rules.cards import Card, Suit, card_list
 from referee.rules.legality import legal_mask
@@ -26,6 +27,9 @@ __all__ = [
     "play_view",
     "trump_cards_seen",
 ]
+
+# Read once per play request: a constant, not looked up on its enum class (see state.py)
+_PLAY: Final = Phase.PLAY
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +213,7 @@ def observe(table: Table, totals: Sequence[int], seat: int) -> Observation:
 
 def play_view(table: Table, totals: Sequence[int]) -> PlayView:
     """What the seat to play may know now (the play phase only)."""
-    assert table.phase is Phase.PLAY, "a play view is only made while a card is awaited"
+    assert table.phase is _PLAY, "a play view is only made while a card is awaited"
     seat = table.to_act
     return PlayView(
         seat,
