@@ -205,21 +205,6 @@ REEXPORTS_ALLOWED = {
     "bench/fairplay_bench.py: from referee.bots.seat import TimeControl",
     "bench/fairplay_bench.py: from referee.match import BotSpec",
     "bench/fairplay_bench.py: from referee.match import MatchConfig",
-    # referee/learning/ was being edited by another helper: import the rules constants from referee.rules.features
-    "referee/learning/__init__.py: from referee.learning.encoding import N_ACTIONS",
-    "referee/learning/actions.py: from referee.learning.encoding import MOON_OTHERS_ACTION",
-    "referee/learning/actions.py: from referee.learning.encoding import MOON_SELF_ACTION",
-    "referee/learning/actions.py: from referee.learning.encoding import NO_TRUMP_ACTION",
-    "referee/learning/actions.py: from referee.learning.encoding import N_CARDS",
-    "referee/learning/actions.py: from referee.learning.encoding import TRUMP_ACTION",
-    "referee/learning/bot.py: from referee.learning.encoding import MOON_SELF_ACTION",
-    "referee/learning/bot.py: from referee.learning.encoding import NO_TRUMP_ACTION",
-    "referee/learning/bot.py: from referee.learning.encoding import TRUMP_ACTION",
-    "referee/learning/env.py: from referee.learning.encoding import N_ACTIONS",
-    "referee/learning/policies.py: from referee.learning.encoding import MOON_OTHERS_ACTION",
-    "referee/learning/policies.py: from referee.learning.encoding import MOON_SELF_ACTION",
-    "referee/learning/policies.py: from referee.learning.encoding import NO_TRUMP_ACTION",
-    "referee/learning/policies.py: from referee.learning.encoding import TRUMP_ACTION",
 }
 
 

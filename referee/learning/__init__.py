@@ -17,7 +17,8 @@ import referee.learning.compiled  # noqa: F401, I001  (first: KIERKI_COMPILED, b
 import gymnasium
 
 from referee.learning.actions import IllegalAction
-from referee.learning.encoding import N_ACTIONS, Layout, encode, legal_mask
+from referee.learning.encoding import Layout, encode, legal_mask
+from referee.rules.features import N_ACTIONS
 from referee.learning.env import KierkiEnv, agent_name
 from referee.learning.gym_env import SingleSeatEnv, SnapshotPool
 from referee.learning.policies import Policy, heuristic_action, random_policy

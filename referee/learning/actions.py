@@ -7,14 +7,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from referee.learning.encoding import (
-    MOON_OTHERS_ACTION,
-    MOON_SELF_ACTION,
-    N_CARDS,
-    NO_TRUMP_ACTION,
-    TRUMP_ACTION,
-)
 from referee.rules import Action, Card, ChooseMoon, ChooseTrump, MoonOption, Phase, PlayCard, card_name
+from referee.rules.features import MOON_OTHERS_ACTION, MOON_SELF_ACTION, N_CARDS, NO_TRUMP_ACTION, TRUMP_ACTION
 
 _SUIT_LETTERS = "CDHS"
 

@@ -21,10 +21,11 @@ import numpy as np
 from protocol import messages as m
 from protocol.bot import Bot, run
 from referee.learning.actions import describe
-from referee.learning.encoding import MOON_SELF_ACTION, NO_TRUMP_ACTION, TRUMP_ACTION, Layout, encode
+from referee.learning.encoding import Layout, encode
 from referee.learning.policies import Policy
 from referee.learning.seat_view import SeatView
 from referee.rules import Card, Observation, card_name
+from referee.rules.features import MOON_SELF_ACTION, NO_TRUMP_ACTION, TRUMP_ACTION
 
 __all__ = ["PolicyBot", "run_policy"]
 

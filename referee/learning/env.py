@@ -46,7 +46,7 @@ import numpy.typing as npt
 from pettingzoo import AECEnv
 
 from referee.learning.actions import IllegalAction, check_action, choice_for, describe
-from referee.learning.encoding import N_ACTIONS, N_CARDS, Encoded, Layout
+from referee.learning.encoding import Encoded, Layout
 from referee.rules import (
     Action,
     Card,
@@ -59,7 +59,7 @@ from referee.rules import (
     Ruleset,
     card_name,
 )
-from referee.rules.features import action_mask, seat_vector
+from referee.rules.features import N_ACTIONS, N_CARDS, action_mask, seat_vector
 
 RewardKind = Literal["points", "place"]
 RENDER_MODES = ("ansi", "human")

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from referee.learning.encoding import N_ACTIONS, Encoded
+from referee.learning.encoding import Encoded
+from referee.rules.features import N_ACTIONS
 
 __all__ = ["MlpPolicy"]
 

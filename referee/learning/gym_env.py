@@ -40,10 +40,11 @@ from typing import Any, Literal
 import gymnasium
 import numpy as np
 
-from referee.learning.encoding import N_ACTIONS, Encoded, MaskArray
+from referee.learning.encoding import Encoded, MaskArray
 from referee.learning.env import RENDER_MODES, KierkiEnv, RewardKind
 from referee.learning.policies import Policy, heuristic_action, random_policy
 from referee.rules import Game
+from referee.rules.features import N_ACTIONS
 
 __all__ = ["Opponent", "SingleSeatEnv", "SnapshotPool"]
 

@@ -16,14 +16,9 @@ from typing import Any
 import numpy as np
 
 from referee.learning import heuristic
-from referee.learning.encoding import (
-    MOON_OTHERS_ACTION,
-    MOON_SELF_ACTION,
-    NO_TRUMP_ACTION,
-    TRUMP_ACTION,
-    Encoded,
-)
+from referee.learning.encoding import Encoded
 from referee.rules import Card, DealKind, Observation, Phase, Ruleset, card_name, parse_card
+from referee.rules.features import MOON_OTHERS_ACTION, MOON_SELF_ACTION, NO_TRUMP_ACTION, TRUMP_ACTION
 
 Policy = Callable[[Encoded], int]
 

@@ -34,11 +34,11 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from referee.learning.actions import choice_for
-from referee.learning.encoding import N_ACTIONS, Layout
+from referee.learning.encoding import Layout
 from referee.learning.env import RewardKind
 from referee.learning.policies import heuristic_action
 from referee.rules import Card, Game, GameState, PassCards, Phase, PlayCard, Ruleset
-from referee.rules.features import action_mask, seat_vector
+from referee.rules.features import N_ACTIONS, action_mask, seat_vector
 
 __all__ = ["BatchedEnv"]
 
