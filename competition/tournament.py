@@ -31,13 +31,13 @@ import msgspec
 
 from competition import stats
 from competition.duplicate_set import GameFailed, SetInPlay, SetOutcome, SetRequest, play_set
-from competition.executors import ExecutorSpec, InfrastructureError
+from competition.executors import ExecutorSpec, GameExecutor, InfrastructureError
 from competition.game import GameOutcome, game_stem
 from competition.model import SetRecord
 from competition.open_executor import open_executor
 from competition.plan import BotTime, Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
 from competition.results_file import ResultsFile
-from competition.stopping import stop_signals_held
+from competition.stopping import Held, stop_signals_held
 from referee.analysis import AnalysisSettings
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
@@ -48,6 +48,8 @@ from referee.rules import Ruleset
 from referee.setting_error import SettingError
 
 CONFIG_VERSION = 1
+# How long the coordinator waits for a game before it looks whether a stop signal came (competition/stopping.py).
+CHECKPOINT_S = 0.25
 
 
 class TournamentError(RuntimeError):
@@ -363,53 +365,11 @@ class Tournament:
         abandoned: list[SetInPlay] = []  # sets cut short by an early stop: their running games still finish
         pending = self._pending(finished)
         try:
-            executor = open_executor(self.executor, self.jobs, pin=self.pin, isolation=self.config.isolation)
-            with results, executor as runner:
-                exhausted = False
-                while True:
-                    # Whole sets, while fewer than two games per worker wait: each worker always has the next.
-                    while not exhausted and sum(s.pending for s in playing.values()) < 2 * runner.jobs:
-                        planned = next(pending, None)
-                        if planned is None or planned.set_id > target:
-                            exhausted = True
-                        else:
-                            playing[planned.set_id] = play_set(self._request(planned), runner)
-                    waiting = [f for s in playing.values() for f in s.futures if not f.done()]
-                    if not waiting and not playing:
-                        break
-                    if waiting:
-                        wait(waiting, return_when=FIRST_COMPLETED)
-                    for set_id in sorted(playing):
-                        if set_id not in playing:
-                            continue  # abandoned meanwhile (an early stop)
-                        outcome = self._outcome(playing[set_id])
-                        if outcome is None:
-                            continue
-                        del playing[set_id]
-                        self.games += len(outcome.games)
-                        for game in outcome.games:
-                            self._note_start_failures(game)
-                        self.records.append(outcome.record)
-                        results.append(outcome.record)
-                        if self.progress:
-                            games_done = self.games + sum(s.games_done for s in playing.values())
-                            self.progress(
-                                TournamentProgress(
-                                    len(self.records),
-                                    target,
-                                    games_done,
-                                    time.monotonic() - started,
-                                    self.records,
-                                    dict(self.dropped),
-                                    self.stopped_short,
-                                )
-                            )
-                        if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
-                            exhausted = True
-                            for unfinished in playing.values():  # games already running finish; their sets may not
-                                unfinished.cancel()
-                            abandoned += [s for s in playing.values() if any(f.cancelled() for f in s.futures)]
-                            playing = {i: s for i, s in playing.items() if s not in abandoned}
+            # A stop is taken at the loop's checkpoint, not where it lands: competition/stopping.py.
+            with stop_signals_held() as held:
+                executor = open_executor(self.executor, self.jobs, pin=self.pin, isolation=self.config.isolation)
+                with results, executor as runner:
+                    self._play_sets(runner, results, held, pending, target, started, playing, abandoned)
         except KeyboardInterrupt:
             status = GameStatus.INTERRUPTED
         self.games += sum(s.games_done for s in [*playing.values(), *abandoned])
@@ -428,6 +388,67 @@ class Tournament:
             self.games,
             self.stopped_short,
         )
+
+    def _play_sets(
+        self,
+        runner: GameExecutor,
+        results: ResultsFile,
+        held: Held,
+        pending: Iterator[PlannedSet],
+        target: int,
+        started: float,
+        playing: dict[int, SetInPlay],
+        abandoned: list[SetInPlay],
+    ) -> None:
+        """Play the pending sets to the target or an early stop, recording each finished one; ``playing`` and
+        ``abandoned`` say, however it ends (a stop is raised at ``held``'s checkpoint), which games were under way."""
+        exhausted = False
+        while True:
+            # Whole sets, while fewer than two games per worker wait: each worker always has the next.
+            while not exhausted and sum(s.pending for s in playing.values()) < 2 * runner.jobs:
+                planned = next(pending, None)
+                if planned is None or planned.set_id > target:
+                    exhausted = True
+                else:
+                    playing[planned.set_id] = play_set(self._request(planned), runner)
+            waiting = [f for s in playing.values() for f in s.futures if not f.done()]
+            if not waiting and not playing:
+                break
+            if waiting:
+                wait(waiting, timeout=CHECKPOINT_S, return_when=FIRST_COMPLETED)
+            held.check()
+            for set_id in sorted(playing):
+                if set_id not in playing:
+                    continue  # abandoned meanwhile (an early stop)
+                outcome = self._outcome(playing[set_id])
+                if outcome is None:
+                    continue
+                del playing[set_id]
+                self.games += len(outcome.games)
+                for game in outcome.games:
+                    self._note_start_failures(game)
+                self.records.append(outcome.record)
+                results.append(outcome.record)
+                if self.progress:
+                    games_done = self.games + sum(s.games_done for s in playing.values())
+                    self.progress(
+                        TournamentProgress(
+                            len(self.records),
+                            target,
+                            games_done,
+                            time.monotonic() - started,
+                            self.records,
+                            dict(self.dropped),
+                            self.stopped_short,
+                        )
+                    )
+                if self._precise_enough() or (self.stop_when and self.stop_when(self.records)):
+                    exhausted = True
+                    for unfinished in playing.values():  # games already running finish; their sets may not
+                        unfinished.cancel()
+                    abandoned.extend(s for s in playing.values() if any(f.cancelled() for f in s.futures))
+                    for cut in [i for i, s in playing.items() if s in abandoned]:
+                        del playing[cut]
 
     def _pending(self, finished: set[int]) -> Iterator[PlannedSet]:
         """The sets still to play, in order: the plan's, until a bot is dropped; from then on the plan of the bots

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -139,6 +140,19 @@ def tournament_after_its_first_set(
         if line.startswith(b"set 1/"):
             break
     return process
+
+
+def output_once_stopped(process: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """The stdout and stderr of a tournament sent a stop, once it has ended. One that has not ended in two minutes
+    (it plays 12 sets of Hearts to 10 in about 20 seconds) ignored the stop or hung in it: its session is killed
+    and the test fails with what it printed, leaving nothing behind for later tests to trip on."""
+    try:
+        return process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        _, err = process.communicate()
+        raise AssertionError(f"the tournament did not end after its stop:\n{err.decode(errors='replace')}") from None
 
 
 def untimed(records: Sequence[SetRecord]) -> list[SetRecord]:

@@ -25,7 +25,14 @@ from typing import Any
 import pytest
 from cgroup_helpers import private_group
 from click.testing import CliRunner
-from competition_helpers import FAMILY_VARIABLE, family_env, family_left, tournament_after_its_first_set, untimed
+from competition_helpers import (
+    FAMILY_VARIABLE,
+    family_env,
+    family_left,
+    output_once_stopped,
+    tournament_after_its_first_set,
+    untimed,
+)
 from test_hostile import settle
 
 distributed = pytest.importorskip("distributed")
@@ -494,7 +501,7 @@ def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_onc
     args += ["--seed", "9", "--sets", "12", "--out", str(tmp_path)]
     process = tournament_after_its_first_set([*args, "--executor", "dask-local", "--workers", "2"])
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
-    out, err = process.communicate()
+    out, err = output_once_stopped(process)
     assert process.returncode == 130, err
     assert b"stopped early: continue with --resume" in out
     assert b"Traceback" not in err  # the cluster's processes ignore Ctrl-C: the coordinator stops them

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from competition_helpers import family_env, family_left, tournament_after_its_first_set, untimed
+from competition_helpers import family_env, family_left, output_once_stopped, tournament_after_its_first_set, untimed
 
 from competition.plan import Entrant
 from competition.results_file import read_results
@@ -262,7 +262,7 @@ def test_ctrl_c_stops_cleanly_and_prints_the_standings_so_far(tmp_path: Path) ->
     tag, env = family_env()
     process = tournament_after_its_first_set(args, env)
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
-    out, _ = process.communicate()
+    out, _ = output_once_stopped(process)
     assert process.returncode == 130
     assert b"stopped early: continue with --resume" in out and b"mean/game" in out
     _wait_for_family_to_exit(tag)

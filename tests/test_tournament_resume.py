@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from competition_helpers import tournament_after_its_first_set
+from competition_helpers import output_once_stopped, tournament_after_its_first_set
 
 from competition.results_file import read_results
 from kierki_cli import tournament_cmd
@@ -28,7 +28,7 @@ def test_a_sets_3_tournament_stopped_after_its_first_set_resumes_to_3_sets(tmp_p
     out = tmp_path / "out"
     process = tournament_after_its_first_set(["tournament", *ARGS, "--sets", "3", "--jobs", "1", "--out", str(out)])
     os.killpg(process.pid, signal.SIGTERM)
-    process.communicate()
+    output_once_stopped(process)
     assert process.returncode == 130
     assert 1 <= len(read_results(out / "results.jsonl")[0]) < 3
     stored = json.loads((out / "tournament.json").read_text())
