@@ -22,10 +22,9 @@ from protocol import messages as m
 from referee import wire, wire_requests
 from referee.match import BotSpec
 from referee.rules import DealStarted, GameState, Observation, Phase, Ruleset
-from referee.search import SeatKnowledge
+from referee.search import SeatKnowledge, candidate_passes
 from sample_bots.montecarlo import worlds
 from sample_bots.montecarlo.bot import MonteCarloBot, choose_moon
-from sample_bots.montecarlo.passing import candidate_passes
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = ROOT / "sample_bots" / "montecarlo" / "__main__.py"

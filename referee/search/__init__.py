@@ -8,6 +8,7 @@ that does (issue 31 item 5). See docs/bots/expert.md.
 
 from referee.search.budget import Budget
 from referee.search.exact import SOLVE_MAX_CARDS, SolveError, margin, solve
+from referee.search.passing import candidate_passes, rule_of_thumb_pass
 from referee.search.pimc import (
     DEFAULT_EXACT_TRICKS,
     ChoiceValue,
@@ -18,6 +19,7 @@ from referee.search.pimc import (
     match_value,
 )
 from referee.search.requests import SeatKnowledge, cards, trump_suit
+from referee.search.rollout import Rollout, forced_first
 
 __all__ = [
     "DEFAULT_EXACT_TRICKS",
@@ -26,13 +28,17 @@ __all__ = [
     "ChoiceValue",
     "Evaluation",
     "Objective",
+    "Rollout",
     "SeatKnowledge",
     "SolveError",
+    "candidate_passes",
     "cards",
     "choices_of",
     "evaluate",
+    "forced_first",
     "margin",
     "match_value",
+    "rule_of_thumb_pass",
     "solve",
     "trump_suit",
 ]

@@ -1,9 +1,11 @@
 """The Monte Carlo bot: every decision searched over sampled worlds within a time budget.
 
 - **play**: every legal card is tried in each sampled world (``worlds``) and the deal played out by the rollout
-  policy (``rollout``); the card with the best total margin over the same worlds is played (``search``).
+  policy (``referee.search.Rollout``, shared with the expert bot and the analysis); the card with the best total
+  margin over the same worlds is played (``search``).
 - **pass** (Hearts, Cancellation): the rule of thumb's pass and the other threes of its five most dangerous cards
-  (``passing``), each made in the same sampled deals (the other seats passing by the rule of thumb) and played out.
+  (``referee.search.candidate_passes``), each made in the same sampled deals (the other seats passing by the rule of
+  thumb) and played out.
 - **trump** (Kierki trump deals, the dealer seeing its first 5 or 6 cards): each suit it may name, named in the same
   sampled deals of the rest of the cards and played out.
 - **moon**: no search is needed, the totals say it: take the option that ends the game while this seat leads, never
@@ -25,10 +27,8 @@ from typing import Any, Final, TypeVar
 import referee.rules as rules
 from protocol import messages as m
 from protocol.bot import Bot
-from referee.search import SeatKnowledge, cards, trump_suit
+from referee.search import Rollout, SeatKnowledge, candidate_passes, cards, forced_first, rule_of_thumb_pass, trump_suit
 from sample_bots.montecarlo import worlds
-from sample_bots.montecarlo.passing import candidate_passes, rule_of_thumb_pass
-from sample_bots.montecarlo.rollout import Rollout, forced_first
 from sample_bots.montecarlo.search import Budget, Tally, Trial, margin, search
 
 SUITS: Final = "CDHS"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import referee.rules as rules
-from sample_bots.montecarlo.passing import rule_of_thumb_pass
+from referee.search import rule_of_thumb_pass
 
 
 class NoWorld(Exception):
