@@ -30,7 +30,7 @@ from referee.bots.process import BotProcess
 from referee.bots.seat import TimeControl
 from referee.bots.spawn import join_prefix
 from referee.match import BotSpec, Match, MatchConfig
-from referee.match_config import MatchSpec
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 Result = dict[str, Any]
@@ -40,8 +40,8 @@ PASS_DEADLINE_MS = 45
 
 def _passing_game(bot: Path, out: Path, seed: int, fair_play: FairPlayMode) -> tuple[float, int, int, int]:
     """One Hearts game of four CPU-heavy passers: (game seconds, deals that passed, passes, pass timeouts)."""
-    spec = MatchSpec.of(
-        Ruleset.create("hearts", None, {"target": 50}),
+    spec = MatchSpec(
+        rules=RulesetSpec.of(Ruleset.create("hearts", None, {"target": 50})),
         bots=tuple(BotSpec((str(bot), str(-PASS_CPU_MS))) for _ in range(4)),
         seed=str(seed),
         time=TimeControl(move_ms=PASS_DEADLINE_MS, startup_ms=10_000),

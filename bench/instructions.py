@@ -305,7 +305,12 @@ def _match(games: int) -> Workload:
                 fields["isolation"] = Isolation(fair_play="none")
         except ImportError:
             pass
-        spec = MatchSpec.of(ruleset, bots=bots, seed="2", games=games, time=time, **fields)
+        try:
+            from referee.match_config import RulesetSpec
+        except ImportError:  # the trees of issue 21 to 31: the ruleset's fields copied by MatchSpec.of
+            spec = MatchSpec.of(ruleset, bots=bots, seed="2", games=games, time=time, **fields)  # type: ignore[attr-defined]
+        else:
+            spec = MatchSpec(rules=RulesetSpec.of(ruleset), bots=bots, seed="2", games=games, time=time, **fields)
         config = MatchConfig.from_spec(spec, work / "out")
 
     def run() -> tuple[int, str]:

@@ -45,6 +45,7 @@ from referee.match_config import (  # noqa: E402
     BotSpec,
     MatchConfig,
     MatchSpec,
+    RulesetSpec,
     default_bots,
 )
 from referee.rules import Ruleset  # noqa: E402
@@ -86,8 +87,11 @@ def child(scenario: str, traced: bool) -> dict[str, Any]:
         tracemalloc.start()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as out:
-        spec = MatchSpec.of(
-            Ruleset.create("kierki"), bots=bots(scenario), seed="7", time=TimeControl(move_ms=2000, startup_ms=10_000)
+        spec = MatchSpec(
+            rules=RulesetSpec.of(Ruleset.create("kierki")),
+            bots=bots(scenario),
+            seed="7",
+            time=TimeControl(move_ms=2000, startup_ms=10_000),
         )
         config = MatchConfig.from_spec(spec, Path(out))
         result = Match(config).run()

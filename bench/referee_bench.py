@@ -23,7 +23,7 @@ from typing import Any
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
 from referee.match import Match
-from referee.match_config import BotSpec, MatchConfig, MatchSpec
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 HERE = Path(__file__).parent
@@ -79,8 +79,8 @@ def play_match(
     The seconds include starting and stopping the bots; ``match.game_seconds`` has the game loop alone.
     ``isolation``: the match's (the default: control groups and freezing where they can be made).
     """
-    spec = MatchSpec.of(
-        Ruleset.create("kierki"),
+    spec = MatchSpec(
+        rules=RulesetSpec.of(Ruleset.create("kierki")),
         bots=tuple(BotSpec((str(bot),)) for _ in range(4)),
         seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),
@@ -490,8 +490,8 @@ PASS_MS = 20
 
 def _hearts_game(bot_argv: tuple[str, ...], out: Path, seed: int) -> tuple[float, int]:
     """One Hearts game with four copies of ``bot_argv``: (game seconds, deals that passed)."""
-    spec = MatchSpec.of(
-        Ruleset.create("hearts"),
+    spec = MatchSpec(
+        rules=RulesetSpec.of(Ruleset.create("hearts")),
         bots=tuple(BotSpec(bot_argv) for _ in range(4)),
         seed=str(seed),
         time=TimeControl(move_ms=5000, startup_ms=10_000),

@@ -139,8 +139,8 @@ class SetInPlay:
         record = SetRecord(
             set_id=request.set_id,
             seed=request.seed,
-            game=request.match.game,
-            players=request.match.players,
+            game=request.match.rules.game,
+            players=request.match.rules.players,
             higher_is_better=request.higher_is_better,
             bots=request.table,
             games=tuple(outcome.record for outcome in games if outcome.record is not None),

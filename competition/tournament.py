@@ -42,7 +42,7 @@ from referee.analysis import AnalysisSettings
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
-from referee.match_config import BotSpec, MatchSetupError, MatchSpec, make_out_dir
+from referee.match_config import BotSpec, MatchSetupError, MatchSpec, RulesetSpec, make_out_dir
 from referee.match_result import GameStatus
 from referee.rules import Ruleset
 from referee.setting_error import SettingError
@@ -144,9 +144,8 @@ class TournamentConfig:
     @property
     def match(self) -> MatchSpec:
         """How every game is played (`competition.duplicate_set.SetRequest` fills in its bots and seed)."""
-        return MatchSpec.of(
-            self.ruleset, time=self.time, faults=FaultPolicy(max_strikes=self.max_strikes), isolation=self.isolation
-        )
+        faults = FaultPolicy(max_strikes=self.max_strikes)
+        return MatchSpec(rules=RulesetSpec.of(self.ruleset), time=self.time, faults=faults, isolation=self.isolation)
 
     def bot_spec(self, entrant: Entrant) -> BotSpec:
         """How to start the entrant (a `MatchSetupError` for a command that cannot be read, a `PlanError` for a

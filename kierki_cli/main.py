@@ -33,7 +33,15 @@ from referee.bots.time_control import TimeControl
 from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import Match
-from referee.match_config import MatchConfig, MatchSetupError, MatchSpec, default_bots, parse_bot_commands
+from referee.match_config import (
+    MatchConfig,
+    MatchSetupError,
+    MatchSpec,
+    Prefix,
+    RulesetSpec,
+    default_bots,
+    parse_bot_commands,
+)
 from referee.match_result import MatchResult, SeatResult
 from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
 from referee.rules.results import places
@@ -189,8 +197,8 @@ def match(
         warn_short_seed(seed)
     if out_dir is None:
         out_dir = fresh_out_dir(Path("kierki-out") / clock.strftime("%Y%m%d-%H%M%S"))
-    spec = MatchSpec.of(
-        ruleset,
+    spec = MatchSpec(
+        rules=RulesetSpec.of(ruleset),
         bots=bots,
         seed=seed,
         first_game=first_game,
@@ -202,9 +210,8 @@ def match(
         faults=faults,
         transcript=transcript,
         isolation=isolation,
+        prefix=Prefix(resume.prefix if resume is not None else ()),
     )
-    if resume is not None:
-        spec = spec.with_prefix(resume.prefix)
     err = sys.stderr
     on_terminal = err.isatty()
     given = sample_names(bot_commands, ruleset.players)

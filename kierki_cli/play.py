@@ -21,7 +21,15 @@ from kierki_cli.styled import Style
 from referee.bots.seat import Transport
 from referee.bots.time_control import TimeControl
 from referee.match import Match
-from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, default_bots, parse_bot_commands
+from referee.match_config import (
+    BotSpec,
+    MatchConfig,
+    MatchSetupError,
+    MatchSpec,
+    RulesetSpec,
+    default_bots,
+    parse_bot_commands,
+)
 from referee.text import printable
 
 __all__ = ["HumanSeat", "play", "read_line_within"]
@@ -90,7 +98,9 @@ def play(
         seed = new_seed()
     if out_dir is None:
         out_dir = Path("kierki-out") / time.strftime("play-%Y%m%d-%H%M%S")
-    spec = MatchSpec.of(ruleset, bots=tuple(bots), seed=seed, time=TimeControl(move_ms=bot_time_per_move))
+    spec = MatchSpec(
+        rules=RulesetSpec.of(ruleset), bots=tuple(bots), seed=seed, time=TimeControl(move_ms=bot_time_per_move)
+    )
     config = MatchConfig.from_spec(spec, out_dir)
     style = Style.for_stream(sys.stdout)
     if symbols is not None:
@@ -100,7 +110,7 @@ def play(
         click.echo(text)
 
     human = HumanSeat(read_line_within(sys.stdin), write, style, time_per_move / 1000, printable(name))
-    limits = config.isolation.resource_limits(config.games)
+    limits = config.spec.isolation.resource_limits(config.spec.games)
     match: Match
 
     def transport(at: int, spec: BotSpec) -> Transport:

@@ -69,14 +69,14 @@ class Match:
         self.progress = progress
         self.transport_factory = transport_factory
         self.seats: list[BotSeat] = []  # the table of the game in progress, in seat order
-        self.players: list[BotSeat] = []  # the same, in bot order (the order of config.bots and of self.results)
+        self.players: list[BotSeat] = []  # the same, in bot order (the order of config.spec.bots and of self.results)
         self.results: list[SeatResult] = []
         self.replays: list[str] = []
         self.game_seconds: list[float] = []  # wall time of each game, bots' start and stop excluded
         self._transcript_files: dict[int, Any] = {}
         # seat: request id, outcome, time, lines ignored meanwhile, CPU time (None: not measured)
         self._passes: dict[int, tuple[int, m.BotMessage | Fault, float, int, float | None]] = {}
-        self._stopped = False  # a game was stopped after config.deals_per_game deals
+        self._stopped = False  # a game was stopped after config.spec.deals_per_game deals
         self._fair: FairPlaySetup | None = None  # the control groups in force (None: scripted transports)
         self._cpu_marks: list[int] = []  # per bot: its CPU time (ns) when its last game (or its hello) ended
 
@@ -91,7 +91,7 @@ class Match:
         try:
             self._start_bots()
             self._handshake()
-            for game_number in range(1, config.games + 1):
+            for game_number in range(1, config.spec.games + 1):
                 started = time.perf_counter()
                 self._play_game(game_number)
                 self.game_seconds.append(time.perf_counter() - started)
@@ -121,7 +121,7 @@ class Match:
         if bot is None:
             return DiskFullError(f"{error} (no bot's private directory holds the space)")
         reason = f"filled the disk: its private directory held {uses[bot]} when the replay log could not be written"
-        return SeatFilledDisk(f"seat {bot} ({self.config.bots[bot].command}) {reason}; {error}", bot, reason)
+        return SeatFilledDisk(f"seat {bot} ({self.config.spec.bots[bot].command}) {reason}; {error}", bot, reason)
 
     def _disk_is_full(self) -> bool:
         """Whether the disk of the match's folder has no room left (blocks or inodes) for a bot's folder and log."""
@@ -136,13 +136,13 @@ class Match:
         limits = None
         if self.transport_factory is None:
             try:
-                config.isolation.check_here()
-                self._fair = FairPlaySetup.open(config.isolation)
-                limits = self._fair.resource_limits(config.games)
+                config.spec.isolation.check_here()
+                self._fair = FairPlaySetup.open(config.spec.isolation)
+                limits = self._fair.resource_limits(config.spec.games)
             except (SandboxError, FairPlayError) as error:
                 raise MatchSetupError(str(error)) from None
-        absent = dict(config.absent)
-        for seat, spec in enumerate(config.bots):
+        absent = dict(config.spec.absent)
+        for seat, spec in enumerate(config.spec.bots):
             failure = absent.get(seat)
             transport: Transport | None = None
             if failure is not None:
@@ -155,11 +155,11 @@ class Match:
                 except MatchSetupError as unstartable:
                     if self._disk_is_full():  # its folder or log could not be made: the disk's doing, not the bot's
                         raise DiskFullError(f"{unstartable} (the disk is full)") from None
-                    if not config.forfeit_unstartable:
+                    if not config.spec.forfeit_unstartable:
                         raise
                     failure = str(unstartable)
-            transcript = self._transcript_writer(seat) if config.transcript else None
-            self.seats.append(BotSeat(seat, transport, spec.time or config.time, transcript))
+            transcript = self._transcript_writer(seat) if config.spec.transcript else None
+            self.seats.append(BotSeat(seat, transport, spec.time or config.spec.time, transcript))
             self.seats[-1].freeze = self._fair is not None and self._fair.freezes
             self.players.append(self.seats[-1])
             self._cpu_marks.append(0)
@@ -168,13 +168,13 @@ class Match:
     def _start_process(self, seat: int, spec: BotSpec, limits: ResourceLimits | None) -> BotProcess:
         config = self.config
         try:
-            bot = config.isolation.prepare(
+            bot = config.spec.isolation.prepare(
                 spec.argv,
                 user_cwd=spec.cwd,
                 private_dir=config.out_dir / f"seat{seat}",
                 out_dir=config.out_dir,
                 own_env=spec.env,
-                hidden=(Path(config.deals_source),) if config.deals_source else (),
+                hidden=(Path(config.spec.deals_source),) if config.spec.deals_source else (),
             )
             group = None if self._fair is None else self._fair.bot_group(f"seat{seat}")
             return BotProcess.start(
@@ -182,7 +182,7 @@ class Match:
                 cwd=bot.cwd,
                 env=bot.env,
                 stderr_log=config.out_dir / f"seat{seat}.stderr.log",
-                stderr_cap_bytes=config.stderr_cap_bytes,
+                stderr_cap_bytes=config.spec.stderr_cap_bytes,
                 max_line_bytes=codec.MAX_BOT_LINE_BYTES,
                 limits=limits,
                 launchers=bot.launchers,
@@ -219,7 +219,7 @@ class Match:
                 seat=seat.seat,
                 options=options,
                 time=seat.time.to_wire(),
-                games=config.games,
+                games=config.spec.games,
             )
             reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000, startup=True, together=starting)
             starting -= 1
@@ -227,7 +227,7 @@ class Match:
             if reply.cpu_s is not None:
                 self._result_of(seat).startup_cpu_ms = reply.cpu_s * 1000
                 self._cpu_marks[self.players.index(seat)] = seat.cpu_ns()
-            command = config.bots[seat.seat].command
+            command = config.spec.bots[seat.seat].command
             claimed = next((h.error.protocol for h in reversed(reply.heard) if h.error is not None), None)
             try:
                 if isinstance(answer, Fault) and claimed is not None and claimed not in codec.PROTOCOL_VERSIONS:
@@ -244,7 +244,7 @@ class Match:
                     seat.close("protocol_mismatch")
                     raise MatchSetupError(_mismatch(seat.seat, command, answer.protocol))
             except MatchSetupError as error:
-                if not config.forfeit_unstartable:
+                if not config.spec.forfeit_unstartable:
                     raise
                 self._forfeit_at_start(seat, str(error))
                 continue
@@ -261,7 +261,7 @@ class Match:
 
     def _seat_players(self, game_number: int) -> None:
         """With ``rotate``, bot i sits at seat (i + game_number - 1) mod players in this game."""
-        if not self.config.rotate:
+        if not self.config.spec.rotate:
             return
         players = len(self.players)
         shift = (game_number - 1) % players
@@ -275,15 +275,15 @@ class Match:
     def _play_game(self, game_number: int) -> None:
         config = self.config
         self._seat_players(game_number)
-        number = config.first_game + game_number - 1
-        state = GameState(config.ruleset, seed=config.seed, game=number, deals=config.deals)
+        number = config.spec.first_game + game_number - 1
+        state = GameState(config.ruleset, seed=config.spec.seed, game=number, deals=config.spec.deals)
         messages = SeatMessages(config.ruleset.players, game_number)
         requests = wire_requests.RequestLines(game_number)
         name = f"game{game_number:03d}.replay.jsonl"
         writer = ReplayWriter(config.out_dir / name, self._header(game_number, state))
         for seat in self.seats:
             seat.queue(wire.game_start(state, seat.seat, game_number))
-        prefix = list(config.prefix) if game_number == 1 else []
+        prefix = list(config.spec.prefix) if game_number == 1 else []
 
         def decide(state: GameState) -> Sequence[Event]:
             if not prefix:
@@ -295,7 +295,7 @@ class Match:
 
         try:
             over = drive_game(
-                state, decide, lambda events: self._dispatch(events, messages, writer), config.deals_per_game
+                state, decide, lambda events: self._dispatch(events, messages, writer), config.spec.deals_per_game
             )
         except BaseException as error:
             status = GameStatus.INTERRUPTED if isinstance(error, KeyboardInterrupt) else GameStatus.ERROR
@@ -307,7 +307,7 @@ class Match:
             final_places = state.final_places
         else:
             self._stopped = True
-            detail = f"the referee stopped the game after deal {config.deals_per_game}, as asked"
+            detail = f"the referee stopped the game after deal {config.spec.deals_per_game}, as asked"
             writer.finish(GameStatus.STOPPED, detail, cpu_ms=cpu)
             final_places = state.places_by_totals()
         self.replays.append(str(writer.path))
@@ -320,7 +320,7 @@ class Match:
         if self.progress and over:
             ended = state.events[-1]
             assert isinstance(ended, GameEnded)
-            self.progress(game_number, config.games, ended)
+            self.progress(game_number, config.spec.games, ended)
 
     def _game_cpu(self) -> list[float | None] | None:
         """Per seat, the CPU time (ms) its bot used in the game just played (and note it in the results); None
@@ -345,19 +345,19 @@ class Match:
         if fair is None:
             return None
         return IsolationRecord(
-            sandbox=self.config.isolation.sandbox,
+            sandbox=self.config.spec.isolation.sandbox,
             cgroups=fair.version,
             clock="cpu" if fair.group is not None else "wall",
             freeze=fair.freezes,
             memory="cgroup" if fair.controls("memory") else "rlimit",
             processes="cgroup" if fair.controls("pids") else "rlimit",
-            bot_uid=bot_uid(self.config.isolation.sandbox),
+            bot_uid=bot_uid(self.config.spec.isolation.sandbox),
         )
 
     def _header(self, game_number: int, state: GameState) -> Header:
         config = self.config
         ruleset = config.ruleset
-        clock = config.time
+        clock = config.spec.time
         return Header(
             format=FORMAT,
             version=VERSION,
@@ -367,17 +367,17 @@ class Match:
             options=ruleset.options(),  # tuples encode as JSON arrays
             seed=state.seed,
             game_number=state.game,  # with the seed, it fixes the deals
-            deals_file=config.deals_source,
-            max_strikes=config.faults.max_strikes,
-            consequences=dict(config.faults.consequences),
-            given_deals=len(config.deals),
+            deals_file=config.spec.deals_source,
+            max_strikes=config.spec.faults.max_strikes,
+            consequences=dict(config.spec.faults.consequences),
+            given_deals=len(config.spec.deals),
             bots=[
                 BotRecord(
                     seat=s.seat,
                     name=s.name,
                     version=s.version,
                     command=self._result_of(s).command,
-                    label=config.bots[self.players.index(s)].label,
+                    label=config.spec.bots[self.players.index(s)].label,
                 )
                 for s in self.seats
             ],
@@ -468,7 +468,7 @@ class Match:
         """Tell the bot what it did wrong, play the fallback for it, and forfeit the seat when the policy says so."""
         seat.record_fault(fault)
         action: Action = state.fallback_action()
-        forfeit = self.config.faults.forfeits(fault.code, seat.strikes)
+        forfeit = self.config.spec.faults.forfeits(fault.code, seat.strikes)
         writer.write(
             FaultRecord(
                 seat=seat.seat,
@@ -529,13 +529,13 @@ class Match:
             game=ruleset.game.value,
             players=ruleset.players,
             options=ruleset.options(),
-            seed=self.config.seed,
+            seed=self.config.spec.seed,
             games_played=len(self.results[0].totals) if self.results else 0,
             seats=self.results,
             replays=self.replays,
             out_dir=os.fspath(self.config.out_dir),
             status=status,
-            rotated=self.config.rotate and self.config.games > 1,
+            rotated=self.config.spec.rotate and self.config.spec.games > 1,
             isolation=None if isolation is None else msgspec.structs.asdict(isolation),
         )
 

@@ -7,9 +7,9 @@ import importlib.util
 import os
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path, PurePath
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 import msgspec
 
@@ -52,8 +52,8 @@ class BotSpec(msgspec.Struct, frozen=True):
 
     argv: tuple[str, ...]
     cwd: Path = msgspec.field(default_factory=Path.cwd)
-    env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over MatchConfig.bot_env
-    time: TimeControl | None = None  # this bot's own time control, instead of MatchConfig.time
+    env: tuple[tuple[str, str], ...] = ()  # this bot's own variables, over its isolation's bot_env
+    time: TimeControl | None = None  # this bot's own time control, instead of MatchSpec.time
     # The organiser's name for the bot (a tournament's NAME, a ladder's NAME@version): its seat's name in the
     # replay header, beside the name the bot gives itself in its hello. None: the match names none.
     label: str | None = None
@@ -82,15 +82,64 @@ class BotSpec(msgspec.Struct, frozen=True):
         return shlex.join(self.argv)
 
 
-class MatchConfig(msgspec.Struct, frozen=True):
-    """Everything a match is asked to play, resolved: ruleset, bots, seed, deals, clocks, fault policy, isolation.
+# A rule option's value, as ``Ruleset.options`` gives it.
+OptionValue = bool | int | str | tuple[int, ...]
+# A decision as the bot's answer says it (its id unused): how the bytes of `encode_spec` hold a `Prefix`'s.
+Answer = m.PassAnswer | m.TrumpAnswer | m.PlayAnswer | m.MoonAnswer
 
-    Built from a plain `MatchSpec` by `MatchConfig.from_spec` (the one place the commands, tournaments, the
-    ladder and the workers make one); it checks itself as it is made."""
 
-    ruleset: Ruleset
-    bots: tuple[BotSpec, ...]
-    out_dir: Path
+class RulesetSpec(msgspec.Struct, frozen=True):
+    """A `Ruleset` as plain data: its game, players and every option (`RulesetSpec.of` a ruleset; `resolve` back)."""
+
+    game: str
+    players: int
+    options: dict[str, OptionValue] = msgspec.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, ruleset: Ruleset) -> RulesetSpec:
+        return cls(ruleset.game.value, ruleset.players, ruleset.options())
+
+    def resolve(self) -> Ruleset:
+        """The ruleset; a `MatchSetupError` saying what is wrong (an unknown option, a player count)."""
+        try:
+            return Ruleset.create(self.game, self.players, self.options)
+        except RulesError as error:
+            raise MatchSetupError(str(error)) from None
+
+
+class Prefix:
+    """Decisions (seat, action) applied before any bot is asked, in game 1: a game resumed from its replay log
+    (``kierki match --from``). Rules actions throughout; only the bytes of `encode_spec` write each one as the
+    answer a bot would have sent for it, and `decode_spec` reads them back."""
+
+    __slots__ = ("decisions",)
+
+    def __init__(self, decisions: Iterable[tuple[int, Action]] = ()) -> None:
+        self.decisions: tuple[tuple[int, Action], ...] = tuple(decisions)
+
+    def __iter__(self) -> Iterator[tuple[int, Action]]:
+        return iter(self.decisions)
+
+    def __len__(self) -> int:
+        return len(self.decisions)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Prefix) and other.decisions == self.decisions
+
+    def __hash__(self) -> int:
+        return hash(self.decisions)
+
+    def __repr__(self) -> str:
+        return f"Prefix({self.decisions!r})"
+
+
+class MatchSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """What a match is asked to play, as plain data: every setting of a match but the folder it writes into, each
+    declared here once. ``encode_spec`` and ``decode_spec`` carry it as bytes: this is what a tournament ships to a
+    worker, on this machine or another (``competition.game.GameSpec``). `MatchConfig.from_spec` resolves it."""
+
+    rules: RulesetSpec
+    bots: tuple[BotSpec, ...] = ()
     seed: str = "1"  # any text; see referee/rules/dealing.py
     first_game: int = 1  # the number of the first game (a resumed game keeps its number: its deals depend on it)
     games: int = 1
@@ -101,8 +150,7 @@ class MatchConfig(msgspec.Struct, frozen=True):
     isolation: Isolation = msgspec.field(default_factory=Isolation)  # every bot's (referee/bots/isolation.py)
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
-    # Decisions (seat, action) applied before any bot is asked, in game 1: resumes a game from a replay.
-    prefix: tuple[tuple[int, Action], ...] = ()
+    prefix: Prefix = msgspec.field(default_factory=Prefix)
     # A seat whose bot cannot start or fails its handshake is forfeited from the start (played by the fallback,
     # the reason in SeatResult.start_failure) instead of stopping the match: tournaments never stop for one bot.
     forfeit_unstartable: bool = False
@@ -116,102 +164,68 @@ class MatchConfig(msgspec.Struct, frozen=True):
     # bots hear bye "aborted" after that deal_end, and places are those of the totals so far.
     deals_per_game: int | None = None
 
+
+class MatchConfig(msgspec.Struct, frozen=True):
+    """A match ready to play: its `MatchSpec`, the ruleset the spec names (resolved), and the folder it writes into.
+
+    Built by `MatchConfig.from_spec` (the one place the commands, tournaments, the ladder and the workers make one);
+    it checks itself as it is made."""
+
+    spec: MatchSpec
+    ruleset: Ruleset
+    out_dir: Path
+
     def __post_init__(self) -> None:
-        if len(self.bots) != self.ruleset.players:
+        spec = self.spec
+        if len(spec.bots) != self.ruleset.players:
             raise MatchSetupError(
                 f"{self.ruleset.game.value} with {self.ruleset.players} players needs "
-                f"{self.ruleset.players} bot commands, got {len(self.bots)}"
+                f"{self.ruleset.players} bot commands, got {len(spec.bots)}"
             )
-        if self.deals_per_game is not None and self.deals_per_game < 1:
-            raise MatchSetupError(f"deals_per_game is {self.deals_per_game}: give at least 1 (None: whole games)")
-        if self.games < 1:
-            raise MatchSetupError(f"games is {self.games}: give at least 1")
+        if spec.deals_per_game is not None and spec.deals_per_game < 1:
+            raise MatchSetupError(f"deals_per_game is {spec.deals_per_game}: give at least 1 (None: whole games)")
+        if spec.games < 1:
+            raise MatchSetupError(f"games is {spec.games}: give at least 1")
 
     @classmethod
     def from_spec(cls, spec: MatchSpec, out_dir: Path) -> MatchConfig:
         """The match ``spec`` states, played in ``out_dir``: the one factory of a match's configuration. Raises
-        `MatchSetupError` saying what cannot be played (an unknown rule option, a prefix that is no decision)."""
-        try:
-            ruleset = Ruleset.create(spec.game, spec.players, spec.options)
-            prefix = tuple((seat, wire.to_action(answer)) for seat, answer in spec.prefix)
-        except (RulesError, wire.AnswerError) as error:
-            raise MatchSetupError(str(error)) from None
-        fields = {name: getattr(spec, name) for name in _SHARED_FIELDS}
-        return cls(ruleset=ruleset, out_dir=out_dir, prefix=prefix, **fields)
+        `MatchSetupError` saying what cannot be played (an unknown rule option, a bot count the game does not seat)."""
+        return cls(spec, spec.rules.resolve(), out_dir)
 
 
 SpecT = TypeVar("SpecT", bound=msgspec.Struct)
 
-# A decision as the bot's answer says it (its id unused): a prefix in plain data.
-Answer = m.PassAnswer | m.TrumpAnswer | m.PlayAnswer | m.MoonAnswer
-OptionValue = bool | int | str | tuple[int, ...]  # a rule option's value, as ``Ruleset.options`` gives it
 
-
-class MatchSpec(msgspec.Struct, frozen=True, kw_only=True):
-    """A match as plain data (``encode_spec`` and ``decode_spec`` carry it as bytes): a `MatchConfig` without its
-    output folder, with the ruleset as its game, players and options, and the prefix's decisions as answers. This
-    is what a tournament ships to a worker, on this machine or another (``competition.game.GameSpec``);
-    `MatchConfig.from_spec` resolves it. The fields mean what `MatchConfig`'s of the same name mean."""
-
-    game: str
-    players: int
-    options: dict[str, OptionValue] = msgspec.field(default_factory=dict)
-    bots: tuple[BotSpec, ...] = ()
-    seed: str = "1"
-    first_game: int = 1
-    games: int = 1
-    deals: tuple[DealSpec, ...] = ()
-    deals_source: str | None = None
-    time: TimeControl = msgspec.field(default_factory=TimeControl)
-    faults: FaultPolicy = msgspec.field(default_factory=FaultPolicy)
-    isolation: Isolation = msgspec.field(default_factory=Isolation)
-    transcript: bool = False
-    stderr_cap_bytes: int = 1_000_000
-    prefix: tuple[tuple[int, Answer], ...] = ()
-    forfeit_unstartable: bool = False
-    absent: tuple[tuple[int, str], ...] = ()
-    rotate: bool = False
-    deals_per_game: int | None = None
-
-    @classmethod
-    def of(cls, ruleset: Ruleset, **fields: Any) -> MatchSpec:
-        """The spec of a match of ``ruleset`` (its game, players and options), with the other ``fields`` given."""
-        return cls(game=ruleset.game.value, players=ruleset.players, options=ruleset.options(), **fields)
-
-    def with_prefix(self, prefix: Sequence[tuple[int, Action]]) -> MatchSpec:
-        """This spec resuming after ``prefix``'s decisions (seat, action), as ``kierki match --from`` gives them."""
-        answers = tuple((seat, wire.to_answer(action, 0)) for seat, action in prefix)
-        return msgspec.structs.replace(self, prefix=answers)
-
-
-def _encode_path(value: object) -> str:
+def _encode_plain(value: object) -> object:
     if isinstance(value, PurePath):
         return os.fspath(value)
+    if isinstance(value, Prefix):
+        return [(seat, wire.to_answer(action, 0)) for seat, action in value]
     raise NotImplementedError(f"{type(value).__name__} is not plain data")
 
 
-def _decode_path(kind: type, value: object) -> object:
+def _decode_plain(kind: type, value: object) -> object:
     if kind is Path and isinstance(value, str):
         return Path(value)
+    if kind is Prefix:
+        answers = msgspec.convert(value, tuple[tuple[int, Answer], ...])
+        return Prefix((seat, wire.to_action(answer)) for seat, answer in answers)  # (AnswerError: a ValueError)
     raise NotImplementedError(f"cannot decode {kind.__name__}")
 
 
-_spec_encoder: Final = msgspec.msgpack.Encoder(enc_hook=_encode_path)
+_spec_encoder: Final = msgspec.msgpack.Encoder(enc_hook=_encode_plain)
 
 
 def encode_spec(spec: msgspec.Struct) -> bytes:
-    """A spec (a `MatchSpec`, a ``competition.game.GameSpec``) as bytes: msgpack, paths as text."""
+    """A spec (a `MatchSpec`, a ``competition.game.GameSpec``) as bytes: msgpack, paths as text, a prefix's
+    decisions as answers."""
     return _spec_encoder.encode(spec)
 
 
 def decode_spec(data: bytes, kind: type[SpecT]) -> SpecT:
     """``encode_spec``'s bytes back as a ``kind``, checked field by field (a `msgspec.ValidationError` if not)."""
-    return msgspec.msgpack.decode(data, type=kind, dec_hook=_decode_path)
-
-
-_SHARED_FIELDS = tuple(
-    name for name in MatchSpec.__struct_fields__ if name not in ("game", "players", "options", "prefix")
-)
+    return msgspec.msgpack.decode(data, type=kind, dec_hook=_decode_plain)
 
 
 GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended

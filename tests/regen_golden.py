@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 
 from referee.bots.seat import TimeControl  # noqa: E402
 from referee.match import Match, MatchConfig, default_bots  # noqa: E402
-from referee.match_config import MatchSpec  # noqa: E402
+from referee.match_config import MatchSpec, RulesetSpec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 
@@ -57,8 +57,8 @@ def normalise(record: dict[str, Any]) -> dict[str, Any]:
 
 def play(golden: Golden, work: Path) -> Path:
     ruleset = Ruleset.create(golden.game, golden.players, golden.options)
-    spec = MatchSpec.of(
-        ruleset,
+    spec = MatchSpec(
+        rules=RulesetSpec.of(ruleset),
         bots=default_bots(ruleset.players),
         seed=str(golden.seed),
         # Generous deadlines: a golden must never depend on how busy the machine is.

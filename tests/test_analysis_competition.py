@@ -15,12 +15,12 @@ from competition.game import GameSpec
 from competition.results_file import read_results
 from kierki_cli.main import cli
 from referee.analysis import AnalysisSettings
-from referee.match_config import BotSpec, MatchSpec, decode_spec, encode_spec
+from referee.match_config import BotSpec, MatchSpec, RulesetSpec, decode_spec, encode_spec
 from referee.rules import Ruleset
 
 
 def test_a_game_spec_with_an_analysis_crosses_to_a_remote_worker_intact(tmp_path: Path) -> None:
-    match = MatchSpec.of(Ruleset.create("hearts", None, {"target": "10"}))
+    match = MatchSpec(rules=RulesetSpec.of(Ruleset.create("hearts", None, {"target": "10"})))
     spec = GameSpec(
         set_id=1,
         index=0,

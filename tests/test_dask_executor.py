@@ -50,7 +50,7 @@ from referee.bots.fairplay import fair_play_problem  # noqa: E402
 from referee.bots.isolation import Isolation  # noqa: E402
 from referee.bots.procfs import process_stat  # noqa: E402
 from referee.match import BotSpec  # noqa: E402
-from referee.match_config import MatchSpec, decode_spec  # noqa: E402
+from referee.match_config import MatchSpec, RulesetSpec, decode_spec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 BOTS = Path(__file__).parent / "bots"
@@ -400,7 +400,7 @@ def test_a_worker_whose_bubblewrap_fails_refuses_a_bwrap_game(tmp_path: Path, mo
     monkeypatch.setattr(remote, "_isolation_problem", problem)
     for sandbox in ("bwrap", "none"):
         bots = tuple(BotSpec.parse(command) for command in ["sample:heuristic", "sample:random"] * 2)
-        match = MatchSpec.of(SHORT, bots=bots, seed="3", isolation=Isolation(sandbox=sandbox))
+        match = MatchSpec(rules=RulesetSpec.of(SHORT), bots=bots, seed="3", isolation=Isolation(sandbox=sandbox))
         spec = GameSpec(set_id=1, index=0, names=("a", "b", "c", "d"), match=match, root=tmp_path, set_dir="sets/1")
         outcome = remote.run_remote(remote.remote_game(spec))
         if sandbox == "bwrap":
@@ -426,7 +426,7 @@ def test_program_files_name_the_script_or_the_program(tmp_path: Path) -> None:
 
 def test_check_files_accepts_the_same_bytes_and_names_what_differs(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("print('hi')\n")
-    match = MatchSpec.of(SHORT, bots=(BotSpec(("python3", "bot.py"), tmp_path),) * 4, seed="3")
+    match = MatchSpec(rules=RulesetSpec.of(SHORT), bots=(BotSpec(("python3", "bot.py"), tmp_path),) * 4, seed="3")
     spec = GameSpec(set_id=1, index=0, names=("a", "b", "c", "d"), match=match, root=tmp_path, set_dir="sets/0001")
     game = remote.remote_game(spec)
     assert game.bots[0].files == (remote.FileHash("bot.py", hashlib.sha256(b"print('hi')\n").hexdigest()),)

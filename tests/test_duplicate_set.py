@@ -14,7 +14,7 @@ import pytest
 from competition import remote
 from competition.duplicate_set import GameFailed, SetRequest, play_set
 from competition.game import GameOutcome, GameSpec, play_here
-from referee.match_config import MatchSpec, decode_spec, default_bots, encode_spec
+from referee.match_config import MatchSpec, Prefix, RulesetSpec, decode_spec, default_bots, encode_spec
 from referee.replay.reader import load
 from referee.replay.resume import resume_point
 from referee.rules import Ruleset
@@ -23,8 +23,15 @@ SHORT = Ruleset.create("hearts", None, {"target": "10"})
 NAMES = ("a", "b", "c", "d")
 
 
-def _spec(root: Path, **match: object) -> GameSpec:
-    spec = MatchSpec.of(SHORT, bots=default_bots(4), seed="5", **match)
+def _spec(root: Path, prefix: Prefix | None = None, *, transcript: bool = False, rotate: bool = False) -> GameSpec:
+    spec = MatchSpec(
+        rules=RulesetSpec.of(SHORT),
+        bots=default_bots(4),
+        seed="5",
+        transcript=transcript,
+        prefix=prefix or Prefix(),
+        rotate=rotate,
+    )
     return GameSpec(set_id=1, index=0, names=NAMES, match=spec, root=root, set_dir="sets/0001")
 
 
@@ -56,9 +63,9 @@ def test_a_game_with_a_prefix_a_transcript_and_rotation_is_plain_data_a_remote_w
     first = play_here(_spec(tmp_path / "first"))
     assert first.record is not None
     point = resume_point(tmp_path / "first" / "sets/0001.partial" / "game1.replay.jsonl", 3)  # as --from takes it
-    spec = _spec(tmp_path, transcript=True, rotate=True)
-    spec = msgspec.structs.replace(spec, match=spec.match.with_prefix(point.prefix))
+    spec = _spec(tmp_path, Prefix(point.prefix), transcript=True, rotate=True)
     assert len(spec.match.prefix) == 3 and decode_spec(encode_spec(spec), GameSpec) == spec
+    assert decode_spec(encode_spec(spec), GameSpec).match.prefix.decisions == point.prefix  # rules actions again
     answer = remote.run_remote(remote.remote_game(spec))
     assert answer.refused is None and answer.outcome is not None and answer.outcome.error is None
     assert {"game1.replay.jsonl", "game1.seat0.transcript.log"} <= set(answer.files)
@@ -95,7 +102,7 @@ def test_play_set_assembles_the_set_and_moves_its_folder_into_place(tmp_path: Pa
         seed="7",
         table=("a", "b", "a", "b"),
         bots={"a": default_bots(2)[0], "b": default_bots(2)[1]},
-        match=MatchSpec.of(SHORT),
+        match=MatchSpec(rules=RulesetSpec.of(SHORT)),
         root=tmp_path,
         set_dir="sets/0003",
         higher_is_better=False,
@@ -114,7 +121,7 @@ def test_a_game_the_referee_refuses_fails_the_set_and_leaves_no_folder(tmp_path:
         seed="7",
         table=NAMES,
         bots=dict(zip(NAMES, default_bots(4), strict=True)),
-        match=msgspec.structs.replace(MatchSpec.of(SHORT), options={"no_such_option": 1}),
+        match=MatchSpec(rules=RulesetSpec("hearts", 4, {"no_such_option": 1})),
         root=tmp_path,
         set_dir="sets/0001",
         higher_is_better=False,

@@ -31,6 +31,7 @@ from referee.bots.seat import TimeControl
 from referee.cpu import choose_cpu, pinned
 from referee.faults import FaultCode
 from referee.match import BotSpec, Match, MatchConfig, MatchResult
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"
@@ -56,14 +57,16 @@ def play(
     deals: int | None = 1,
     pin: bool = False,
 ) -> tuple[Match, MatchResult]:
-    config = MatchConfig(
-        ruleset=Ruleset.create("hearts", None, {"target": 30}),
-        bots=tuple(bots),
-        out_dir=tmp_path / "out",
-        seed="5",
-        time=TimeControl(move_ms=move_ms, startup_ms=10_000),
-        isolation=Isolation(sandbox=sandbox, fair_play=fair_play, freeze=freeze),
-        deals_per_game=deals,
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(Ruleset.create("hearts", None, {"target": 30})),
+            bots=tuple(bots),
+            seed="5",
+            time=TimeControl(move_ms=move_ms, startup_ms=10_000),
+            isolation=Isolation(sandbox=sandbox, fair_play=fair_play, freeze=freeze),
+            deals_per_game=deals,
+        ),
+        tmp_path / "out",
     )
     match = Match(config)
     with pinned(choose_cpu() if pin else None):

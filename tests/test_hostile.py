@@ -55,6 +55,7 @@ from referee.bots.sandbox import (
 )
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchResult, MatchSetupError, SeatResult, default_bots
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -203,16 +204,18 @@ def play(
     bots = list(default_bots(ruleset.players))
     bots[seat] = bad
     out = tmp_path / "out"
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(bots),
-        out_dir=out,
-        seed=str(seed),
-        time=TimeControl(move_ms=move_ms, startup_ms=10_000),
-        transcript=True,
-        isolation=Isolation(
-            limits=Limits() if limits is None else limits, sandbox=sandbox, bot_env=bot_env, fair_play=fair_play
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=tuple(bots),
+            seed=str(seed),
+            time=TimeControl(move_ms=move_ms, startup_ms=10_000),
+            transcript=True,
+            isolation=Isolation(
+                limits=Limits() if limits is None else limits, sandbox=sandbox, bot_env=bot_env, fair_play=fair_play
+            ),
         ),
+        out,
     )
     match = Match(config)
     try:
@@ -296,12 +299,14 @@ def assert_unharmed(played: Played) -> None:
 @pytest.mark.parametrize(("name", "why"), [("silent", "no answer within"), ("crash_at_start", "exited")])
 def test_a_bot_that_never_says_hello_stops_the_match_and_leaves_nothing(tmp_path: Path, name: str, why: str) -> None:
     ruleset = Ruleset.create("hearts", None, HEARTS_30)
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=(*default_bots(4)[:2], hostile(name), default_bots(4)[3]),
-        out_dir=tmp_path / "out",
-        time=TimeControl(move_ms=SHORT_MS, startup_ms=SHORT_MS * 2),
-        transcript=True,
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=(*default_bots(4)[:2], hostile(name), default_bots(4)[3]),
+            time=TimeControl(move_ms=SHORT_MS, startup_ms=SHORT_MS * 2),
+            transcript=True,
+        ),
+        tmp_path / "out",
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match=f"seat 2 .* failed the handshake: .*{why}"):
@@ -444,7 +449,7 @@ def test_a_stderr_flood_is_capped_in_the_log_and_costs_nothing_else(tmp_path: Pa
     played = play(tmp_path, hostile("stderr_flood"), move_ms=SLOW_OK_MS)  # a loaded machine drains slower
     assert_unharmed(played)
     log = played.stderr()
-    cap = played.match.config.stderr_cap_bytes
+    cap = played.match.config.spec.stderr_cap_bytes
     assert cap < len(log) <= cap + 100 and log.rstrip().endswith(f"[stderr truncated after {cap} bytes]".encode())
 
 
@@ -775,11 +780,13 @@ def test_bwrap_refuses_a_bot_inside_the_out_folder_and_a_missing_program(tmp_pat
 
 def test_bwrap_missing_is_a_clear_setup_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
-    config = MatchConfig(
-        ruleset=Ruleset.create("hearts", None, HEARTS_30),
-        bots=default_bots(4),
-        out_dir=tmp_path / "out",
-        isolation=Isolation(sandbox="bwrap"),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(Ruleset.create("hearts", None, HEARTS_30)),
+            bots=default_bots(4),
+            isolation=Isolation(sandbox="bwrap"),
+        ),
+        tmp_path / "out",
     )
     with pytest.raises(MatchSetupError, match="needs bubblewrap"):
         Match(config).run()
@@ -847,11 +854,13 @@ def test_a_machine_that_forbids_bwrap_is_a_clear_setup_error(tmp_path: Path, mon
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
-    config = MatchConfig(
-        ruleset=Ruleset.create("hearts", None, HEARTS_30),
-        bots=default_bots(4),
-        out_dir=tmp_path / "out",
-        isolation=Isolation(sandbox="bwrap"),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(Ruleset.create("hearts", None, HEARTS_30)),
+            bots=default_bots(4),
+            isolation=Isolation(sandbox="bwrap"),
+        ),
+        tmp_path / "out",
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match=r"cannot create its sandbox .*No permissions.*--sandbox none"):
@@ -895,18 +904,20 @@ def _reading(
     """A Hearts match whose seat 0 tries to read each of ``targets`` (the organiser's read_files.py bot)."""
     bots = list(default_bots(4))
     bots[0] = BotSpec((sys.executable, str(organiser / "read_files.py"), "1"))
-    return MatchConfig(
-        ruleset=Ruleset.create("hearts", None, HEARTS_30),
-        bots=tuple(bots),
-        out_dir=out,
-        seed="5",
-        deals_source=deals_source,
-        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
-        isolation=Isolation(
-            limits=Limits(disk_mb=0),  # its report stays in its private directory, here on the host
-            sandbox=sandbox,
-            bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+    return MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(Ruleset.create("hearts", None, HEARTS_30)),
+            bots=tuple(bots),
+            seed="5",
+            deals_source=deals_source,
+            time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+            isolation=Isolation(
+                limits=Limits(disk_mb=0),  # its report stays in its private directory, here on the host
+                sandbox=sandbox,
+                bot_env=(("KIERKI_SNOOP_PATHS", ":".join(str(t) for t in targets)),),
+            ),
         ),
+        out,
     )
 
 
@@ -1060,11 +1071,13 @@ def test_a_broken_line_with_an_old_id_is_ignored_like_any_stale_answer(tmp_path:
 
 def test_a_hello_of_protocol_3_with_new_fields_is_a_version_mismatch(tmp_path: Path) -> None:
     ruleset = Ruleset.create("hearts", None, HEARTS_30)
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=(hostile("hello_v3"), *default_bots(4)[1:]),
-        out_dir=tmp_path / "out",
-        time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=(hostile("hello_v3"), *default_bots(4)[1:]),
+            time=TimeControl(move_ms=FAST_MS, startup_ms=10_000),
+        ),
+        tmp_path / "out",
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match=r"seat 0 .* speaks protocol 3; this referee speaks 1 and 2"):

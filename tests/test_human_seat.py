@@ -19,6 +19,7 @@ from protocol import messages as m
 from referee.bots.process import Closed, Line, Timeout
 from referee.bots.seat import TimeControl, Transport
 from referee.match import BotSpec, Match, MatchConfig
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.replay.reader import load
 from referee.replay.timeline import verify
 from referee.rules import Ruleset
@@ -219,7 +220,9 @@ def _match(tmp_path: Path, game: str, players: int | None, person: Person, optio
     def transport(seat: int, spec: BotSpec) -> Transport:
         return human if seat == 0 else ScriptedBot()
 
-    config = MatchConfig(ruleset=ruleset, bots=(BotSpec(("x",)),) * ruleset.players, out_dir=tmp_path, seed="4")
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(ruleset), bots=(BotSpec(("x",)),) * ruleset.players, seed="4"), tmp_path
+    )
     result = Match(config, transport_factory=transport).run()
     return Path(result.replays[0])
 

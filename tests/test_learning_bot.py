@@ -24,6 +24,7 @@ from referee.learning import KierkiEnv, Layout, heuristic_action
 from referee.learning.bot import PolicyBot
 from referee.learning.encoding import encode
 from referee.match import BotSpec, Match, MatchConfig
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Observation, Ruleset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,7 +82,9 @@ def _policy_for(ruleset: Ruleset) -> object:
 def _match(tmp_path: Path, ruleset: Ruleset, seed: str) -> list[list[Decision]]:
     bots = [RecordingBot(_policy_for(ruleset)) for _ in range(ruleset.players)]
     transports = [_transport(bot) for bot in bots]
-    config = MatchConfig(ruleset=ruleset, bots=tuple(BotSpec(("policy",)) for _ in bots), out_dir=tmp_path, seed=seed)
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(ruleset), bots=tuple(BotSpec(("policy",)) for _ in bots), seed=seed), tmp_path
+    )
     Match(config, transport_factory=lambda seat, spec: transports[seat]).run()
     return [bot.decisions for bot in bots]
 

@@ -22,6 +22,7 @@ from protocol import messages as m
 from referee.learning import IllegalAction, KierkiEnv, SingleSeatEnv, encode
 from referee.learning.encoding import MOON_OTHERS_ACTION, N_CARDS
 from referee.match import BotSpec, Match, MatchConfig
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import CardPlayed, DealStarted, GameState, PassesExchanged, Phase, Ruleset, RulesetError, parse_card
 
 GAMES = [
@@ -127,12 +128,11 @@ def _match_deals(
     """Each game's deals as the referee's match sends them to its seats: (dealer, seat 0's hand) per deal."""
     ruleset = Ruleset.create(game, players, {"target": 30} if game in ("hearts", "cancellation") else {})
     bots = [ScriptedBot() for _ in range(ruleset.players)]
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(BotSpec(("scripted",)) for _ in bots),
-        out_dir=out,
-        seed=seed,
-        games=games,
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset), bots=tuple(BotSpec(("scripted",)) for _ in bots), seed=seed, games=games
+        ),
+        out,
     )
     Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
     per_game: list[list[tuple[int, tuple[int, ...]]]] = []

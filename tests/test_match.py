@@ -14,6 +14,7 @@ from referee.bots.process import BotProcess
 from referee.bots.procfs import session_members
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 from referee.rules.results import places
 
@@ -37,13 +38,15 @@ def run(
     options: dict[str, object] | None = None,
 ) -> tuple[Match, dict[str, Any]]:
     ruleset = Ruleset.create(game, players, options)
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=bots or default_bots(ruleset.players),
-        out_dir=tmp_path / "out",
-        seed=str(seed),
-        games=games,
-        time=TimeControl(move_ms=move_ms, startup_ms=10_000),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=bots or default_bots(ruleset.players),
+            seed=str(seed),
+            games=games,
+            time=TimeControl(move_ms=move_ms, startup_ms=10_000),
+        ),
+        tmp_path / "out",
     )
     match = Match(config)
     result = match.run()
@@ -186,11 +189,13 @@ def test_bot_that_cannot_start_stops_the_match(tmp_path: Path) -> None:
 
 def test_slow_start_fails_the_handshake(tmp_path: Path) -> None:
     ruleset = Ruleset.create("hearts")
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=_with_bad_seat("slow_start"),
-        out_dir=tmp_path,
-        time=TimeControl(move_ms=100, startup_ms=200),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=_with_bad_seat("slow_start"),
+            time=TimeControl(move_ms=100, startup_ms=200),
+        ),
+        tmp_path,
     )
     match = Match(config)
     with pytest.raises(MatchSetupError, match="handshake"):
@@ -238,13 +243,11 @@ def test_a_game_stopped_after_its_deals_is_the_start_of_the_whole_game(tmp_path:
     ruleset = Ruleset.create("hearts", None)
 
     def play(name: str, deals: int | None) -> tuple[Any, list[dict[str, Any]]]:
-        config = MatchConfig(
-            ruleset=ruleset,
-            bots=default_bots(4),
-            out_dir=tmp_path / name,
-            seed="7",
-            transcript=True,
-            deals_per_game=deals,
+        config = MatchConfig.from_spec(
+            MatchSpec(
+                rules=RulesetSpec.of(ruleset), bots=default_bots(4), seed="7", transcript=True, deals_per_game=deals
+            ),
+            tmp_path / name,
         )
         result = Match(config).run()
         timing = ("ms", "cpu_ms")
@@ -275,11 +278,17 @@ def test_a_game_stopped_after_its_deals_is_the_start_of_the_whole_game(tmp_path:
         assert not any(m["type"] == "game_end" for m in sent)
         assert sent[-1] == {"type": "bye", "reason": "aborted"}
     with pytest.raises(MatchSetupError, match="deals_per_game is 0"):
-        Match(MatchConfig(ruleset=ruleset, bots=default_bots(4), out_dir=tmp_path / "none", deals_per_game=0))
+        Match(
+            MatchConfig.from_spec(
+                MatchSpec(rules=RulesetSpec.of(ruleset), bots=default_bots(4), deals_per_game=0), tmp_path / "none"
+            )
+        )
 
 
 def test_a_game_asked_for_more_deals_than_it_lasts_is_complete(tmp_path: Path) -> None:
     ruleset = Ruleset.create("hearts", None, {"target": "10"})
-    config = MatchConfig(ruleset=ruleset, bots=default_bots(4), out_dir=tmp_path / "out", seed="7", deals_per_game=50)
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(ruleset), bots=default_bots(4), seed="7", deals_per_game=50), tmp_path / "out"
+    )
     result = Match(config).run()
     assert result.status == "complete" and replay_records(result.replays[0])[-1]["status"] == "complete"

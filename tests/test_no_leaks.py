@@ -43,6 +43,7 @@ from protocol import messages as m
 from referee import wire
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import (
     Action,
     CardPlayed,
@@ -305,14 +306,16 @@ def record_match(
     bots = list(default_bots(players))
     if illegal_seat is not None:  # names cards it does not hold, so the referee's error messages are checked too
         bots[illegal_seat] = BotSpec((sys.executable, str(HOSTILE / "not_held.py"), "3"))
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(bots),
-        out_dir=out,
-        seed=str(seed),
-        games=games,
-        time=TimeControl(move_ms=2000, startup_ms=10_000),
-        transcript=True,
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=tuple(bots),
+            seed=str(seed),
+            games=games,
+            time=TimeControl(move_ms=2000, startup_ms=10_000),
+            transcript=True,
+        ),
+        out,
     )
     Match(config).run()
     return ruleset

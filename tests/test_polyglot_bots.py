@@ -13,6 +13,7 @@ from bot_helpers import script_bot
 
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, MatchConfig, run_match
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,13 +49,15 @@ def test_full_game_with_starter_bot_in_every_seat(
     binary = request.getfixturevalue("c_bot") if language == "c" else None
     argv = command(language, binary)
     ruleset = Ruleset.create(game, players, options)
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(BotSpec(argv, ROOT) for _ in range(ruleset.players)),
-        out_dir=tmp_path / "out",
-        seed=str(11),
-        games=1,
-        time=TimeControl(move_ms=2000, startup_ms=10_000),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=tuple(BotSpec(argv, ROOT) for _ in range(ruleset.players)),
+            seed=str(11),
+            games=1,
+            time=TimeControl(move_ms=2000, startup_ms=10_000),
+        ),
+        tmp_path / "out",
     )
     result = run_match(config)
     assert result.status == "complete"

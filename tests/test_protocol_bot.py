@@ -21,6 +21,7 @@ from protocol.bot import Bot, card_order, run
 from referee import wire, wire_requests
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, MatchConfig, run_match, sample_bot_command
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import GameState, Phase, Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -300,17 +301,19 @@ def test_the_example_and_a_raising_bot_play_a_match_without_a_fault(tmp_path: Pa
     buggy = tmp_path / "buggy.py"
     buggy.write_text(RAISING_BOT, encoding="utf-8")
     ruleset = Ruleset.create("hearts", None, {"target": 30})
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=(
-            BotSpec((sys.executable, str(EXAMPLE))),
-            BotSpec((sys.executable, str(buggy))),
-            sample_bot_command("heuristic_bot"),
-            sample_bot_command("random_bot"),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=(
+                BotSpec((sys.executable, str(EXAMPLE))),
+                BotSpec((sys.executable, str(buggy))),
+                sample_bot_command("heuristic_bot"),
+                sample_bot_command("random_bot"),
+            ),
+            seed="12",
+            time=TimeControl(move_ms=5000, startup_ms=20_000),
         ),
-        out_dir=tmp_path / "out",
-        seed="12",
-        time=TimeControl(move_ms=5000, startup_ms=20_000),
+        tmp_path / "out",
     )
     result = run_match(config)
     assert result.status == "complete"

@@ -21,6 +21,7 @@ from kierki_cli.replay_view import render_table
 from kierki_cli.styled import Style, to_text
 from referee.bots.seat import TimeControl
 from referee.match import BotSpec, Match, MatchConfig, default_bots
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.match_result import GameStatus
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
@@ -45,13 +46,15 @@ REAL_GAMES: dict[str, tuple[str, int | None, dict[str, object], int]] = {
 
 def _match(out: Path, game: str, players: int | None, options: dict[str, object], seed: int, **kw: Any) -> list[str]:
     ruleset = Ruleset.create(game, players, options)
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=kw.pop("bots", None) or default_bots(ruleset.players),
-        out_dir=out,
-        seed=str(seed),
-        time=TimeControl(move_ms=kw.pop("move_ms", 10_000), startup_ms=10_000),
-        **kw,
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=kw.pop("bots", None) or default_bots(ruleset.players),
+            seed=str(seed),
+            time=TimeControl(move_ms=kw.pop("move_ms", 10_000), startup_ms=10_000),
+            **kw,
+        ),
+        out,
     )
     return Match(config).run().replays
 
@@ -727,7 +730,9 @@ def test_verify_passes_a_game_stopped_after_a_deal_and_refuses_one_cut_inside_it
     """A log whose end says "stopped" (the ladder's short validation game) is verified record by record like any
     other, and passes when it stops right after a deal_end; the same status after a cut inside a deal fails."""
     ruleset = Ruleset.create("hearts", None)
-    config = MatchConfig(ruleset=ruleset, bots=default_bots(4), out_dir=tmp_path / "out", seed="3", deals_per_game=1)
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(ruleset), bots=default_bots(4), seed="3", deals_per_game=1), tmp_path / "out"
+    )
     path = Path(Match(config).run().replays[0])
     runner = CliRunner()
     verified = runner.invoke(cli, ["replay", "--verify", str(path)])

@@ -15,6 +15,7 @@ from referee.bots.process import Flushed, LineResult, Timeout
 from referee.bots.replies import Asked
 from referee.bots.seat import BotSeat, TimeControl
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 
@@ -23,11 +24,9 @@ def play(
 ) -> tuple[Match, list[ScriptedBot]]:
     ruleset = Ruleset.create(game, len(scripts), options or {"target": 30})
     bots = [ScriptedBot(script) for script in scripts]
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(BotSpec(("scripted",)) for _ in scripts),
-        out_dir=tmp_path,
-        seed=str(4),
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(ruleset), bots=tuple(BotSpec(("scripted",)) for _ in scripts), seed=str(4)),
+        tmp_path,
     )
     match = Match(config, transport_factory=lambda seat, spec: bots[seat])
     match.run()
@@ -92,7 +91,9 @@ def test_answer_to_an_older_request_is_ignored(tmp_path: Path) -> None:
 def test_an_answer_after_the_deadline_is_a_timeout_without_grace(tmp_path: Path) -> None:
     late = ScriptedBot(first_legal, answers_late=True)
     bots = [late, *(ScriptedBot() for _ in range(3))]
-    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed=str(4))
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(Ruleset.create("hearts")), bots=(BotSpec(("x",)),) * 4, seed=str(4)), tmp_path
+    )
     with pytest.raises(MatchSetupError, match="failed the handshake: no answer within 5000 ms"):
         Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
 
@@ -237,7 +238,9 @@ def test_version_mismatch_is_refused_with_a_bye(tmp_path: Path) -> None:
         return [answer_line(m.HelloAnswer(id=request.id, name="future", version="9", protocol=3))]
 
     bots = [ScriptedBot(future_bot), *(ScriptedBot() for _ in range(3))]
-    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path)
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(Ruleset.create("hearts")), bots=(BotSpec(("x",)),) * 4), tmp_path
+    )
     match = Match(config, transport_factory=lambda seat, spec: bots[seat])
     with pytest.raises(MatchSetupError, match="speaks protocol 3; this referee speaks 1 and 2"):
         match.run()
@@ -273,11 +276,13 @@ def test_without_a_bank_the_deadline_is_the_move_time() -> None:
 def test_every_request_states_the_time_allowed(tmp_path: Path) -> None:
     ruleset = Ruleset.create("hearts", 4, {"target": 30})
     bots = [ScriptedBot() for _ in range(4)]
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=(BotSpec(("x",)),) * 4,
-        out_dir=tmp_path,
-        time=TimeControl(move_ms=200, bank_ms=3000, increment_ms=10),
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=(BotSpec(("x",)),) * 4,
+            time=TimeControl(move_ms=200, bank_ms=3000, increment_ms=10),
+        ),
+        tmp_path,
     )
     Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
     times = [r.time_ms for r in bots[0].of_type(m.PlayRequest)]
@@ -292,7 +297,9 @@ def test_a_wrong_id_is_named_at_the_handshake_and_in_the_error_event(tmp_path: P
         return first_legal(request)
 
     bots = [ScriptedBot(hello_with_wrong_id), *(ScriptedBot() for _ in range(3))]
-    config = MatchConfig(ruleset=Ruleset.create("hearts"), bots=(BotSpec(("x",)),) * 4, out_dir=tmp_path, seed="4")
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RulesetSpec.of(Ruleset.create("hearts")), bots=(BotSpec(("x",)),) * 4, seed="4"), tmp_path
+    )
     with pytest.raises(
         MatchSetupError,
         match=r"failed the handshake: no answer with id 1 within 5000 ms: answered "
@@ -370,13 +377,15 @@ def test_every_request_names_the_seat_its_bot_holds_in_that_game(tmp_path: Path)
     """With seats rotated between games, each request's seat is the one its game_start gave that bot."""
     ruleset = Ruleset.create("hearts", None, {"target": 20})
     bots = [ScriptedBot(first_legal) for _ in range(4)]
-    config = MatchConfig(
-        ruleset=ruleset,
-        bots=tuple(BotSpec(("scripted",)) for _ in bots),
-        out_dir=tmp_path,
-        seed="4",
-        games=2,
-        rotate=True,
+    config = MatchConfig.from_spec(
+        MatchSpec(
+            rules=RulesetSpec.of(ruleset),
+            bots=tuple(BotSpec(("scripted",)) for _ in bots),
+            seed="4",
+            games=2,
+            rotate=True,
+        ),
+        tmp_path,
     )
     Match(config, transport_factory=lambda seat, spec: bots[seat]).run()
     for bot in bots:

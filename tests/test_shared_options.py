@@ -17,7 +17,7 @@ from kierki_cli.main import cli
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import Limits
 from referee.bots.time_control import TimeControl
-from referee.match_config import MatchSpec, decode_spec, encode_spec
+from referee.match_config import MatchSpec, RulesetSpec, decode_spec, encode_spec
 from referee.rules import Ruleset
 from referee.setting_error import SettingError
 
@@ -72,7 +72,7 @@ def test_fair_play_is_part_of_the_isolation_wherever_it_is_kept(tmp_path: Path) 
     assert (stored["fair_play"], stored["freeze"]) == ("cgroup", False)
     plain = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1").to_json()
     assert "fair_play" not in plain and "freeze" not in plain  # a tournament stored before fair play resumes
-    spec = MatchSpec.of(Ruleset.create("hearts"), isolation=trusted)
+    spec = MatchSpec(rules=RulesetSpec.of(Ruleset.create("hearts")), isolation=trusted)
     assert decode_spec(encode_spec(spec), MatchSpec).isolation == trusted
 
 

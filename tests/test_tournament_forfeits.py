@@ -7,6 +7,7 @@ import pickle
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -16,22 +17,26 @@ from kierki_cli.main import cli
 from referee.bots.seat import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.replay.reader import load
 from referee.replay.records import GameEndRecord
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"
 SHORT = Ruleset.create("hearts", None, {"target": "10"})
+RULES = RulesetSpec.of(SHORT)
 
 
-def _config(tmp_path: Path, third: BotSpec, **kwargs: object) -> MatchConfig:
+def _config(tmp_path: Path, third: BotSpec, spec: MatchSpec | None = None) -> MatchConfig:
+    """A match of SHORT with ``third`` at seat 2 among sample bots; ``spec`` gives its other settings."""
     bots = (
         sample_bot_command("heuristic_bot"),
         sample_bot_command("random_bot"),
         third,
         sample_bot_command("random_bot"),
     )
-    return MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed="3", **kwargs)  # type: ignore[arg-type]
+    spec = spec or MatchSpec(rules=RULES)
+    return MatchConfig.from_spec(msgspec.structs.replace(spec, bots=bots, seed="3"), tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -46,7 +51,9 @@ def test_a_seat_that_cannot_start_is_forfeited_from_the_start(
 ) -> None:
     with pytest.raises(MatchSetupError):
         Match(_config(tmp_path / "strict", BotSpec(command))).run()
-    result = Match(_config(tmp_path / "lenient", BotSpec(command), forfeit_unstartable=True)).run()
+    result = Match(
+        _config(tmp_path / "lenient", BotSpec(command), MatchSpec(rules=RULES, forfeit_unstartable=True))
+    ).run()
     assert result.status == "complete" and result.games_played == 1
     seat = result.seats[2]
     assert seat.start_failure is not None and reason in seat.start_failure
@@ -56,7 +63,7 @@ def test_a_seat_that_cannot_start_is_forfeited_from_the_start(
 
 def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:
     never = BotSpec(("/nonexistent/bot",))
-    result = Match(_config(tmp_path, never, absent=((2, "dropped: no"),))).run()
+    result = Match(_config(tmp_path, never, MatchSpec(rules=RULES, absent=((2, "dropped: no"),)))).run()
     assert result.seats[2].start_failure == "dropped: no"
     assert not (tmp_path / "seat2.stderr.log").exists()
 
@@ -74,16 +81,16 @@ def test_a_bot_dropped_before_a_resume_stays_dropped(tmp_path: Path) -> None:
 
 def test_a_bot_gets_its_own_time_control(tmp_path: Path) -> None:
     own = BotSpec(sample_bot_command("random_bot").argv, time=TimeControl(move_ms=777))
-    Match(_config(tmp_path, own, transcript=True)).run()
+    Match(_config(tmp_path, own, MatchSpec(rules=RULES, transcript=True))).run()
     assert b'"move_ms":777' in (tmp_path / "seat2.transcript.log").read_bytes()
     assert b'"move_ms":777' not in (tmp_path / "seat1.transcript.log").read_bytes()
 
 
 def test_a_match_config_can_be_shipped_to_a_worker(tmp_path: Path) -> None:
     policy = FaultPolicy(max_strikes=2, consequences={FaultCode.TIMEOUT: Consequence.FORFEIT})
-    config = _config(tmp_path, sample_bot_command("random_bot"), faults=policy)
+    config = _config(tmp_path, sample_bot_command("random_bot"), MatchSpec(rules=RULES, faults=policy))
     copy = pickle.loads(pickle.dumps(config))
-    assert copy == config and copy.faults.forfeits("timeout", 1) and not copy.faults.forfeits("illegal", 1)
+    assert copy == config and copy.spec.faults.forfeits("timeout", 1) and not copy.spec.faults.forfeits("illegal", 1)
 
 
 def _distinct_bots() -> tuple[BotSpec, ...]:
@@ -95,7 +102,9 @@ def _distinct_bots() -> tuple[BotSpec, ...]:
 @pytest.mark.parametrize("rotate", [True, False])
 def test_match_rotates_seats_between_games_and_keeps_results_per_bot(tmp_path: Path, rotate: bool) -> None:
     bots = _distinct_bots()
-    config = MatchConfig(ruleset=SHORT, bots=bots, out_dir=tmp_path, seed="4", games=5, rotate=rotate, transcript=True)
+    config = MatchConfig.from_spec(
+        MatchSpec(rules=RULES, bots=bots, seed="4", games=5, rotate=rotate, transcript=True), tmp_path
+    )
     result = Match(config).run()
     assert result.rotated == rotate and result.games_played == 5
     for game in range(5):

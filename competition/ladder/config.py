@@ -25,7 +25,7 @@ from referee.bots.isolation import LIMIT_SETTINGS, Isolation
 from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, Limits
 from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
-from referee.match_config import MatchSpec
+from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Game, Ruleset
 from referee.setting_error import SettingError
 
@@ -244,8 +244,8 @@ class LadderConfig:
     def match(self, folder: Path) -> MatchSpec:
         """How every game of the ladder in ``folder`` is played: its rules, clock, strikes and isolation (its
         sets' games and the validation game fill in the bots and the seed)."""
-        return MatchSpec.of(
-            self.ruleset(),
+        return MatchSpec(
+            rules=RulesetSpec.of(self.ruleset()),
             time=self.time,
             faults=FaultPolicy(max_strikes=self.bots.max_strikes),
             isolation=isolation_in(self.isolation, folder),
