@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 import msgspec
 
+from kierki_cli.options import html_option, jobs_option, json_option
 from referee.analysis import (
     CLASSES,
     DEFAULT_PLAYOUTS,
@@ -54,21 +55,9 @@ from referee.text import printable
     help="Instead of --playouts: CPU milliseconds a decision (the figures then vary from run to run).",
 )
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="The search's seed.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Processes to analyse on; the figures are the same for any number.",
-)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object a decision, then a summary object.")
-@click.option(
-    "--html",
-    "html_out",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="Write the replay page with the analysis (an evaluation a decision, the losses, a chart) to this file.",
-)
+@jobs_option(", analysing; the figures are the same for any number.", default=1, short=("-j",))
+@json_option("one object a decision, then a summary object.")
+@html_option("the replay page with the analysis (an evaluation a decision, the losses, a chart).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def analyse(
     file: Path,

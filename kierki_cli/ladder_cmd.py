@@ -46,6 +46,7 @@ from competition.ladder.standings import standings
 from competition.ladder.store_records import BotStatus, owner_phrase
 from competition.report import display_width
 from kierki_cli.command_table import ExitStatus
+from kierki_cli.options import jobs_option, json_option, sets_option
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
@@ -123,8 +124,8 @@ def ladder() -> None:
 @time_options()
 @isolation_options_for(
     sandbox_default="bwrap",
-    sandbox_help="A ladder runs strangers' bots: bwrap (a run refuses to start without a working bubblewrap) or "
-    "none. --bot-ro paths may never hold the ladder's folder.",
+    sandbox_note=" A ladder runs strangers' bots: a run refuses to start without a working bubblewrap, and --bot-ro "
+    "paths may never hold the ladder's folder.",
 )
 def init(folder: Path, rules: RuleOptions, time: TimeControl, isolation: Isolation) -> None:
     """Create a ladder in FOLDER: ladder.toml (every setting, editable), ladder.sqlite and secret.key."""
@@ -199,8 +200,8 @@ def reactivate(folder: Path, name: str, reason: str) -> None:
 @click.option(
     "--budget", default=None, metavar="DURATION", help="Stop planning sets after this (e.g. 9m) [ladder.toml]."
 )
-@click.option("--sets", type=click.IntRange(1), default=None, help="Play at most this many sets [ladder.toml].")
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Games played at once [ladder.toml].")
+@sets_option(" at most [ladder.toml].")
+@jobs_option(", a game each [ladder.toml].")
 def run(folder: Path, budget: str | None, sets: int | None, jobs: int | None) -> None:
     """Plan, play and record sets until the budget is spent. Safe to kill at any instant; meant for cron."""
     output = _RunOutput()
@@ -268,7 +269,7 @@ def _standings_json(folder: Path) -> list[dict[str, Any]]:
 
 @ladder.command(name="standings")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of the rows.")
+@json_option("a list of the rows.")
 @click.option("--all", "show_all", is_flag=True, help="Also retired and deactivated bots (ranked apart, below).")
 def standings_cmd(folder: Path, as_json: bool, show_all: bool) -> None:
     """The active bots ranked by mu - 3 sigma (a game the fallback played for a bot is its last place)."""
@@ -312,7 +313,7 @@ def _standings_line(r: dict[str, Any]) -> str:
 @ladder.command()
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header line.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
+@json_option("a list of objects.")
 @click.option(
     "--since", metavar="TIME", default=None, help="Only sets recorded since: 2026-05-01, 2026-05-01T12:00 or 7d."
 )

@@ -18,10 +18,11 @@ from click.core import ParameterSource
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.common import fresh_out_dir, make_out_dir, new_seed, parse_pairs, warn_short_seed
 from kierki_cli.entry import cli as cli  # the group: the commands below register on it; others load when run
+from kierki_cli.options import json_option, out_option, seed_option
 from kierki_cli.progress import Leader, leaders_line, write_progress
 from kierki_cli.shared_options import (
-    GAMES,
     RuleOptions,
+    game_option,
     isolation_options,
     max_strikes_option,
     note_fair_play,
@@ -69,12 +70,7 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
 @cli.command()
 @click.argument("bot_commands", nargs=-1, metavar="[BOT_COMMAND ...]")
 @rules_options()
-@click.option(
-    "--seed",
-    default=None,
-    help="Seed for the deals, any text [default: 128 random bits, printed]. A short seed can be found by a bot "
-    "from its own cards: use one only for tests.",
-)
+@seed_option
 @click.option("--games", "games", type=click.IntRange(1), default=1, show_default=True, help="Games to play.")
 @click.option(
     "--rotate/--no-rotate",
@@ -105,13 +101,7 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
     help="What a fault costs: fallback (play the fallback, count a strike; the default) or forfeit at once. "
     "CODE: timeout, illegal, malformed, wrong_type; repeat for several. A crash always forfeits.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder for replay logs and bot stderr logs [default: kierki-out/<time>].",
-)
+@out_option
 @click.option("--transcript", is_flag=True, help="Also log every raw line sent to and received from each bot.")
 @isolation_options
 @click.option(
@@ -122,7 +112,7 @@ def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
     help="Run the referee and every bot on CPU N (a hand-off between CPUs costs several times one on the same "
     "CPU); none: let the system place them [default: one usable CPU, chosen by process id].",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON result object on stdout (for scripts).")
+@json_option("one result object (for scripts).")
 def match(
     bot_commands: tuple[str, ...],
     rules: RuleOptions,
@@ -344,7 +334,7 @@ def format_table(result: MatchResult) -> str:
 
 
 @cli.command()
-@click.option("--game", type=click.Choice(GAMES), default=None, help="Only this game's options.")
+@game_option(default=None, every_game="every game")
 @click.option(
     "--markdown",
     is_flag=True,

@@ -8,15 +8,17 @@ game runs through the ordinary ``Match`` loop and its replay log is like any oth
 from __future__ import annotations
 
 import sys
-import time
+import time as clock
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.common import new_seed
 from kierki_cli.human_seat import HumanSeat, read_line_within
-from kierki_cli.shared_options import RuleOptions, rules_options
+from kierki_cli.options import out_option, seed_option, symbols_option
+from kierki_cli.shared_options import RuleOptions, rules_options, time_options
 from kierki_cli.styled import Style
 from referee.bots.seat import Transport
 from referee.bots.time_control import TimeControl
@@ -39,9 +41,10 @@ __all__ = ["HumanSeat", "play", "read_line_within"]
 @click.argument("bot_commands", nargs=-1, metavar="[BOT_COMMAND ...]")
 @rules_options(default="hearts")
 @click.option("--seat", type=click.IntRange(0), default=0, show_default=True, help="Your seat.")
-@click.option("--seed", default=None, help="Seed for the deals, any text [default: 128 random bits, printed].")
+@seed_option
+@time_options("move_ms")
 @click.option(
-    "--time-per-move",
+    "--your-time-per-move",
     type=click.IntRange(1),
     default=600_000,
     show_default=True,
@@ -50,25 +53,20 @@ __all__ = ["HumanSeat", "play", "read_line_within"]
 @click.option(
     "--bot-time-per-move",
     type=click.IntRange(1),
-    default=TimeControl.move_ms,
-    show_default=True,
-    help="The bots' deadline per decision (ms).",
+    default=None,
+    hidden=True,  # the old spelling of --time-per-move here, kept working with a note
 )
 @click.option("--name", default="you", show_default=True, help="Your name in the replay log.")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for the replay log [default: kierki-out/play-<time>].",
-)
-@click.option("--symbols/--letters", default=None, help="Cards as 10♥ or as TH [default: symbols on a terminal].")
+@out_option
+@symbols_option
 def play(
     bot_commands: tuple[str, ...],
     rules: RuleOptions,
     seat: int,
     seed: str | None,
-    time_per_move: int,
-    bot_time_per_move: int,
+    time: TimeControl,
+    your_time_per_move: int,
+    bot_time_per_move: int | None,
     name: str,
     out_dir: Path | None,
     symbols: bool | None,
@@ -78,8 +76,19 @@ def play(
     Give one BOT_COMMAND per other seat, in seat order, or none. Each time it is your turn you see your hand
     sorted by suit and numbered, the legal cards marked with *, the trick and the scores; type a card's name
     (QS, 10H, th) or its number. Passes, the trump and the moon are asked in plain words. The game is recorded
-    like any other: `kierki replay FILE` shows it afterwards.
+    like any other: `kierki replay FILE` shows it afterwards. Your own deadline is --your-time-per-move;
+    --time-per-move is the bots', as in every command.
     """
+    time_given = click.get_current_context().get_parameter_source("time_per_move") is not ParameterSource.DEFAULT
+    if bot_time_per_move is not None:
+        if time_given:
+            raise click.UsageError("--bot-time-per-move is the old spelling of --time-per-move: give only the latter")
+        click.echo("note: --bot-time-per-move is deprecated: it is --time-per-move (the bots' deadline)", err=True)
+        time = TimeControl(move_ms=bot_time_per_move)
+    elif time_given:  # it was the person's own deadline here before: say so once, to whoever still means that
+        click.echo(
+            "note: --time-per-move is the bots' deadline, as in every command; yours is --your-time-per-move", err=True
+        )
     ruleset = rules.ruleset()
     count = ruleset.players
     if seat >= count:
@@ -97,10 +106,8 @@ def play(
     if seed is None:
         seed = new_seed()
     if out_dir is None:
-        out_dir = Path("kierki-out") / time.strftime("play-%Y%m%d-%H%M%S")
-    spec = MatchSpec(
-        rules=RulesetSpec.of(ruleset), bots=tuple(bots), seed=seed, time=TimeControl(move_ms=bot_time_per_move)
-    )
+        out_dir = Path("kierki-out") / clock.strftime("play-%Y%m%d-%H%M%S")
+    spec = MatchSpec(rules=RulesetSpec.of(ruleset), bots=tuple(bots), seed=seed, time=time)
     config = MatchConfig.from_spec(spec, out_dir)
     style = Style.for_stream(sys.stdout)
     if symbols is not None:
@@ -109,7 +116,7 @@ def play(
     def write(text: str) -> None:
         click.echo(text)
 
-    human = HumanSeat(read_line_within(sys.stdin), write, style, time_per_move / 1000, printable(name))
+    human = HumanSeat(read_line_within(sys.stdin), write, style, your_time_per_move / 1000, printable(name))
     limits = config.spec.isolation.resource_limits(config.spec.games)
     match: Match
 

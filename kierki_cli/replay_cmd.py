@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from kierki_cli.command_table import ExitStatus
+from kierki_cli.options import html_option, json_option, symbols_option
 from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_story import story, trick_story
 from kierki_cli.styled import Style, to_text
@@ -39,20 +40,9 @@ if TYPE_CHECKING:
     "--trick", type=click.IntRange(1), help="Only this trick of --deal: the table as it began, and the trick."
 )
 @click.option("--seat", type=click.IntRange(0), help="Only what this seat knew at each moment: no other hand.")
-@click.option(
-    "--json", "as_json", is_flag=True, help="The records as JSON lines, each with its 'line' and 'decision' number."
-)
-@click.option(
-    "--html",
-    "html_out",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="Write the game as one self-contained web page (every step, every seat's view) to this file.",
-)
-@click.option(
-    "--symbols/--letters",
-    default=None,
-    help="Cards as 10♥ Q♠ or as the log writes them (TH QS) [default: symbols on a terminal, letters otherwise].",
-)
+@json_option("the records as JSON lines, each with its 'line' and 'decision' number.")
+@html_option("the game, every step and every seat's view.")
+@symbols_option
 @click.option(
     "--analysis",
     "analysis_path",

@@ -2,13 +2,17 @@
 the command one value: the rules (``--game``, ``--players``, ``--option``) as `RuleOptions`, the clock
 (``--time-per-move``, ``--startup-time``, ``--time-bank``, ``--increment``) as a `TimeControl`, the isolation
 (``--limit-*``, ``--sandbox``, ``--fair-play``, ``--no-freeze``, ``--bot-ro``, ``--bot-env``) as an `Isolation`.
-``kierki match``, ``tournament``, ``sprt``, ``check-bot``, ``ladder init`` (and ``play``, for the rules) use them, so
-an option means the same everywhere (``--limit-cpu 0`` is no limit; left out, 600 CPU seconds per game). A command
-chooses only its defaults where it must (the game of ``play``, the sandbox of ``ladder init``: a ladder runs
-strangers' bots) and which clock settings it takes (``check-bot``: no bank).
+``kierki match``, ``tournament``, ``sprt``, ``check-bot``, ``ladder init`` (and ``play``, for the rules and the bots'
+deadline) use them, so an option means the same everywhere (``--limit-cpu 0`` is no limit; left out, 600 CPU seconds
+per game). A command chooses only its defaults where it must (the game of ``play``, the sandbox of ``ladder init``: a
+ladder runs strangers' bots) and which clock settings it takes (``check-bot``: no bank; ``play``: the deadline).
 
 The values check themselves (`referee.setting_error.SettingError`); an option's range is the value's own minimum,
 so that ``--help`` shows it. What each isolation option does is in SECURITY.md.
+
+Each is declared once, by `kierki_cli.options.shared_option`, as are the options of a run and of its output that
+need nothing of the referee (``--seed``, ``--out``, ``--json``...: `kierki_cli.options`, so that ``kierki replay``
+imports none of this module's referee).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any, cast
 import click
 
 from kierki_cli.common import parse_pairs
+from kierki_cli.options import Decorator, shared_option
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import FAIR_PLAY_MODES, LIMIT_MINIMUMS, FairPlayMode, Isolation
 from referee.bots.sandbox import (
@@ -44,6 +49,7 @@ __all__ = [
     "GAMES",
     "SANDBOX_HELP",
     "RuleOptions",
+    "game_option",
     "isolation_options",
     "isolation_options_for",
     "max_strikes_option",
@@ -51,8 +57,6 @@ __all__ = [
     "rules_options",
     "time_options",
 ]
-
-Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 GAMES = tuple(g.value for g in Game)
 
@@ -91,33 +95,40 @@ class RuleOptions:
             raise click.UsageError(str(error)) from None
 
 
+def game_option(*, default: str | None = "kierki", required: bool = False, every_game: str | None = None) -> Decorator:
+    """``--game``: a command chooses the default game (or makes it ``required``); with ``every_game`` (the words
+    shown as the default) leaving it out means every game."""
+    return shared_option(
+        "--game",
+        type=click.Choice(GAMES),
+        default=default,
+        required=required,
+        show_default=default is not None,
+        text="Which game.",
+        more=f"  [default: {every_game}]" if every_game else "",  # as click shows one
+    )
+
+
 def rules_options(
     *, default: str | None = "kierki", required: bool = False, every_game: str | None = None
 ) -> Decorator:
-    """``--game``, ``--players`` and ``--option``, handed to the command as one ``rules: RuleOptions``. A command
-    chooses the default game (or makes it ``required``); with ``every_game`` (the words shown as the default)
-    leaving ``--game`` out means every game, and then ``--players`` and ``--option`` are refused."""
+    """``--game``, ``--players`` and ``--option``, handed to the command as one ``rules: RuleOptions``. The game's
+    default is `game_option`'s; where leaving ``--game`` out means every game, ``--players`` and ``--option`` are
+    refused."""
     options: list[Decorator] = [
-        click.option(
-            "--game",
-            type=click.Choice(GAMES),
-            default=default,
-            required=required,
-            show_default=default is not None,
-            help="Which game." + (f"  [default: {every_game}]" if every_game else ""),  # as click shows one
-        ),
-        click.option(
+        game_option(default=default, required=required, every_game=every_game),
+        shared_option(
             "--players",
             type=int,
             default=None,
-            help="Players (cancellation: 6-11; default: the game's, 6 for cancellation).",
+            text="Players (cancellation: 6-11; default: the game's, 6 for cancellation).",
         ),
-        click.option(
+        shared_option(
             "--option",
             "option_pairs",
             multiple=True,
             metavar="KEY=VALUE",
-            help="A rule option; repeat for several. `kierki options` lists them all.",
+            text="A rule option; repeat for several. `kierki options` lists them all.",
         ),
     ]
 
@@ -142,7 +153,7 @@ def rules_options(
 # --- the clock ------------------------------------------------------------------------------------------------
 
 _TIME_OPTIONS: dict[str, tuple[str, str]] = {  # TimeControl field: (option, help)
-    "move_ms": ("--time-per-move", "Deadline per decision (ms)."),
+    "move_ms": ("--time-per-move", "Each bot's deadline per decision (ms)."),
     "startup_ms": ("--startup-time", "Deadline for the answer to hello (ms)."),
     "bank_ms": ("--time-bank", "Extra time a bot may spend over all decisions (ms)."),
     "increment_ms": ("--increment", "Added to the bank after each decision (ms)."),
@@ -155,12 +166,12 @@ def time_options(*settings: str) -> Decorator:
     chosen = settings or tuple(_TIME_OPTIONS)
     names = {setting: _TIME_OPTIONS[setting][0].removeprefix("--").replace("-", "_") for setting in chosen}
     options = [
-        click.option(
+        shared_option(
             _TIME_OPTIONS[setting][0],
             type=click.IntRange(TIME_MINIMUMS[setting]),
             default=getattr(TimeControl, setting),
             show_default=True,
-            help=_TIME_OPTIONS[setting][1],
+            text=_TIME_OPTIONS[setting][1],
         )
         for setting in chosen
     ]
@@ -211,9 +222,9 @@ _ISOLATION_OPTIONS = {
 }
 
 
-def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorator]:
+def _isolation_options(sandbox_default: str, sandbox_note: str) -> list[Decorator]:
     def limit(setting: str, **settings: Any) -> Decorator:
-        return click.option(_LIMIT_OPTIONS[setting], type=click.IntRange(LIMIT_MINIMUMS[setting]), **settings)
+        return shared_option(_LIMIT_OPTIONS[setting], type=click.IntRange(LIMIT_MINIMUMS[setting]), **settings)
 
     return [
         limit(
@@ -221,14 +232,14 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
             default=DEFAULT_MEMORY_MB,
             show_default=True,
             metavar="MB",
-            help="Memory per bot: its control group's resident memory with --fair-play, else its address space "
+            text="Memory per bot: its control group's resident memory with --fair-play, else its address space "
             "(RLIMIT_AS, which JVMs and some runtimes exceed at start); 0: no limit.",
         ),
         limit(
             "cpu_s",
             default=None,
             metavar="S",
-            help=f"CPU seconds per bot over the whole match (RLIMIT_CPU) [default: {DEFAULT_CPU_S_PER_GAME} per game]; "
+            text=f"CPU seconds per bot over the whole match (RLIMIT_CPU) [default: {DEFAULT_CPU_S_PER_GAME} per game]; "
             "0: no limit.",
         ),
         limit(
@@ -236,7 +247,7 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
             default=DEFAULT_PROCESSES,
             show_default=True,
             metavar="N",
-            help="Processes and threads per bot: its control group's pids.max with --fair-play, else what it may add "
+            text="Processes and threads per bot: its control group's pids.max with --fair-play, else what it may add "
             "to the user's count (RLIMIT_NPROC, shared per user, no effect as root); 0: no limit.",
         ),
         limit(
@@ -244,54 +255,55 @@ def _isolation_options(sandbox_default: str, sandbox_help: str) -> list[Decorato
             default=DEFAULT_FILE_MB,
             show_default=True,
             metavar="MB",
-            help="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
+            text="Largest file a bot may write (RLIMIT_FSIZE); 0: no limit.",
         ),
         limit(
             "disk_mb",
             default=DEFAULT_DISK_MB,
             show_default=True,
             metavar="MB",
-            help="With --sandbox bwrap: the bot's private directory, /tmp and /dev/shm are each a tmpfs of this size "
+            text="With --sandbox bwrap: the bot's private directory, /tmp and /dev/shm are each a tmpfs of this size "
             f"holding at most MB x {FILES_PER_MB} files (in its memory), so a bot that fills one gets ENOSPC in its "
             "own writes; 0: its real directory OUT/seatN. See SECURITY.md.",
         ),
-        click.option(
+        shared_option(
             "--sandbox",
             type=click.Choice(SANDBOXES),
             default=sandbox_default,
             show_default=True,
-            help=sandbox_help,
+            text=SANDBOX_HELP,
+            more=sandbox_note,
         ),
-        click.option(
+        shared_option(
             "--fair-play",
             "fair_play",
             type=click.Choice(FAIR_PLAY_MODES),
             default="auto",
             show_default=True,
-            help=FAIR_PLAY_HELP,
+            text=FAIR_PLAY_HELP,
         ),
-        click.option(
+        shared_option(
             "--no-freeze",
             "no_freeze",
             is_flag=True,
-            help="With control groups: let bots run while it is not their turn (pondering, for trusted bots); their "
+            text="With control groups: let bots run while it is not their turn (pondering, for trusted bots); their "
             "deadlines are still their own CPU time.",
         ),
-        click.option(
+        shared_option(
             "--bot-ro",
             "bot_ro",
             multiple=True,
             type=click.Path(exists=True, path_type=Path),
             metavar="PATH",
-            help="With --sandbox bwrap: a folder or file every bot may read (data a bot needs outside its program "
+            text="With --sandbox bwrap: a folder or file every bot may read (data a bot needs outside its program "
             "folder); repeat for several.",
         ),
-        click.option(
+        shared_option(
             "--bot-env",
             "bot_env",
             multiple=True,
             metavar="NAME=VALUE",
-            help="An environment variable for every bot (bots get only PATH, LANG, LC_ALL, HOME and TMPDIR otherwise); "
+            text="An environment variable for every bot (bots get only PATH, LANG, LC_ALL, HOME and TMPDIR otherwise); "
             "repeat for several.",
         ),
     ]
@@ -302,8 +314,8 @@ def isolation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return isolation_options_for()(command)
 
 
-def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_help: str = SANDBOX_HELP) -> Decorator:
-    """``isolation_options`` with another default sandbox, explained in ``sandbox_help``: the one thing a command
+def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_note: str = "") -> Decorator:
+    """``isolation_options`` with another default sandbox, explained in ``sandbox_note``: the one thing a command
     may choose (``kierki ladder init``: bwrap); every limit means the same for every command."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -348,7 +360,7 @@ def isolation_options_for(sandbox_default: SandboxKind = "none", sandbox_help: s
                 raise click.UsageError("--limit-disk and --bot-ro apply inside a sandbox: add --sandbox bwrap")
             return command(*args, isolation=isolation, **kwargs)
 
-        return _apply(wrapper, _isolation_options(sandbox_default, sandbox_help))
+        return _apply(wrapper, _isolation_options(sandbox_default, sandbox_note))
 
     return decorate
 
@@ -369,10 +381,10 @@ def note_fair_play(isolation: Isolation) -> None:
 
 # --- the fault policy -------------------------------------------------------------------------------------------
 
-max_strikes_option = click.option(
+max_strikes_option = shared_option(
     "--max-strikes",
     type=click.IntRange(1),
     default=3,
     show_default=True,
-    help="Faults before a seat is forfeited.",
+    text="Faults before a seat is forfeited.",
 )

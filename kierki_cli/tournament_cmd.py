@@ -31,6 +31,7 @@ from competition.tournament import (
     stored_stop,
 )
 from kierki_cli.command_table import ExitStatus
+from kierki_cli.options import sets_option
 from kierki_cli.progress import WIDTH, Leader, leaders_line, write_progress
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
 from referee.analysis import AnalysisSettings
@@ -277,12 +278,7 @@ def stop_rule(
     help="round-robin: every bot meets every other; gauntlet: --candidate against the field.",
 )
 @click.option("--candidate", default=None, metavar="NAME", help="Gauntlet: the bot that plays against the field.")
-@click.option(
-    "--sets",
-    type=click.IntRange(1),
-    default=None,
-    help="Duplicate sets to play [default: 10; on --resume, the stopped run's rule].",
-)
+@sets_option(" [default: 10; on --resume, the stopped run's rule].")
 @click.option(
     "--until-ci",
     type=click.FloatRange(0, min_open=True),

@@ -16,6 +16,7 @@ from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
 from competition.plan import ROTATIONS, Entrant, PlanError, check_entrants
 from competition.tournament import TournamentConfig
 from kierki_cli.common import fresh_out_dir, new_seed, warn_short_seed
+from kierki_cli.options import jobs_option, json_option, out_option, seed_option, shared_option
 from kierki_cli.shared_options import RuleOptions, isolation_options, max_strikes_option, rules_options, time_options
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
@@ -25,76 +26,61 @@ __all__ = ["common_options", "executor_spec", "out_dir_and_seed", "tournament_co
 
 
 def common_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The options ``tournament`` and ``sprt`` share: the game, time, isolation, output and parallelism."""
+    """The options ``tournament`` and ``sprt`` share, each declared once: the game, time, isolation, output and
+    parallelism."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         rules_options(),
-        click.option(
+        shared_option(
             "--rotations",
             type=click.Choice(ROTATIONS),
             default="cyclic",
             show_default=True,
-            help="Games per duplicate set: cyclic (one per seat, everyone moves on a seat) or all (every ordering).",
+            text="Games per duplicate set: cyclic (one per seat, everyone moves on a seat) or all (every ordering).",
         ),
-        click.option(
-            "--seed",
-            default=None,
-            help="The tournament's seed, any text: every set's deals and tables derive from it [default: 128 random "
-            "bits, recorded]. A short one is for tests: bots could search it.",
+        seed_option,
+        out_option,
+        shared_option(
+            "--resume", is_flag=True, text="Continue the stopped tournament in --out, skipping finished sets."
         ),
-        click.option(
-            "--out",
-            "out_dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help="Folder for results.jsonl, standings and every replay [default: kierki-out/<command>-<time>].",
-        ),
-        click.option(
-            "--resume", is_flag=True, help="Continue the stopped tournament in --out, skipping finished sets."
-        ),
-        click.option(
-            "--jobs",
-            type=click.IntRange(1),
-            default=None,
-            help="Games played at once [default: the usable CPUs].",
-        ),
-        click.option(
+        jobs_option(", a game each [default: the usable CPUs]."),
+        shared_option(
             "--cpu-pinning/--no-cpu-pinning",
             default=True,
             show_default=True,
-            help="Pin each game (its referee and bots) to one CPU.",
+            text="Pin each game (its referee and bots) to one CPU.",
         ),
-        click.option(
+        shared_option(
             "--executor",
             type=click.Choice(EXECUTORS),
             default="local",
             show_default=True,
-            help="Where games are played: local (a pool of --jobs processes), dask (the workers of --scheduler), "
+            text="Where games are played: local (a pool of --jobs processes), dask (the workers of --scheduler), "
             "dask-local (a Dask cluster of --workers processes here). Dask needs pip install 'kierki[dask]'.",
         ),
-        click.option(
+        shared_option(
             "--scheduler",
             default=None,
             metavar="ADDRESS",
-            help='--executor dask: the scheduler\'s address, e.g. tcp://10.0.0.5:8786 (README, "Many machines").',
+            text='--executor dask: the scheduler\'s address, e.g. tcp://10.0.0.5:8786 (README, "Many machines").',
         ),
-        click.option(
+        shared_option(
             "--workers",
             type=click.IntRange(1),
             default=None,
-            help="--executor dask-local: worker processes [default: --jobs].",
+            text="--executor dask-local: worker processes [default: --jobs].",
         ),
         time_options(),
         max_strikes_option,
-        click.option(
+        shared_option(
             "--drop-after",
             type=click.IntRange(1),
             default=3,
             show_default=True,
             metavar="K",
-            help="Drop a bot after K games in a row it could not start or failed its handshake in.",
+            text="Drop a bot after K games in a row it could not start or failed its handshake in.",
         ),
         isolation_options,
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout at the end."),
+        json_option("one object at the end."),
     ]
     for option in reversed(options):
         command = option(command)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import msgspec
 import pytest
@@ -261,3 +262,35 @@ def test_ctrl_c_in_kierki_play_exits_130_like_every_other_command(
     result = CliRunner().invoke(cli, ["play", "--game", "hearts", "--out", str(tmp_path / "out")], input="")
     assert result.exit_code == 130, result.output
     assert "stopped: the log so far is in" in result.stderr and "Error" not in result.output
+
+
+def test_kierki_play_times_the_bots_with_time_per_move_and_the_person_with_your_time_per_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: ``--time-per-move`` was the person's deadline in ``play`` and the bots' everywhere else."""
+    from click.testing import CliRunner
+
+    import kierki_cli.play
+    from kierki_cli.main import cli
+
+    seen: dict[str, float] = {}
+
+    def started(self: Match) -> None:
+        seen["bots"] = self.config.spec.time.move_ms
+        raise KeyboardInterrupt
+
+    def person(*args: object) -> object:
+        seen["yours"] = cast(float, args[3])  # (reader, writer, style, deadline in seconds, name)
+        return object()
+
+    monkeypatch.setattr(Match, "run", started)
+    monkeypatch.setattr(kierki_cli.play, "HumanSeat", person)
+    base = ["play", "--game", "hearts", "--out", str(tmp_path / "out")]
+    plain = CliRunner().invoke(cli, base, input="")
+    assert seen == {"bots": TimeControl.move_ms, "yours": 600.0} and "note: --" not in plain.stderr
+    given = CliRunner().invoke(cli, [*base, "--time-per-move", "250", "--your-time-per-move", "9000"], input="")
+    assert seen == {"bots": 250, "yours": 9.0} and "yours is --your-time-per-move" in given.stderr
+    old = CliRunner().invoke(cli, [*base, "--bot-time-per-move", "300"], input="")
+    assert seen["bots"] == 300 and "note: --bot-time-per-move is deprecated" in old.stderr
+    both = CliRunner().invoke(cli, [*base, "--bot-time-per-move", "300", "--time-per-move", "5"], input="")
+    assert both.exit_code == 2 and "give only the latter" in both.output

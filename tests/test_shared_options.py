@@ -3,7 +3,9 @@ the options declared once for every command (kierki_cli/shared_options.py)."""
 
 from __future__ import annotations
 
+import ast
 import tomllib
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import click
@@ -14,6 +16,7 @@ from competition.ladder.config import ConfigError, LadderConfig
 from competition.plan import BotTime, Entrant, PlanError
 from competition.tournament import TournamentConfig
 from kierki_cli.main import cli
+from kierki_cli.options import SharedOption
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import Limits
 from referee.bots.time_control import TimeControl
@@ -152,3 +155,76 @@ def test_every_command_declares_the_rules_options_alike(name: str) -> None:
         help_text = (option.help or "").split("  [default")[0]  # check-bot says its default (every game) there
         seen[path] = repr((option.type.to_info_dict(), option.metavar, option.multiple, help_text))
     assert len(set(seen.values())) == 1, seen
+
+
+# One word, two meanings: an option of one command that shares its name with another's, not its meaning.
+_OWN_MEANING = {
+    ("analyse", "--seed"): "the search's seed, a number (elsewhere the deals' seed, any text)",
+    ("analyse", "--seat"): "the seats whose decisions are weighed, repeatable",
+    ("replay", "--seat"): "the one seat whose view is shown",
+    ("play", "--seat"): "the person's own seat",
+    ("analyse", "--deal"): "the deals whose decisions are weighed, repeatable",
+    ("replay", "--deal"): "the one deal shown",
+}
+
+
+def _every_option() -> dict[str, list[tuple[str, click.Option]]]:
+    """Every visible option of every command, under each of its long names: (the command, the option)."""
+    found: dict[str, list[tuple[str, click.Option]]] = defaultdict(list)
+    context = click.Context(cli)
+
+    def walk(command: click.Command, path: tuple[str, ...]) -> None:
+        if isinstance(command, click.Group):
+            for word in command.list_commands(context):
+                sub = command.get_command(context, word)
+                assert sub is not None
+                walk(sub, (*path, word))
+            return
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                for name in (*param.opts, *param.secondary_opts):
+                    if name.startswith("--") and name != "--help":
+                        found[name].append((" ".join(path), param))
+
+    walk(cli, ())
+    return found
+
+
+def _declarations(source: str) -> Counter[str]:
+    """How many option declarations (``click.option(...)``, ``shared_option(...)``) name each option in ``source``."""
+    counted: Counter[str] = Counter()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in ("option", "shared_option"):
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("--"):
+                        counted.update(arg.value.split("/"))
+    return counted
+
+
+def test_an_option_of_several_commands_is_declared_once() -> None:
+    """Issue 31: ``--seed`` was declared three times with three help texts, ``--out`` three, ``--jobs`` three. Now
+    every option that several commands take comes from its one declaration (``shared_option``) with one help text,
+    which a command's variant may only add to (its default); two commands declare a name apart only where it means
+    two things (``_OWN_MEANING``)."""
+    repeated = {name: uses for name, uses in _every_option().items() if len(uses) > 1}
+    assert {"--seed", "--out", "--jobs", "--json", "--game", "--time-per-move", "--symbols"} <= repeated.keys()
+    for name, uses in repeated.items():
+        alike = [(path, option) for path, option in uses if (path, name) not in _OWN_MEANING]
+        for path, option in alike if len(alike) > 1 else []:
+            assert isinstance(option, SharedOption), f"kierki {path} {name}: declare it once, with shared_option"
+            assert (option.help or "").startswith(option.base), f"kierki {path} {name}: a variant only adds"
+        assert len({option.base for _, option in alike if isinstance(option, SharedOption)}) <= 1, name
+    for path, name in _OWN_MEANING:
+        (option,) = [option for where, option in _every_option()[name] if where == path]
+        assert not isinstance(option, SharedOption), f"kierki {path} {name} is shared now: drop it from the list"
+    sources = "\n".join(path.read_text() for path in sorted(Path(__file__).parents[1].glob("kierki_cli/*.py")))
+    own = Counter(name for _, name in _OWN_MEANING)
+    twice = {name: count for name, count in _declarations(sources).items() if count - own[name] > 1}
+    assert twice == {}, "declared more than once (use the shared declaration)"
+
+
+def test_a_second_declaration_is_found() -> None:
+    source = 'click.option("--seed", help="a")\nshared_option("--seed", "--x/--no-x", text="b")\n'
+    assert _declarations(source) == Counter({"--seed": 2, "--x": 1, "--no-x": 1})
