@@ -150,7 +150,7 @@ class MatchSpec(msgspec.Struct, frozen=True, kw_only=True):
     isolation: Isolation = msgspec.field(default_factory=Isolation)  # every bot's (referee/bots/isolation.py)
     transcript: bool = False
     stderr_cap_bytes: int = 1_000_000
-    prefix: Prefix = msgspec.field(default_factory=Prefix)
+    prefix: Prefix = msgspec.field(default_factory=Prefix)  # decisions replayed first: a game resumed from its log
     # A seat whose bot cannot start or fails its handshake is forfeited from the start (played by the fallback,
     # the reason in SeatResult.start_failure) instead of stopping the match: tournaments never stop for one bot.
     forfeit_unstartable: bool = False

@@ -17,7 +17,8 @@ from competition.game import GameOutcome, GameSpec, play_here
 from referee.match_config import MatchSpec, Prefix, RulesetSpec, decode_spec, default_bots, encode_spec
 from referee.replay.reader import load
 from referee.replay.resume import resume_point
-from referee.rules import Ruleset
+from referee.rules import ChooseMoon, ChooseTrump, MoonOption, PassCards, PlayCard, Ruleset, parse_card
+from referee.rules.cards import parse_suit
 
 SHORT = Ruleset.create("hearts", None, {"target": "10"})
 NAMES = ("a", "b", "c", "d")
@@ -130,3 +131,18 @@ def test_a_game_the_referee_refuses_fails_the_set_and_leaves_no_folder(tmp_path:
         play_set(request, Here()).wait()
     assert failed.value.cause is None  # the referee refused it: no exception of the executor's
     assert not (tmp_path / "sets/0001.partial").exists() and not (tmp_path / "sets/0001").exists()
+
+
+def test_a_prefix_is_rules_actions_on_both_sides_of_the_bytes() -> None:
+    """Issue 31: the spec holds a resumed game's decisions as the rules core's actions; only its bytes say them as
+    answers, and every kind of decision comes back as the action it was."""
+    decisions = (
+        (0, PassCards(tuple(parse_card(name) for name in ("QS", "AH", "2C")))),
+        (1, ChooseTrump(parse_suit("H"))),
+        (2, ChooseTrump(None)),
+        (3, PlayCard(parse_card("TD"))),
+        (0, ChooseMoon(MoonOption.OTHERS)),
+    )
+    spec = MatchSpec(rules=RulesetSpec.of(SHORT), prefix=Prefix(decisions))
+    back = decode_spec(encode_spec(spec), MatchSpec)
+    assert back == spec and back.prefix.decisions == decisions
