@@ -13,9 +13,24 @@ from pathlib import Path
 
 import msgspec
 
+from competition.ladder.config import LADDER_ISOLATION, BotSettings, InboxSettings, LadderConfig, RunSettings
 from competition.model import GameRecord, SetRecord
 from referee.bots.procfs import process_stat
 from referee.faults import FaultCode
+
+
+def short_ladder(run: RunSettings, bots: BotSettings, inbox: InboxSettings | None = None) -> LadderConfig:
+    """A ladder for the tests: Hearts to 10 for four (a short game keeps the suite fast), the ladder's isolation
+    without the sandbox."""
+    return LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
+        run=run,
+        bots=bots,
+        inbox=inbox or InboxSettings(),
+    )
 
 
 def places_of(totals: Sequence[int], higher_is_better: bool) -> tuple[int, ...]:

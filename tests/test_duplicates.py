@@ -35,8 +35,6 @@ SHARED_LINES_ALLOWED = {
     # `__all__` of the transport's results module and of the module that re-exports them as its front door
     "referee/bots/pipe_results.py ~ referee/bots/process.py": 9,
     "sample_bots/expert/__main__.py ~ sample_bots/montecarlo/__main__.py": 8,
-    "tests/test_ladder_inbox.py ~ tests/test_ladder_unattended.py": 7,
-    "tests/test_ladder_names.py ~ tests/test_names.py": 10,
 }
 
 
