@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import tomli_w
 from click.testing import CliRunner
-from competition_helpers import family_env, family_left, short_ladder
+from competition_helpers import family_env, family_left, short_ladder, tmpfs
 
 import sample_bots
 from competition.ladder.config import BotSettings, LadderConfig, RetentionSettings, RunSettings
@@ -246,15 +246,8 @@ def test_retention_prunes_old_sets_logs_and_keeps_their_results(played: Path, tm
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 16 MB tmpfs of our own, to fill."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): {mounted.stderr.decode().strip()}")
-    try:
+    with tmpfs(tmp_path / "disk", "size=16m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def _fill(disk: Path, leave_kb: int) -> None:
