@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import datetime
+import importlib
 import importlib.metadata
 import json
 import os
@@ -706,51 +707,35 @@ def replay_verify(config: Config) -> Result:
 # --- the referee (bench/referee_bench.py): wall clock, real bot processes ------------------------------------
 
 
-def _referee_benchmark(name: str) -> Callable[[Config], Result]:
-    def run(config: Config) -> Result:
-        from bench import referee_bench
+def _wall_benchmark(module: str, name: str) -> Callable[[Config], Result]:
+    """``BENCHMARKS[name]`` of ``bench/<module>.py``, run for ``--seconds`` on the wall clock; the module is imported
+    only when one of its benchmarks runs."""
 
-        return {**referee_bench.BENCHMARKS[name](config.seconds), "clock": "wall"}
+    def run(config: Config) -> Result:
+        benchmarks = importlib.import_module(f"bench.{module}").BENCHMARKS
+        return {**benchmarks[name](config.seconds), "clock": "wall"}
 
     return run
 
 
 for _name in ("referee_overhead", "protocol_floor", "match_throughput", "parallel_scaling"):
-    BENCHMARKS[_name] = _referee_benchmark(_name)
+    BENCHMARKS[_name] = _wall_benchmark("referee_bench", _name)
 
 # Pinning, a whole `kierki match` and `kierki --help` from the shell, concurrent passes (issue 14).
 for _name in ("unpinned_penalty", "match_wall", "cli_startup", "passes_concurrent"):
-    BENCHMARKS[_name] = _referee_benchmark(_name)
+    BENCHMARKS[_name] = _wall_benchmark("referee_bench", _name)
 
 
 # Fair play (issue 23): CPU-heavy passers asked at once, the freezer's anchor group.
-def _fairplay_benchmark(name: str) -> Callable[[Config], Result]:
-    def run(config: Config) -> Result:
-        from bench import fairplay_bench
-
-        return {**fairplay_bench.BENCHMARKS[name](config.seconds), "clock": "wall"}
-
-    return run
-
-
 for _name in ("passes_cpu_heavy", "freezer_anchor", "freeze_round_trip"):
-    BENCHMARKS[_name] = _fairplay_benchmark(_name)
+    BENCHMARKS[_name] = _wall_benchmark("fairplay_bench", _name)
 
 
 # --- tournaments (bench/tournament_bench.py): wall clock, real bot processes, a pool of workers ---------------
 
 
-def _tournament_benchmark(name: str) -> Callable[[Config], Result]:
-    def run(config: Config) -> Result:
-        from bench import tournament_bench
-
-        return {**tournament_bench.BENCHMARKS[name](config.seconds), "clock": "wall"}
-
-    return run
-
-
 for _name in ("duplicate_efficiency", "tournament_scaling", "pinning"):
-    BENCHMARKS[_name] = _tournament_benchmark(_name)
+    BENCHMARKS[_name] = _wall_benchmark("tournament_bench", _name)
 
 
 # --- games on Dask workers (bench/dask_bench.py): wall clock, a two-worker LocalCluster against the local pool --

@@ -8,14 +8,44 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import msgspec
+import pytest
 
+from competition.ladder.config import LADDER_ISOLATION, BotSettings, InboxSettings, LadderConfig, RunSettings
 from competition.model import GameRecord, SetRecord
 from referee.bots.procfs import process_stat
 from referee.faults import FaultCode
+
+
+def short_ladder(run: RunSettings, bots: BotSettings, inbox: InboxSettings | None = None) -> LadderConfig:
+    """A ladder for the tests: Hearts to 10 for four (a short game keeps the suite fast), the ladder's isolation
+    without the sandbox."""
+    return LadderConfig(
+        game="hearts",
+        players=4,
+        options={"target": "10"},
+        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
+        run=run,
+        bots=bots,
+        inbox=inbox or InboxSettings(),
+    )
+
+
+@contextlib.contextmanager
+def tmpfs(where: Path, options: str) -> Iterator[Path]:
+    """A tmpfs of our own at ``where`` (made here) with these mount options, unmounted after; the test is skipped
+    where this process may not mount one."""
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): {mounted.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def places_of(totals: Sequence[int], higher_is_better: bool) -> tuple[int, ...]:

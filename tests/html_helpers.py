@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,24 @@ def viewer_logs(folder: Path) -> dict[str, Path]:
     }
 
 
+def in_process_header(ruleset: Ruleset, seed: str | int, names: Sequence[str], given_deals: int = 0) -> Header:
+    """The header of a log written here, its decisions made in this process: no bot, no clock."""
+    return Header(
+        format=FORMAT,
+        version=VERSION,
+        protocol=1,
+        game=ruleset.game.value,
+        players=ruleset.players,
+        options=ruleset.options(),
+        seed=seed,
+        game_number=1,
+        deals_file=None,
+        given_deals=given_deals,
+        bots=[BotRecord(seat=s, name=name, version="", command="in-process") for s, name in enumerate(names)],
+        time=ClockRecord(move_ms=0, startup_ms=0, bank_ms=0, increment_ms=0),
+    )
+
+
 def write_game(
     path: Path,
     game: str,
@@ -48,26 +67,9 @@ def write_game(
     """A whole game played by the referee's fallback for every seat; with ``fault_seat``, that seat's first card
     is written as a fault (its message quotes hostile bot text) followed by the fallback."""
     ruleset = Ruleset.create(game, players, options or {})
-    count = ruleset.players
-    header = Header(
-        format=FORMAT,
-        version=VERSION,
-        protocol=1,
-        game=ruleset.game.value,
-        players=count,
-        options=ruleset.options(),
-        seed=seed,
-        game_number=1,
-        deals_file=None,
-        given_deals=0,
-        bots=[
-            BotRecord(seat=s, name=(names[s] if names else f"fallback{s}"), version="", command="in-process")
-            for s in range(count)
-        ],
-        time=ClockRecord(move_ms=0, startup_ms=0, bank_ms=0, increment_ms=0),
-    )
+    names = names or [f"fallback{s}" for s in range(ruleset.players)]
     state = GameState(ruleset, seed=seed)
-    writer = ReplayWriter(path, header)
+    writer = ReplayWriter(path, in_process_header(ruleset, seed, names))
     for event in state.events:
         record = event_record(event)
         if record:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from html_helpers import in_process_header
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Search
 from hypothesis import strategies as st
@@ -20,7 +21,6 @@ from hypothesis import strategies as st
 from kierki_cli.entry import cli
 from referee.analysis import AnalysisSettings, analyse_log, classify
 from referee.match_result import GameStatus
-from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, Header
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import (
     Action,
@@ -48,22 +48,9 @@ def write_deal(
     """One deal of ``game`` written as a log (stopped after the deal's end, as ``deals_per_game`` stops a game),
     every decision the referee's fallback unless ``choose`` gives another (None: the fallback)."""
     ruleset = Ruleset.create(game, None, {})
-    header = Header(
-        format=FORMAT,
-        version=VERSION,
-        protocol=1,
-        game=ruleset.game.value,
-        players=ruleset.players,
-        options=ruleset.options(),
-        seed=seed,
-        game_number=1,
-        deals_file=None,
-        given_deals=len(deals),
-        bots=[BotRecord(seat=s, name=f"bot{s}", version="", command="in-process") for s in range(ruleset.players)],
-        time=ClockRecord(move_ms=0, startup_ms=0, bank_ms=0, increment_ms=0),
-    )
     state = GameState(ruleset, seed=seed, deals=deals)
-    writer = ReplayWriter(path, header)
+    names = [f"bot{s}" for s in range(ruleset.players)]
+    writer = ReplayWriter(path, in_process_header(ruleset, seed, names, given_deals=len(deals)))
     for event in state.events:
         if (record := event_record(event)) is not None:
             writer.write(record)

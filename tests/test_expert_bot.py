@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 from bot_helpers import python_bot
 from test_checkbot import assert_all_pass, run_check
-from test_montecarlo_bot import GAMES, Driver
+from test_montecarlo_bot import GAMES, play_search_game
 
 from protocol import messages as m
-from referee import wire, wire_requests
 from referee.match import BotSpec
-from referee.rules import Phase
 from sample_bots.expert.bot import ExpertBot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,38 +21,9 @@ MAIN = ROOT / "sample_bots" / "expert" / "__main__.py"
 
 
 def play_game(game: str, players: int, options: dict[str, object], seed: str, playouts: int) -> list[tuple[str, str]]:
-    """A whole game of experts, each at ``playouts`` a decision, every answer decoded by the referee (``wire``) and
-    applied by the rules, which refuse anything illegal. Returns the decisions made, as (kind, answer)."""
+    """A whole game of experts, each at ``playouts`` a decision (``play_search_game``)."""
     bots = [ExpertBot(playouts=playouts, seed=seat) for seat in range(players)]
-    driver = Driver(game, players, options, seed, list(bots))
-    state = driver.state
-    made: list[tuple[str, str]] = []
-    while not state.is_over:
-        if state.phase is Phase.PASS:
-            while state.phase is Phase.PASS:
-                seat = state.to_act
-                cards = bots[seat].pass_cards(wire_requests.pass_request_for(state, seat, 7, 1, 1000))
-                made.append(("pass", " ".join(cards)))
-                driver.apply(wire.to_action(m.PassAnswer(id=7, cards=tuple(cards))))
-            continue
-        request = driver.request()
-        bot = bots[state.to_act]
-        answer: m.Answer
-        if isinstance(request, m.PlayRequest):
-            answer = m.PlayAnswer(id=7, card=bot.play(request))
-            made.append((f"play {request.kind}", answer.card))
-        elif isinstance(request, m.TrumpRequest):
-            suit = bot.trump(request)
-            answer = m.TrumpAnswer(id=7, suit="NT" if suit is None else suit)  # type: ignore[arg-type]
-            made.append(("trump", answer.suit))
-        else:
-            assert isinstance(request, m.MoonRequest)
-            answer = m.MoonAnswer(id=7, choice=bot.moon(request))  # type: ignore[arg-type]
-            made.append(("moon", answer.choice))
-        driver.apply(wire.to_action(answer))
-        assert bot.last is None or bot.last.playouts <= playouts
-    assert [bot.failures for bot in bots] == [0] * players, "a search failed: a default answered"
-    return made
+    return play_search_game(bots, game, options, seed, playouts)
 
 
 @pytest.mark.parametrize(("game", "players", "options"), GAMES, ids=[g for g, _, _ in GAMES])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import tomli_w
+from competition_helpers import tmpfs
 
 import sample_bots
 from competition.ladder.config import (
@@ -54,16 +54,8 @@ needs_sandbox = pytest.mark.skipif(
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 64 MB tmpfs of our own with 4,000 inodes, the ladder's disk."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    options = f"size={DISK_MB}m,nr_inodes=4000"
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): {mounted.stderr.decode().strip()}")
-    try:
+    with tmpfs(tmp_path / "disk", f"size={DISK_MB}m,nr_inodes=4000") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def _used(disk: Path) -> tuple[int, int]:

@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import msgspec
 from click.testing import CliRunner
+from competition_helpers import short_ladder
 
 import sample_bots
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, InboxSettings, LadderConfig, RunSettings
+from competition.ladder.config import BotSettings, InboxSettings, LadderConfig, RunSettings
 from competition.ladder.inbox import take_inbox
 from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.run import run_ladder
@@ -28,14 +28,10 @@ HOSTILE = Path(__file__).parent / "hostile"
 
 
 def _config(**inbox: object) -> LadderConfig:
-    return LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
-        run=RunSettings(jobs=2, pin=False, plan_ahead=1),
-        bots=BotSettings(validation=True, validation_deals=1),
-        inbox=InboxSettings(**{"unsandboxed": True, **inbox}),  # type: ignore[arg-type]
+    return short_ladder(
+        RunSettings(jobs=2, pin=False, plan_ahead=1),
+        BotSettings(validation=True, validation_deals=1),
+        InboxSettings(**{"unsandboxed": True, **inbox}),  # type: ignore[arg-type]
     )
 
 

@@ -8,12 +8,11 @@ import json
 import sqlite3
 from pathlib import Path
 
-import msgspec
 import pytest
 from click.testing import CliRunner
-from competition_helpers import make_set
+from competition_helpers import make_set, short_ladder
 
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RunSettings
+from competition.ladder.config import BotSettings, RunSettings
 from competition.ladder.ladder import changed_programs, init_ladder, readd_hint
 from competition.ladder.standings import standings
 from competition.ladder.store import NameTaken, Store, StoreError, migrate
@@ -142,14 +141,7 @@ def test_an_older_database_is_upgraded_in_place_and_rerated_once_under_the_ranki
 
 def _cli_ladder(tmp_path: Path) -> Path:
     folder = tmp_path / "ladder"
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
-        run=RunSettings(jobs=1, pin=False, plan_ahead=2),
-        bots=BotSettings(validation=False),
-    )
+    config = short_ladder(RunSettings(jobs=1, pin=False, plan_ahead=2), BotSettings(validation=False))
     init_ladder(folder, config)
     return folder
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
 from click.testing import CliRunner
-from competition_helpers import make_set
+from competition_helpers import make_set, short_ladder
 
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RunSettings
+from competition.ladder.config import BotSettings, RunSettings
 from competition.ladder.ladder import init_ladder
 from competition.ladder.store import Store
 from competition.report import display_width
@@ -18,14 +17,7 @@ from kierki_cli.main import cli
 
 def _played(tmp_path: Path) -> Path:
     folder = tmp_path / "ladder"
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
-        run=RunSettings(jobs=1, pin=False, plan_ahead=1),
-        bots=BotSettings(validation=False),
-    )
+    config = short_ladder(RunSettings(jobs=1, pin=False, plan_ahead=1), BotSettings(validation=False))
     init_ladder(folder, config)
     with Store.open(folder / "ladder.sqlite") as store:
         for name, owner in (("a", "alice"), ("long_bot_name", None), ("c", "carol"), ("d", "dave")):

@@ -17,14 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 import tomli_w
 from click.testing import CliRunner
-from competition_helpers import family_env, family_left
+from competition_helpers import family_env, family_left, short_ladder, tmpfs
 
 import sample_bots
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RetentionSettings, RunSettings
+from competition.ladder.config import BotSettings, LadderConfig, RetentionSettings, RunSettings
 from competition.ladder.ladder import add_bot, init_ladder
 from competition.ladder.retention import prune_old_sets
 from competition.ladder.run import DEAD_RUN, run_ladder
@@ -38,13 +37,9 @@ HOSTILE = Path(__file__).parent / "hostile"
 
 
 def _config(**run: object) -> LadderConfig:
-    return LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},  # a short game keeps the suite fast
-        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
-        run=RunSettings(**{"jobs": 2, "pin": False, "plan_ahead": 2, **run}),  # type: ignore[arg-type]
-        bots=BotSettings(deactivate_after=5, validation=False),
+    return short_ladder(
+        RunSettings(**{"jobs": 2, "pin": False, "plan_ahead": 2, **run}),  # type: ignore[arg-type]
+        BotSettings(deactivate_after=5, validation=False),
     )
 
 
@@ -251,15 +246,8 @@ def test_retention_prunes_old_sets_logs_and_keeps_their_results(played: Path, tm
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 16 MB tmpfs of our own, to fill."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): {mounted.stderr.decode().strip()}")
-    try:
+    with tmpfs(tmp_path / "disk", "size=16m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def _fill(disk: Path, leave_kb: int) -> None:

@@ -8,12 +8,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
-import msgspec
 import pytest
 from click.testing import CliRunner
+from competition_helpers import short_ladder
 from test_ladder_inbox import SAMPLES, _ladder, _random_bot, _result, _submit, _take
 
-from competition.ladder.config import LADDER_ISOLATION, BotSettings, LadderConfig, RunSettings
+from competition.ladder.config import BotSettings, RunSettings
 from competition.ladder.ladder import LadderError, add_bot, check_name, init_ladder
 from competition.ladder.store import NameTaken, Store
 from competition.names import name_key, name_problem, same_name_groups
@@ -92,14 +92,7 @@ def test_ladder_add_and_the_inbox_refuse_a_look_alike_before_any_game(tmp_path: 
 
 def test_an_older_ladder_with_look_alike_names_is_reported_and_kept(tmp_path: Path) -> None:
     folder = tmp_path / "ladder"
-    config = LadderConfig(
-        game="hearts",
-        players=4,
-        options={"target": "10"},
-        isolation=msgspec.structs.replace(LADDER_ISOLATION, sandbox="none"),
-        run=RunSettings(jobs=1, pin=False, plan_ahead=2),
-        bots=BotSettings(validation=False),
-    )
+    config = short_ladder(RunSettings(jobs=1, pin=False, plan_ahead=2), BotSettings(validation=False))
     init_ladder(folder, config)
     with Store.open(folder / "ladder.sqlite") as store:
         store.add_bot("rustbot", "sample:random", "/", owner="alice")

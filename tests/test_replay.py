@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from html_helpers import hidden_and_known
+from html_helpers import hidden_and_known, in_process_header
 
 from kierki_cli.main import cli
 from kierki_cli.replay_stepper import Stepper
@@ -24,7 +24,7 @@ from referee.match import BotSpec, Match, MatchConfig, default_bots
 from referee.match_config import MatchSpec, RulesetSpec
 from referee.match_result import GameStatus
 from referee.replay.reader import ReplayError, load, parse
-from referee.replay.records import DECISION_TYPES, FORMAT, VERSION, BotRecord, ClockRecord, DealRecord, Header
+from referee.replay.records import DECISION_TYPES, VERSION, DealRecord, Header
 from referee.replay.resume import resume_point
 from referee.replay.timeline import Timeline, build_timeline, verify
 from referee.replay.view import json_records, step_view
@@ -60,20 +60,7 @@ def _match(out: Path, game: str, players: int | None, options: dict[str, object]
 
 
 def _header(ruleset: Ruleset, seed: str) -> Header:
-    return Header(
-        format=FORMAT,
-        version=VERSION,
-        protocol=1,
-        game=ruleset.game.value,
-        players=ruleset.players,
-        options=ruleset.options(),
-        seed=seed,
-        game_number=1,
-        deals_file=None,
-        given_deals=0,
-        bots=[BotRecord(seat=s, name="policy", version="", command="in-process") for s in range(ruleset.players)],
-        time=ClockRecord(move_ms=0, startup_ms=0, bank_ms=0, increment_ms=0),
-    )
+    return in_process_header(ruleset, seed, ["policy"] * ruleset.players)
 
 
 def _moon_log(path: Path) -> Path:
