@@ -42,7 +42,7 @@ __all__ = ["HumanSeat", "play", "read_line_within"]
 @click.option(
     "--bot-time-per-move",
     type=click.IntRange(1),
-    default=TimeControl.move_ms,
+    default=TimeControl().move_ms,
     show_default=True,
     help="The bots' deadline per decision (ms).",
 )

@@ -158,7 +158,7 @@ def time_options(*settings: str) -> Decorator:
         click.option(
             _TIME_OPTIONS[setting][0],
             type=click.IntRange(TIME_MINIMUMS[setting]),
-            default=getattr(TimeControl, setting),
+            default=getattr(TimeControl(), setting),
             show_default=True,
             help=_TIME_OPTIONS[setting][1],
         )

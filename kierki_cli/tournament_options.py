@@ -14,7 +14,7 @@ import click
 
 from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
 from competition.plan import ROTATIONS, Entrant, PlanError, check_entrants
-from competition.tournament import TournamentConfig
+from competition.tournament_config import TournamentConfig
 from kierki_cli.common import fresh_out_dir, new_seed, warn_short_seed
 from kierki_cli.shared_options import RuleOptions, isolation_options, max_strikes_option, rules_options, time_options
 from referee.bots.isolation import Isolation
@@ -116,11 +116,11 @@ def tournament_config(
     ruleset = rules.ruleset()
     try:
         check_entrants(entrants)
-        config = TournamentConfig(
+        config = TournamentConfig.of(
             entrants=tuple(entrants),
             ruleset=ruleset,
             seed=seed,
-            rotations=rotations,  # type: ignore[arg-type]
+            rotations=rotations,
             time=time,
             max_strikes=max_strikes,
             isolation=isolation,

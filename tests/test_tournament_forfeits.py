@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from competition.plan import Entrant
-from competition.tournament import StopRule, TournamentConfig, run_tournament
+from competition.tournament import run_tournament
+from competition.tournament_config import StopRule, TournamentConfig
 from kierki_cli.main import cli
 from referee.bots.seat import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
@@ -63,7 +64,8 @@ def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:
 
 def test_a_bot_dropped_before_a_resume_stays_dropped(tmp_path: Path) -> None:
     crash = Entrant("crash", f"{sys.executable} {HOSTILE / 'crash_at_start.py'}")
-    config = TournamentConfig(entrants=(Entrant("h", "sample:heuristic"), crash), ruleset=SHORT, seed="1", drop_after=2)
+    entrants = (Entrant("h", "sample:heuristic"), crash)
+    config = TournamentConfig.of(entrants=entrants, ruleset=SHORT, seed="1", drop_after=2)
     first = run_tournament(config, tmp_path, StopRule(sets=1), jobs=1)
     assert "crash" in first.dropped
     again = run_tournament(config, tmp_path, StopRule(sets=2), jobs=1, resume=True)

@@ -259,7 +259,7 @@ class LadderConfig:
             "replays_gzip_after": self.replays_gzip_after,
             "site_dir": self.site_dir,
             "options": dict(self.options),
-            "time": asdict(self.time),
+            "time": msgspec.structs.asdict(self.time),
             "isolation": isolation_table(self.isolation),
             "run": asdict(self.run),
             "bots": asdict(self.bots),
@@ -407,7 +407,7 @@ def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
 def _time_from(table: object, where: str) -> TimeControl:
     """``[time]`` as the referee's `TimeControl`, through its own check (a `ConfigError` naming the key)."""
     try:
-        return TimeControl(**_table(table, "time", asdict(TimeControl()), where))
+        return TimeControl(**_table(table, "time", msgspec.structs.asdict(TimeControl()), where))
     except SettingError as error:
         raise ConfigError(f"{where}: time.{error}") from None
 
