@@ -52,7 +52,7 @@ def test_a_seat_that_cannot_start_is_forfeited_from_the_start(
     seat = result.seats[2]
     assert seat.start_failure is not None and reason in seat.start_failure
     assert all(s.start_failure is None for i, s in enumerate(result.seats) if i != 2)
-    assert result.to_json()["seats"][2]["start_failure"] == seat.start_failure
+    assert result.summary().seats[2].start_failure == seat.start_failure
 
 
 def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:

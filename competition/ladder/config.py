@@ -228,7 +228,9 @@ class LadderConfig:
     retention: RetentionSettings = field(default_factory=RetentionSettings)
     replays_gzip_after: str = "1h"  # replay logs of sets older than this are gzip-compressed
     site_dir: str = ""  # when set, every run refreshes the site there
-    rating: RatingParams = field(default_factory=RatingParams)
+    rating: RatingParams = field(
+        default_factory=RatingParams
+    )  # checked by `LadderConfig.check` (the bounds its type declares)
     analysis: AnalysisSection = field(default_factory=AnalysisSection)
 
     def ruleset(self, where: str = CONFIG_NAME) -> Ruleset:
@@ -265,7 +267,7 @@ class LadderConfig:
             "bots": asdict(self.bots),
             "inbox": asdict(self.inbox),
             "retention": asdict(self.retention),
-            "rating": {"model": "plackett-luce", **asdict(self.rating)},
+            "rating": {"model": "plackett-luce", **msgspec.structs.asdict(self.rating)},
             "analysis": asdict(self.analysis),
         }
         header = (
@@ -401,7 +403,9 @@ def _table(table: object, key: str, defaults: dict[str, Any], where: str) -> dic
 
 
 def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
-    return kind(**_table(data.get(key, {}), key, asdict(kind()), where))
+    default = kind()
+    fields = msgspec.structs.asdict(default) if isinstance(default, msgspec.Struct) else asdict(default)
+    return kind(**_table(data.get(key, {}), key, fields, where))
 
 
 def _time_from(table: object, where: str) -> TimeControl:
