@@ -94,7 +94,8 @@ def _broken(tmp_path: Path, change: dict[str, object]) -> Path:
         ({"version": 2}, r"cannot be read: version 2, this kierki reads 1$"),
         ({"rotations": "some"}, r"cannot be read: Invalid enum value 'some' - at `\$\.rotations`$"),
         ({"time": {"move_ms": 0}}, r"cannot be read: Expected `int` >= 1 - at `\$\.time\.move_ms`$"),
-        ({"limits": {"memory_mb": -1}}, r"cannot be read: memory_mb = -1: must be at least 0$"),
+        ({"limits": {"memory_mb": -1}}, r"cannot be read: Expected `int` >= 0 - at `\$\.limits\.memory_mb`$"),
+        ({"sandbox": "jail"}, r"cannot be read: Invalid enum value 'jail' - at `\$\.sandbox`$"),
         ({"options": {"nope": 1}}, r"cannot be read: hearts has no option nope"),
     ],
 )

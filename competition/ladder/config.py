@@ -228,9 +228,7 @@ class LadderConfig:
     retention: RetentionSettings = field(default_factory=RetentionSettings)
     replays_gzip_after: str = "1h"  # replay logs of sets older than this are gzip-compressed
     site_dir: str = ""  # when set, every run refreshes the site there
-    rating: RatingParams = field(
-        default_factory=RatingParams
-    )  # checked by `LadderConfig.check` (the bounds its type declares)
+    rating: RatingParams = field(default_factory=RatingParams)
     analysis: AnalysisSection = field(default_factory=AnalysisSection)
 
     def ruleset(self, where: str = CONFIG_NAME) -> Ruleset:

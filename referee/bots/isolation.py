@@ -23,13 +23,13 @@ import msgspec
 
 from referee.bots.limits import ResourceLimits
 from referee.bots.sandbox import DEFAULT_DISK_MB, SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
-from referee.setting_error import SettingError
+from referee.setting_error import SettingError, check_declared, declared_minimums
 
 __all__ = ["ENV_NAME", "FAIR_PLAY_MODES", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "FairPlayMode", "Isolation"]
 
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, as a shell takes it
 LIMIT_SETTINGS: Final = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")  # the fields of `Limits`
-LIMIT_MINIMUMS: Final = dict.fromkeys(LIMIT_SETTINGS, 0)  # the least each may be: 0 turns a limit off
+LIMIT_MINIMUMS: Final = declared_minimums(Limits)  # the least each may be, as `Limits` declares: 0 turns it off
 
 # How bots share the machine (referee/bots/fairplay.py): "auto" a control group per bot where one can be made, else
 # the wall clock with a note; "cgroup" refuse to run without; "none" never.
@@ -54,14 +54,7 @@ class Isolation(msgspec.Struct, frozen=True):
         ``isolation.memory_mb``)."""
         if self.sandbox not in SANDBOXES:
             raise SettingError("sandbox", self.sandbox, f"use one of {', '.join(SANDBOXES)}")
-        for name in LIMIT_SETTINGS:
-            value = getattr(self.limits, name)
-            if value is None and name == "cpu_s":
-                continue  # the default: DEFAULT_CPU_S_PER_GAME per game
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise SettingError(name, value, "must be a whole number")
-            if value < LIMIT_MINIMUMS[name]:
-                raise SettingError(name, value, f"must be at least {LIMIT_MINIMUMS[name]}")
+        check_declared(self.limits)  # cpu_s may be None: the default, DEFAULT_CPU_S_PER_GAME per game
         for name, value in self.bot_env:
             if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
                 raise SettingError("bot_env", name, "a variable's name is letters, digits and _, not a digit first")

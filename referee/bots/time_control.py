@@ -16,7 +16,7 @@ import msgspec
 from msgspec import Meta
 
 from protocol import messages as m
-from referee.setting_error import SettingError
+from referee.setting_error import check_declared, declared_minimums
 
 __all__ = ["TIME_MINIMUMS", "PartialTimeControl", "TimeControl"]
 
@@ -38,6 +38,8 @@ class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     increment_ms: Allowance = 0
 
     def __post_init__(self) -> None:
+        """The bounds declared above, for a clock made in Python: a `SettingError` naming the setting, which each
+        front end words as its own (``--time-per-move``, ``time.move_ms``)."""
         _check(self)
 
     def over(self, own: PartialTimeControl) -> TimeControl:
@@ -65,6 +67,8 @@ class PartialTimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     increment_ms: Allowance | None = None
 
     def __post_init__(self) -> None:
+        """The bounds declared above, for a clock made in Python: a `SettingError` naming the setting, which each
+        front end words as its own (``--time-per-move``, ``time.move_ms``)."""
         _check(self)
 
     def given(self) -> dict[str, int]:
@@ -72,30 +76,9 @@ class PartialTimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True
         return {name: value for name in self.__struct_fields__ if (value := getattr(self, name)) is not None}
 
 
-def _minimums() -> dict[str, int]:
-    info = msgspec.inspect.type_info(TimeControl)
-    assert isinstance(info, msgspec.inspect.StructType)
-    least = {}
-    for field in info.fields:
-        kind = field.type.type if isinstance(field.type, msgspec.inspect.Metadata) else field.type
-        assert isinstance(kind, msgspec.inspect.IntType) and kind.ge is not None
-        least[field.name] = kind.ge
-    return least
-
-
-# The least each setting may be (ms), read from the types' constraints (the command line's ranges use them).
-TIME_MINIMUMS: Final = _minimums()
+# The least each setting may be (ms), read from the type's constraints (the command line's ranges use them).
+TIME_MINIMUMS: Final = declared_minimums(TimeControl)
 
 
 def _check(clock: TimeControl | PartialTimeControl) -> None:
-    """The bounds the types declare, for a clock made in Python (msgspec checks them itself only as it decodes):
-    a `SettingError` naming the setting, which each front end words as its own (``--time-per-move``,
-    ``time.move_ms``)."""
-    for name, least in TIME_MINIMUMS.items():
-        value = getattr(clock, name)
-        if value is None and isinstance(clock, PartialTimeControl):
-            continue
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise SettingError(name, value, "must be a whole number of milliseconds")
-        if value < least:
-            raise SettingError(name, value, f"must be at least {least}")
+    check_declared(clock, "must be a whole number of milliseconds")
