@@ -18,6 +18,7 @@ from msgspec import Meta
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.model import SetRecord
+from referee.setting_error import check_declared
 
 __all__ = ["Rating", "RatingParams", "rate", "rate_steps", "set_ranks"]
 
@@ -31,6 +32,9 @@ class RatingParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     beta: Annotated[float, Meta(gt=0)] = 25.0 / 6.0
     kappa: Annotated[float, Meta(gt=0)] = 0.0001
     tau: Annotated[float, Meta(ge=0)] = 25.0 / 300.0
+
+    def __post_init__(self) -> None:
+        check_declared(self)  # the bounds above, for parameters made in Python (ladder.toml's [rating])
 
     def model(self) -> PlackettLuce:
         return PlackettLuce(mu=self.mu, sigma=self.sigma, beta=self.beta, kappa=self.kappa, tau=self.tau)

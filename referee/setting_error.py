@@ -7,6 +7,7 @@ statement."""
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import msgspec
 
@@ -33,25 +34,35 @@ def _members(kind: msgspec.inspect.Type) -> list[msgspec.inspect.Type]:
     return [kind]
 
 
+class _Bound(NamedTuple):
+    whole: bool  # a whole number (else any real number)
+    ge: float | None
+    gt: float | None
+    nullable: bool  # None is allowed too
+
+
 @functools.cache
-def _bounds(kind: type) -> dict[str, tuple[int, bool]]:
-    """Each whole-number field with a least value: (that value, whether the field may also be None)."""
+def _bounds(kind: type) -> dict[str, _Bound]:
+    """Each numeric field with a least value, as declared."""
     info = msgspec.inspect.type_info(kind)
     assert isinstance(info, msgspec.inspect.StructType | msgspec.inspect.DataclassType), kind
     bounds = {}
     for field in info.fields:
         members = _members(field.type)
+        nullable = any(isinstance(member, msgspec.inspect.NoneType) for member in members)
         for member in members:
-            if isinstance(member, msgspec.inspect.IntType) and member.ge is not None:
-                nullable = any(isinstance(m, msgspec.inspect.NoneType) for m in members)
-                bounds[field.name] = (member.ge, nullable)
+            if not isinstance(member, msgspec.inspect.IntType | msgspec.inspect.FloatType):
+                continue
+            if member.ge is not None or member.gt is not None:
+                whole = isinstance(member, msgspec.inspect.IntType)
+                bounds[field.name] = _Bound(whole, member.ge, member.gt, nullable)
     return bounds
 
 
 def declared_minimums(kind: type) -> dict[str, int]:
     """The least each whole-number field of ``kind`` (a msgspec Struct or a dataclass) may be, as its type
     declares it (``Annotated[int, Meta(ge=N)]``)."""
-    return {name: least for name, (least, _) in _bounds(kind).items()}
+    return {name: int(bound.ge) for name, bound in _bounds(kind).items() if bound.whole and bound.ge is not None}
 
 
 def check_declared(value: object, whole: str = "must be a whole number") -> None:
@@ -59,11 +70,15 @@ def check_declared(value: object, whole: str = "must be a whole number") -> None
     decodes): a `SettingError` naming the first field that breaks one, in field order; ``whole`` words a value
     that is no whole number."""
     kind: type = type(value)
-    for name, (least, nullable) in _bounds(kind).items():
+    for name, bound in _bounds(kind).items():
         given = getattr(value, name)
-        if given is None and nullable:
+        if given is None and bound.nullable:
             continue
-        if not isinstance(given, int) or isinstance(given, bool):
-            raise SettingError(name, given, whole)
-        if given < least:
-            raise SettingError(name, given, f"must be at least {least}")
+        number = int if bound.whole else int | float
+        if not isinstance(given, number) or isinstance(given, bool):
+            raise SettingError(name, given, whole if bound.whole else "must be a number")
+        if bound.ge is not None and given < bound.ge:
+            least = f"at least {bound.ge}" if bound.whole else f"{bound.ge:g} or more"
+            raise SettingError(name, given, f"must be {least}")
+        if bound.gt is not None and not given > bound.gt:
+            raise SettingError(name, given, f"must be above {bound.gt:g}")
