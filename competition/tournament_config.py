@@ -90,12 +90,17 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, tag_field="ver
         ruleset: Ruleset,
         seed: str,
         *,
+        format: Format = "round-robin",
+        candidate: str | None = None,
+        baseline: str | None = None,
+        rotations: Rotations = "cyclic",
+        time: TimeControl | None = None,
+        max_strikes: int = 3,
         isolation: Isolation | None = None,
+        drop_after: int = 3,
         analysis: AnalysisSettings | None = None,
-        **settings: Any,
     ) -> TournamentConfig:
-        """A tournament of ``entrants`` under ``ruleset`` and ``isolation``; ``settings`` are the other fields
-        (format, candidate, baseline, rotations, time, max_strikes, drop_after)."""
+        """A tournament of ``entrants`` under ``ruleset``, its clock ``time`` and its ``isolation``."""
         isolation = isolation or Isolation()
         shown = {name: getattr(isolation, name) for name in Isolation.__struct_fields__}
         for name in _ISOLATION_ADDED:
@@ -107,10 +112,16 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True, tag_field="ver
             players=ruleset.players,
             options=options,
             seed=seed,
+            format=format,
+            candidate=candidate,
+            baseline=baseline,
+            rotations=rotations,
             entrants=tuple(entrants),
+            time=time or TimeControl(),
+            max_strikes=max_strikes,
             **shown,
+            drop_after=drop_after,
             analysis=msgspec.UNSET if analysis is None else analysis,
-            **settings,
         )
 
     @property

@@ -120,7 +120,7 @@ def tournament_config(
             entrants=tuple(entrants),
             ruleset=ruleset,
             seed=seed,
-            rotations=rotations,
+            rotations=rotations,  # type: ignore[arg-type]
             time=time,
             max_strikes=max_strikes,
             isolation=isolation,
