@@ -26,7 +26,8 @@ from typing import Any
 from bench.referee_bench import build
 from competition.executors import ExecutorSpec
 from competition.plan import Entrant
-from competition.tournament import StopRule, TournamentConfig, run_tournament
+from competition.tournament import run_tournament
+from competition.tournament_config import StopRule, TournamentConfig
 from referee.rules import Ruleset
 
 Result = dict[str, Any]
@@ -35,7 +36,7 @@ Result = dict[str, Any]
 def _run(bot: Path, out: Path, sets: int, executor: ExecutorSpec, pin: bool) -> tuple[int, float]:
     """Games played and wall seconds of one tournament."""
     entrants = tuple(Entrant(f"t{i}", str(bot)) for i in range(4))
-    config = TournamentConfig(entrants=entrants, ruleset=Ruleset.create("kierki", None, {}), seed="1")
+    config = TournamentConfig.of(entrants=entrants, ruleset=Ruleset.create("kierki", None, {}), seed="1")
     started = time.perf_counter()
     result = run_tournament(config, out, StopRule(sets=sets), jobs=2, pin=pin, executor=executor)
     return sum(len(r.games) for r in result.records), time.perf_counter() - started

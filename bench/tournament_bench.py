@@ -35,7 +35,8 @@ from bench.referee_bench import build
 from competition import stats
 from competition.model import SetRecord
 from competition.plan import Entrant
-from competition.tournament import StopRule, TournamentConfig, run_tournament
+from competition.tournament import run_tournament
+from competition.tournament_config import StopRule, TournamentConfig
 from referee.bots.procfs import process_stat
 from referee.match_config import sample_bot_command
 from referee.rules import Ruleset
@@ -58,7 +59,7 @@ def duplicate_efficiency(seconds: float, seeds: int = 3, sets: int = 8) -> Resul
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(1, seeds + 1):
-            config = TournamentConfig(
+            config = TournamentConfig.of(
                 entrants=entrants, ruleset=ruleset, seed=str(seed), format="gauntlet", candidate="heur"
             )
             records = run_tournament(config, Path(tmp) / str(seed), StopRule(sets=sets), jobs=2).records
@@ -118,7 +119,7 @@ def _own_cpu_s() -> float:
 
 def _play(bot: Path, out: Path, jobs: int, pin: bool, sets: int) -> _Run:
     entrants = tuple(Entrant(f"t{i}", str(bot)) for i in range(4))
-    config = TournamentConfig(entrants=entrants, ruleset=Ruleset.create("kierki", None, {}), seed="1")
+    config = TournamentConfig.of(entrants=entrants, ruleset=Ruleset.create("kierki", None, {}), seed="1")
     own, pool = _own_cpu_s(), _descendants_cpu_s()
     started = time.perf_counter()
     result = run_tournament(config, out, StopRule(sets=sets), jobs=jobs, pin=pin)

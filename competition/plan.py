@@ -15,13 +15,16 @@ import random
 import tomllib
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+import msgspec
 
 from competition.names import name_problem, same_name_groups
 from competition.seeds import set_seed, text_key
+from referee.bots.time_control import PartialTimeControl
 
 Format = Literal["round-robin", "gauntlet", "paired"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
@@ -33,38 +36,17 @@ class PlanError(ValueError):
     """A tournament that cannot be planned: bad bot names, an unknown candidate, a malformed bots file."""
 
 
-@dataclass(frozen=True)
-class BotTime:
-    """A bot's own time control (milliseconds); unset fields take the tournament's."""
-
-    move_ms: int | None = None
-    startup_ms: int | None = None
-    bank_ms: int | None = None
-    increment_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """One bot of the tournament: a unique name and how to start it."""
+class Entrant(msgspec.Struct, frozen=True):
+    """One bot of the tournament: a unique name and how to start it; in a stored tournament.json, one of
+    ``bots``: every field by its name, ``owner`` only when set (a stopped run's stored configuration stays the
+    same as before owners existed)."""
 
     name: str
     command: str  # a shell-quoted command line, or sample:NAME
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
-    time: BotTime = field(default_factory=BotTime)
-    owner: str | None = None  # who registered it (a bots file's ``owner``): bots of several owners run sandboxed
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "name": self.name,
-            "command": self.command,
-            "cwd": self.cwd,
-            "env": [list(pair) for pair in self.env],
-            "time": {k: v for k, v in vars(self.time).items() if v is not None},
-        }
-        if self.owner is not None:  # left out when unset: a stopped run's stored configuration stays the same
-            data["owner"] = self.owner
-        return data
+    time: PartialTimeControl = msgspec.field(default_factory=PartialTimeControl)
+    owner: str | msgspec.UnsetType = msgspec.UNSET  # who registered it (a bots file's ``owner``): sandboxed if several
 
 
 def check_name(name: str) -> str:
@@ -80,9 +62,6 @@ def parse_bot_argument(argument: str) -> Entrant:
     if not sep or not command.strip():
         raise PlanError(f"bot {argument!r}: write NAME=COMMAND, e.g. 'mine=python3 my_bot.py'")
     return Entrant(check_name(name.strip()), command.strip())
-
-
-_TIME_KEYS = {"move_ms", "startup_ms", "bank_ms", "increment_ms"}
 
 
 def parse_bots_file(path: Path) -> list[Entrant]:
@@ -125,30 +104,33 @@ def parse_bots_file(path: Path) -> list[Entrant]:
         env = table.get("env", {})
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise PlanError(f'{where}: env must be a table of strings, e.g. env = {{ OMP_NUM_THREADS = "1" }}')
-        time = table.get("time", {})
-        if (
-            not isinstance(time, dict)
-            or set(time) - _TIME_KEYS
-            or not all(isinstance(v, int) and v >= 0 for v in time.values())
-        ):
-            raise PlanError(f"{where}: time takes non-negative integers for {', '.join(sorted(_TIME_KEYS))}")
+        try:
+            time = msgspec.convert(table.get("time", {}), PartialTimeControl)
+        except msgspec.ValidationError as error:
+            keys = ", ".join(sorted(PartialTimeControl.__struct_fields__))
+            raise PlanError(f"{where}: time: {_at('time', error)} (time takes whole milliseconds for {keys})") from None
         entrants.append(
             Entrant(
                 check_name(name),
                 command.strip(),
                 str(folder) if folder is not None else None,
                 tuple(sorted(env.items())),
-                BotTime(**time),
-                owner.strip() if owner is not None else None,
+                time,
+                owner.strip() if owner is not None else msgspec.UNSET,
             )
         )
     return entrants
 
 
+def _at(key: str, error: msgspec.ValidationError) -> str:
+    """msgspec's message with its path read from ``key`` (``... - at `$.move_ms``` -> ``... - at time.move_ms``)."""
+    return str(error).replace("`$", f"`{key}")
+
+
 def owners(entrants: Sequence[Entrant]) -> set[str]:
     """The owners a tournament's bots name. Two or more mean bots registered by different people, which the
     tournament runs under the strongest sandbox unless told otherwise (SECURITY.md)."""
-    return {e.owner for e in entrants if e.owner is not None}
+    return {e.owner for e in entrants if isinstance(e.owner, str)}
 
 
 def check_entrants(entrants: Sequence[Entrant]) -> None:

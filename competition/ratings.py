@@ -11,23 +11,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Annotated
 
+import msgspec
+from msgspec import Meta
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.model import SetRecord
+from referee.setting_error import check_declared
 
 __all__ = ["Rating", "RatingParams", "rate", "rate_steps", "set_ranks"]
 
 
-@dataclass(frozen=True)
-class RatingParams:
-    """The model's parameters (openskill's defaults); stored beside a ladder's ratings so a rerate can match them."""
+class RatingParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The model's parameters (openskill's defaults); stored beside a ladder's ratings so a rerate can match them
+    (`competition.ladder.rating_cache`, as JSON), and given in ladder.toml's ``[rating]``."""
 
     mu: float = 25.0
-    sigma: float = 25.0 / 3.0
-    beta: float = 25.0 / 6.0
-    kappa: float = 0.0001
-    tau: float = 25.0 / 300.0
+    sigma: Annotated[float, Meta(gt=0)] = 25.0 / 3.0
+    beta: Annotated[float, Meta(gt=0)] = 25.0 / 6.0
+    kappa: Annotated[float, Meta(gt=0)] = 0.0001
+    tau: Annotated[float, Meta(ge=0)] = 25.0 / 300.0
+
+    def __post_init__(self) -> None:
+        check_declared(self)  # the bounds above, for parameters made in Python (ladder.toml's [rating])
 
     def model(self) -> PlackettLuce:
         return PlackettLuce(mu=self.mu, sigma=self.sigma, beta=self.beta, kappa=self.kappa, tau=self.tau)

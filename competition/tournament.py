@@ -3,7 +3,8 @@
 ``run_tournament`` plans the sets (`competition.plan`), plays each through `competition.duplicate_set.play_set`
 on an executor (by default a pool of pinned workers, `competition.runner`) and appends each finished set's
 `SetRecord` to ``OUT/results.jsonl`` (`competition.results_file`). The configuration is stored in
-``OUT/tournament.json``, with the stopping rule (`StopRule`: what ``--resume`` alone plays on to);
+``OUT/tournament.json`` with the stopping rule (`competition.tournament_config`: `TournamentConfig`, and
+`StopRule`: what ``--resume`` alone plays on to);
 ``resume=True`` continues from the results file with the same configuration, skipping finished sets.
 A bot that cannot start never stops the tournament; after ``drop_after`` consecutive start failures it is dropped
 and the reason is kept in the result. A dropped bot is seated in no later set: the sets not yet begun are drawn
@@ -16,18 +17,13 @@ candidate or an SPRT's version is dropped, the tournament stops early and says w
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from competition import stats
 from competition.duplicate_set import GameFailed, SetInPlay, SetOutcome, SetRequest, play_set
@@ -35,200 +31,14 @@ from competition.executors import ExecutorSpec, GameExecutor, InfrastructureErro
 from competition.game import GameOutcome, game_stem
 from competition.model import SetRecord
 from competition.open_executor import open_executor
-from competition.plan import BotTime, Entrant, Format, Plan, PlanError, PlannedSet, Rotations, round_up
+from competition.plan import Plan, PlannedSet
 from competition.results_file import ResultsFile
 from competition.stopping import Held, stop_signals_held
-from referee.analysis import AnalysisSettings
-from referee.bots.isolation import Isolation
-from referee.bots.time_control import TimeControl
-from referee.faults import FaultPolicy
-from referee.match_config import BotSpec, MatchSetupError, MatchSpec, RulesetSpec, make_out_dir
+from competition.tournament_config import StopRule, TournamentConfig, TournamentError, prepare_out_dir
 from referee.match_result import GameStatus
-from referee.rules import Ruleset
-from referee.setting_error import SettingError
 
-CONFIG_VERSION = 1
 # How long the coordinator waits for a game before it looks whether a stop signal came (competition/stopping.py).
 CHECKPOINT_S = 0.25
-
-
-class TournamentError(RuntimeError):
-    """The tournament cannot run or resume: a folder that holds another tournament, a game that cannot be set up."""
-
-
-@dataclass(frozen=True)
-class TournamentConfig:
-    """Everything that decides what a tournament plays; stored in ``OUT/tournament.json`` and checked on resume."""
-
-    entrants: tuple[Entrant, ...]
-    ruleset: Ruleset
-    seed: str
-    format: Format = "round-robin"
-    candidate: str | None = None
-    baseline: str | None = None  # the paired format (kierki sprt): the old version, in the candidate's place
-    rotations: Rotations = "cyclic"
-    time: TimeControl = field(default_factory=TimeControl)
-    max_strikes: int = 3
-    isolation: Isolation = field(default_factory=Isolation)
-    drop_after: int = 3
-    analysis: AnalysisSettings | None = None  # --analyse: each game analysed in its worker once played
-
-    @property
-    def plan(self) -> Plan:
-        names = tuple(e.name for e in self.entrants)
-        return Plan(self.format, names, self.ruleset.players, self.seed, self.rotations, self.candidate, self.baseline)
-
-    @property
-    def higher_is_better(self) -> bool:
-        return self.ruleset.game.higher_is_better
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": CONFIG_VERSION,
-            "game": self.ruleset.game.value,
-            "players": self.ruleset.players,
-            "options": self.ruleset.options(),
-            "seed": self.seed,
-            "format": self.format,
-            "candidate": self.candidate,
-            "baseline": self.baseline,
-            "rotations": self.rotations,
-            "bots": [e.to_json() for e in self.entrants],
-            "time": vars(self.time),
-            "max_strikes": self.max_strikes,
-            **self.isolation.to_json(),  # "limits", "sandbox", "bot_env", "bot_ro" (and fair play if not default)
-            "drop_after": self.drop_after,
-            # Only when set, so a folder made before analyses existed still resumes as the same tournament.
-            **({"analysis": msgspec.to_builtins(self.analysis)} if self.analysis is not None else {}),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TournamentConfig:
-        """The configuration ``to_json`` stored (``--resume`` with nothing given again); a `TournamentError` for a
-        file that does not hold one."""
-        try:
-            if data.get("version") != CONFIG_VERSION:
-                raise ValueError(f"version {data.get('version')!r}, this kierki reads {CONFIG_VERSION}")
-            isolation_fields = set(Isolation.__struct_fields__)
-            isolation = msgspec.convert(
-                {k: v for k, v in data.items() if k in isolation_fields}, Isolation, dec_hook=_path_hook
-            )
-            entrants = tuple(
-                Entrant(
-                    name=bot["name"],
-                    command=bot["command"],
-                    cwd=bot.get("cwd"),
-                    env=tuple((name, value) for name, value in bot.get("env", [])),
-                    time=BotTime(**bot.get("time", {})),
-                    owner=bot.get("owner"),
-                )
-                for bot in data["bots"]
-            )
-            return cls(
-                entrants=entrants,
-                ruleset=Ruleset.create(data["game"], data["players"], data["options"]),
-                seed=data["seed"],
-                format=data["format"],
-                candidate=data["candidate"],
-                baseline=data["baseline"],
-                rotations=data["rotations"],
-                time=TimeControl(**data["time"]),
-                max_strikes=data["max_strikes"],
-                isolation=isolation,
-                drop_after=data["drop_after"],
-                analysis=msgspec.convert(data["analysis"], AnalysisSettings) if "analysis" in data else None,
-            )
-        except (KeyError, TypeError, ValueError, msgspec.ValidationError, SettingError) as error:
-            raise TournamentError(f"the stored configuration cannot be read: {error}") from None
-
-    @property
-    def match(self) -> MatchSpec:
-        """How every game is played (`competition.duplicate_set.SetRequest` fills in its bots and seed)."""
-        faults = FaultPolicy(max_strikes=self.max_strikes)
-        return MatchSpec(rules=RulesetSpec.of(self.ruleset), time=self.time, faults=faults, isolation=self.isolation)
-
-    def bot_spec(self, entrant: Entrant) -> BotSpec:
-        """How to start the entrant (a `MatchSetupError` for a command that cannot be read, a `PlanError` for a
-        time control of its own that cannot work)."""
-        spec = BotSpec.parse(entrant.command)
-        own = {k: v for k, v in vars(entrant.time).items() if v is not None}
-        try:
-            time = TimeControl(**{**vars(self.time), **own}) if own else None
-        except SettingError as error:
-            raise PlanError(f"bot {entrant.name}: time.{error}") from None
-        return BotSpec(spec.argv, Path(entrant.cwd) if entrant.cwd else spec.cwd, entrant.env, time, entrant.name)
-
-
-def _path_hook(kind: type, value: Any) -> Any:
-    if kind is Path:
-        return Path(value)
-    raise NotImplementedError(f"cannot decode {kind}")
-
-
-def _stored_json(out_dir: Path) -> Any:
-    """What ``out_dir/tournament.json`` holds, for a resume."""
-    path = out_dir / "tournament.json"
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TournamentError(f"{out_dir} holds no tournament to resume (no tournament.json)") from None
-    except (OSError, ValueError) as error:
-        raise TournamentError(f"cannot read {path}: {error}") from None
-
-
-def stored_config(out_dir: Path) -> TournamentConfig:
-    """The configuration of the tournament in ``out_dir`` (its ``tournament.json``)."""
-    data = _stored_json(out_dir)
-    if not isinstance(data, dict):
-        raise TournamentError(f"{out_dir / 'tournament.json'} holds no tournament configuration")
-    return TournamentConfig.from_json(data)
-
-
-@dataclass(frozen=True)
-class StopRule:
-    """``sets``: play that many (rounded up to whole rounds); ``until_ci``: until every bot's 95% interval is
-    narrower than this many points per game (at most ``max_sets`` sets)."""
-
-    sets: int | None = None
-    until_ci: float | None = None
-    max_sets: int = 1000
-
-    def target(self, plan: Plan) -> int:
-        count = self.sets if self.sets is not None else self.max_sets
-        return round_up(count, plan.round_length)
-
-    def describe(self) -> str:
-        """As the options that give it: ``--sets 8``, ``--until-ci 2.5 --max-sets 1000``."""
-        if self.until_ci is not None:
-            return f"--until-ci {self.until_ci:g} --max-sets {self.max_sets}"
-        return f"--sets {self.sets}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sets": self.sets, "until_ci": self.until_ci, "max_sets": self.max_sets}
-
-    @classmethod
-    def from_json(cls, data: Any) -> StopRule:
-        try:
-            rule = msgspec.convert(data, _StoredStop)
-        except msgspec.ValidationError as error:
-            raise TournamentError(f"the stored stopping rule cannot be read: {error}") from None
-        if (rule.sets is None) == (rule.until_ci is None):
-            raise TournamentError("the stored stopping rule gives both or neither of sets and until_ci")
-        return cls(sets=rule.sets, until_ci=rule.until_ci, max_sets=rule.max_sets)
-
-
-class _StoredStop(msgspec.Struct, forbid_unknown_fields=True):
-    sets: int | None = None
-    until_ci: float | None = None
-    max_sets: int = 1000
-
-
-def stored_stop(out_dir: Path) -> StopRule | None:
-    """The stopping rule stored with the tournament in ``out_dir`` (None: stored by a kierki that kept none)."""
-    data = _stored_json(out_dir)
-    if not isinstance(data, dict):
-        raise TournamentError(f"{out_dir / 'tournament.json'} holds no tournament configuration")
-    return None if "stop" not in data else StopRule.from_json(data["stop"])
 
 
 @dataclass
@@ -254,47 +64,6 @@ class TournamentResult:
     elapsed_s: float = 0.0
     games_played: int = 0  # in this run (not counting resumed sets)
     stopped_short: str | None = None  # why the plan ended before its target (too few bots left after a drop)
-
-
-# --- the output folder --------------------------------------------------------------------------------------
-
-
-def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(temporary, path)
-
-
-def prepare_out_dir(config: TournamentConfig, out_dir: Path, *, resume: bool, stop: StopRule | None = None) -> None:
-    """Create the folder and store the configuration with the stopping rule, or on resume check that the
-    configuration is the same and store the rule this run plays by (the caller has said if it changed)."""
-    stored_path = out_dir / "tournament.json"
-    if resume:
-        stored = _stored_json(out_dir)
-        if not isinstance(stored, dict):
-            raise TournamentError(f"{stored_path} holds no tournament configuration")
-        stored_rule = stored.pop("stop", None)
-        current = json.loads(json.dumps(config.to_json()))
-        if stored != current:
-            different = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
-            raise TournamentError(
-                f"--resume: the configuration differs from the one in {stored_path} "
-                f"({', '.join(different)}); give the same bots and options (and --seed {stored.get('seed')})"
-            )
-        if stop is not None and stop.to_json() != stored_rule:
-            _write_json_atomic(stored_path, {**stored, "stop": stop.to_json()})
-    else:
-        if stored_path.exists():
-            raise TournamentError(
-                f"{out_dir} already holds a tournament: continue it with --resume, or choose another --out"
-            )
-        try:
-            make_out_dir(out_dir)
-        except MatchSetupError as error:
-            raise TournamentError(str(error)) from None
-        _write_json_atomic(stored_path, {**config.to_json(), **({"stop": stop.to_json()} if stop else {})})
-    (out_dir / "sets").mkdir(exist_ok=True)
-    (out_dir / "work").mkdir(exist_ok=True)
 
 
 def _clean_unfinished(out_dir: Path, finished: set[int]) -> None:
@@ -502,7 +271,7 @@ class Tournament:
             higher_is_better=config.higher_is_better,
             rotations=planned.rotations,
             dropped=dict(self.dropped),
-            analysis=config.analysis,
+            analysis=config.analysed,
         )
 
     def _outcome(self, set_in_play: SetInPlay) -> SetOutcome | None:

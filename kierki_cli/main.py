@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
+import msgspec
 from click.core import ParameterSource
 
 from kierki_cli.command_table import ExitStatus
@@ -273,12 +274,13 @@ def _check_bot_count(ruleset: Ruleset, bots: int, players: int | None) -> None:
 def _report(result: MatchResult, as_json: bool, out_dir: Path) -> None:
     """Print the result, and keep it in the output folder: result.json and the table (result.txt)."""
     table = format_table(result)
+    summary = msgspec.to_builtins(result.summary())
     try:
-        (out_dir / "result.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")
+        (out_dir / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
         (out_dir / "result.txt").write_text(table + "\n")
     except OSError as error:
         click.echo(f"warning: could not write the result into {out_dir}: {error.strerror or error}", err=True)
-    click.echo(json.dumps(result.to_json()) if as_json else table)
+    click.echo(json.dumps(summary) if as_json else table)
 
 
 def parse_cpu(choice: str | None) -> int | None:

@@ -169,7 +169,7 @@ def time_options(*settings: str) -> Decorator:
         shared_option(
             _TIME_OPTIONS[setting][0],
             type=click.IntRange(TIME_MINIMUMS[setting]),
-            default=getattr(TimeControl, setting),
+            default=getattr(TimeControl(), setting),
             show_default=True,
             text=_TIME_OPTIONS[setting][1],
         )

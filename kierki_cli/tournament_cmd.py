@@ -20,16 +20,8 @@ from competition.model import SetRecord
 from competition.plan import FORMATS, Entrant, PlanError, owners, parse_bot_argument, parse_bots_file
 from competition.results_file import ResultsError
 from competition.sprt import SPRT, SprtError, paired_difference
-from competition.tournament import (
-    StopRule,
-    TournamentConfig,
-    TournamentError,
-    TournamentProgress,
-    TournamentResult,
-    run_tournament,
-    stored_config,
-    stored_stop,
-)
+from competition.tournament import TournamentProgress, TournamentResult, run_tournament
+from competition.tournament_config import StopRule, TournamentConfig, TournamentError, stored_config, stored_stop
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.options import sets_option
 from kierki_cli.progress import WIDTH, Leader, leaders_line, write_progress

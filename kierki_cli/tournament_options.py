@@ -14,7 +14,7 @@ import click
 
 from competition.executors import EXECUTORS, ExecutorError, ExecutorSpec
 from competition.plan import ROTATIONS, Entrant, PlanError, check_entrants
-from competition.tournament import TournamentConfig
+from competition.tournament_config import TournamentConfig
 from kierki_cli.common import fresh_out_dir, new_seed, warn_short_seed
 from kierki_cli.options import jobs_option, json_option, out_option, seed_option, shared_option
 from kierki_cli.shared_options import RuleOptions, isolation_options, max_strikes_option, rules_options, time_options
@@ -102,7 +102,7 @@ def tournament_config(
     ruleset = rules.ruleset()
     try:
         check_entrants(entrants)
-        config = TournamentConfig(
+        config = TournamentConfig.of(
             entrants=tuple(entrants),
             ruleset=ruleset,
             seed=seed,

@@ -9,8 +9,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
 __all__ = ["DEFAULT_CONSEQUENCES", "Consequence", "Fault", "FaultCode", "FaultPolicy"]
 
@@ -48,11 +50,11 @@ class FaultPolicy(msgspec.Struct, frozen=True):
     shipped to other processes and machines as it is).
     """
 
-    max_strikes: int = 3
+    max_strikes: Annotated[int, Meta(ge=1)] = 3
     consequences: dict[FaultCode, Consequence] = msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.max_strikes < 1:
+        if self.max_strikes < 1:  # the bound declared on the field, for a policy made in Python
             raise ValueError("max_strikes must be at least 1")
         merged = {**DEFAULT_CONSEQUENCES, **self.consequences, FaultCode.CRASH: Consequence.FORFEIT}
         msgspec.structs.force_setattr(self, "consequences", merged)
@@ -60,6 +62,3 @@ class FaultPolicy(msgspec.Struct, frozen=True):
     def forfeits(self, code: FaultCode | str, strikes: int) -> bool:
         """Whether a fault of ``code`` that brings the seat to ``strikes`` strikes forfeits it."""
         return self.consequences.get(FaultCode(code)) is Consequence.FORFEIT or strikes >= self.max_strikes
-
-    def to_json(self) -> dict[str, str]:
-        return {code.value: consequence.value for code, consequence in self.consequences.items()}

@@ -9,7 +9,7 @@ import msgspec
 
 from referee.faults import FaultCode
 
-__all__ = ["GameStatus", "MatchResult", "SeatResult"]
+__all__ = ["GameStatus", "MatchResult", "MatchSummary", "SeatResult", "SeatSummary"]
 
 
 class GameStatus(enum.StrEnum):
@@ -62,7 +62,7 @@ class SeatResult(msgspec.Struct):
 
 
 class MatchResult(msgspec.Struct):
-    """A whole match's result, as printed and written to result.json (``to_json``)."""
+    """A whole match's result, as printed; written to result.json as its `summary`."""
 
     game: str
     players: int
@@ -76,42 +76,92 @@ class MatchResult(msgspec.Struct):
     rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
     isolation: dict[str, Any] | None = None  # what was in force (the replay header's isolation record)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "players": self.players,
-            "options": self.options,
-            "seed": self.seed,
-            "games": self.games_played,
-            "status": self.status,
-            "rotated": self.rotated,
-            "out_dir": self.out_dir,
-            "replays": self.replays,
-            "isolation": self.isolation,
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "name": s.name,
-                    "version": s.version,
-                    "command": s.command,
-                    "total": s.total,
-                    "totals": s.totals,
-                    "places": s.places,
-                    "wins": s.wins,
-                    "strikes": s.strikes,
-                    "faults": s.faults,
-                    "forfeited_in_game": s.forfeited_in_game,
-                    "forfeit_reason": s.forfeit_reason,
-                    "decisions": s.decisions,
-                    "mean_ms": round(s.mean_ms, 3),
-                    "max_ms": round(s.max_ms, 3),
-                    "stderr_log_error": s.stderr_log_error,
-                    "ignored_lines": s.ignored_lines,
-                    "start_failure": s.start_failure,
-                    "cpu_ms": [round(ms, 3) for ms in s.cpu_ms],
-                    "startup_cpu_ms": None if s.startup_cpu_ms is None else round(s.startup_cpu_ms, 3),
-                    "cpu_total_ms": None if s.cpu_total_ms is None else round(s.cpu_total_ms, 3),
-                }
-                for s in self.seats
-            ],
-        }
+    def summary(self) -> MatchSummary:
+        """What result.json and ``kierki match --json`` hold."""
+        return MatchSummary(
+            game=self.game,
+            players=self.players,
+            options=self.options,
+            seed=self.seed,
+            games=self.games_played,
+            status=self.status,
+            rotated=self.rotated,
+            out_dir=self.out_dir,
+            replays=self.replays,
+            isolation=self.isolation,
+            seats=[SeatSummary.of(seat) for seat in self.seats],
+        )
+
+
+def _ms(value: float) -> float:
+    return round(value, 3)
+
+
+class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat of result.json: `SeatResult`'s figures with its totals and wins, times rounded to a microsecond."""
+
+    seat: int
+    name: str
+    version: str
+    command: str
+    total: int
+    totals: list[int]
+    places: list[int]
+    wins: int
+    strikes: int
+    faults: dict[FaultCode, int]
+    forfeited_in_game: int | None
+    forfeit_reason: str | None
+    decisions: int
+    mean_ms: float
+    max_ms: float
+    stderr_log_error: str | None
+    ignored_lines: int
+    start_failure: str | None
+    cpu_ms: list[float]
+    startup_cpu_ms: float | None
+    cpu_total_ms: float | None
+
+    @classmethod
+    def of(cls, seat: SeatResult) -> SeatSummary:
+        total_cpu = seat.cpu_total_ms
+        return cls(
+            seat=seat.seat,
+            name=seat.name,
+            version=seat.version,
+            command=seat.command,
+            total=seat.total,
+            totals=seat.totals,
+            places=seat.places,
+            wins=seat.wins,
+            strikes=seat.strikes,
+            faults=seat.faults,
+            forfeited_in_game=seat.forfeited_in_game,
+            forfeit_reason=seat.forfeit_reason,
+            decisions=seat.decisions,
+            mean_ms=_ms(seat.mean_ms),
+            max_ms=_ms(seat.max_ms),
+            stderr_log_error=seat.stderr_log_error,
+            ignored_lines=seat.ignored_lines,
+            start_failure=seat.start_failure,
+            cpu_ms=[_ms(ms) for ms in seat.cpu_ms],
+            startup_cpu_ms=None if seat.startup_cpu_ms is None else _ms(seat.startup_cpu_ms),
+            cpu_total_ms=None if total_cpu is None else _ms(total_cpu),
+        )
+
+
+class MatchSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """result.json (and ``kierki match --json``), made once the match is over (`MatchResult.summary`): its fields
+    in the file's order, encoded by msgspec (``msgspec.to_builtins``)."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: str
+    games: int
+    status: GameStatus
+    rotated: bool
+    out_dir: str
+    replays: list[str]
+    isolation: dict[str, Any] | None
+    seats: list[SeatSummary]

@@ -44,7 +44,8 @@ from competition.game import GameSpec  # noqa: E402
 from competition.open_executor import open_executor  # noqa: E402
 from competition.plan import Entrant  # noqa: E402
 from competition.results_file import read_results  # noqa: E402
-from competition.tournament import StopRule, TournamentConfig, TournamentError, run_tournament  # noqa: E402
+from competition.tournament import run_tournament  # noqa: E402
+from competition.tournament_config import StopRule, TournamentConfig, TournamentError  # noqa: E402
 from kierki_cli.main import cli  # noqa: E402
 from referee.bots.fairplay import fair_play_problem  # noqa: E402
 from referee.bots.isolation import Isolation  # noqa: E402
@@ -60,7 +61,7 @@ SAMPLES = (Entrant("h", "sample:heuristic"), Entrant("r", "sample:random"))
 
 
 def _config(*entrants: Entrant, seed: str = "11") -> TournamentConfig:
-    return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed)
+    return TournamentConfig.of(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed)
 
 
 def _dask_ladder(tmp_path: Path, spec: ExecutorSpec, isolation: Isolation, plan_ahead: int, **bots: Any) -> Path:
@@ -289,7 +290,7 @@ def _refused_tournament(
     monkeypatch.setattr(dask_executor, "probe_isolation", _probe_failing_on(broken, problem))
     submitted: list[object] = []
     monkeypatch.setattr(dask_executor.DaskExecutor, "submit", lambda self, spec: submitted.append(spec))
-    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=isolation)
+    config = TournamentConfig.of(entrants=SAMPLES, ruleset=SHORT, seed="11", isolation=isolation)
     with pytest.raises(ExecutorError) as raised:
         run_tournament(config, tmp_path / "out", StopRule(sets=1), executor=spec)
     assert submitted == [] and read_results(tmp_path / "out" / "results.jsonl") == ([], 0)
@@ -509,7 +510,7 @@ def test_ctrl_c_with_a_local_cluster_stops_cleanly_and_resume_plays_each_set_onc
     done = len(read_results(tmp_path / "results.jsonl")[0])
     assert 1 <= done < 12
     spec, _ = cluster
-    config = TournamentConfig(entrants=SAMPLES, ruleset=SHORT, seed="9")
+    config = TournamentConfig.of(entrants=SAMPLES, ruleset=SHORT, seed="9")
     result = run_tournament(config, tmp_path, StopRule(sets=12), executor=spec, resume=True)
     assert result.status == "complete"
     assert [r.set_id for r in read_results(tmp_path / "results.jsonl")[0]] == list(range(1, 13))[: len(result.records)]

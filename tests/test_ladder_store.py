@@ -13,7 +13,7 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 from competition.ladder.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, migrate
 from competition.ladder.store_records import BotStatus
 from competition.model import SetRecord
-from competition.ratings import rate, set_ranks
+from competition.ratings import RatingParams, rate, set_ranks
 
 
 def _seed(set_id: int) -> str:
@@ -229,3 +229,18 @@ def test_a_new_version_retires_the_old_one_and_starts_clean(tmp_path: Path) -> N
         old = store.bot("a@1")
         assert old is not None and old.status == "retired"
         assert [b.label for b in store.bots(BotStatus.ACTIVE)] == ["a@2", "b@1", "c@1"]
+
+
+def test_the_models_parameters_are_stored_as_an_older_kierki_stored_them(tmp_path: Path) -> None:
+    """The ``params`` column keeps its one form (json.dumps's spacing) whichever kierki wrote it, and reads back."""
+    store = _store(tmp_path)
+    store.rerate()
+    (default,) = store.db.execute("SELECT params FROM rating_model").fetchone()
+    assert default == (
+        '{"mu": 25.0, "sigma": 8.333333333333334, "beta": 4.166666666666667, "kappa": 0.0001, '
+        '"tau": 0.08333333333333333}'
+    )
+    store.set_rating_params(RatingParams(mu=30.0, tau=0.0))
+    (given,) = store.db.execute("SELECT params FROM rating_model").fetchone()
+    assert given == '{"mu": 30.0, "sigma": 8.333333333333334, "beta": 4.166666666666667, "kappa": 0.0001, "tau": 0.0}'
+    assert store.rating_params() == RatingParams(mu=30.0, tau=0.0)

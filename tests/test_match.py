@@ -8,6 +8,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from referee.bots.process import BotProcess
@@ -53,7 +54,7 @@ def run(
     for seat in match.seats:
         assert isinstance(seat.process, BotProcess)
         assert session_members(seat.process.pid) == [], f"seat {seat.seat} left processes behind"
-    return match, result.to_json()
+    return match, msgspec.to_builtins(result.summary())
 
 
 def replay_records(path: str) -> list[dict[str, object]]:

@@ -9,17 +9,18 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import click
+import msgspec
 import pytest
 from click.testing import CliRunner
 
 from competition.ladder.config import ConfigError, LadderConfig
-from competition.plan import BotTime, Entrant, PlanError
-from competition.tournament import TournamentConfig
+from competition.plan import Entrant
+from competition.tournament_config import TournamentConfig
 from kierki_cli.main import cli
 from kierki_cli.options import SharedOption
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import Limits
-from referee.bots.time_control import TimeControl
+from referee.bots.time_control import PartialTimeControl, TimeControl
 from referee.match_config import MatchSpec, RulesetSpec, decode_spec, encode_spec
 from referee.rules import Ruleset
 from referee.setting_error import SettingError
@@ -71,9 +72,10 @@ def test_fair_play_is_part_of_the_isolation_wherever_it_is_kept(tmp_path: Path) 
     assert LadderConfig(game="hearts", players=4).match(tmp_path).isolation.fair_play == "cgroup"
     none = LadderConfig(game="hearts", players=4, isolation=Isolation(fair_play="none"))
     assert none.match(tmp_path).isolation.fair_play == "none"
-    stored = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1", isolation=trusted).to_json()
+    hearts = Ruleset.create("hearts")
+    stored = msgspec.to_builtins(TournamentConfig.of(entrants=(), ruleset=hearts, seed="1", isolation=trusted))
     assert (stored["fair_play"], stored["freeze"]) == ("cgroup", False)
-    plain = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1").to_json()
+    plain = msgspec.to_builtins(TournamentConfig.of(entrants=(), ruleset=Ruleset.create("hearts"), seed="1"))
     assert "fair_play" not in plain and "freeze" not in plain  # a tournament stored before fair play resumes
     spec = MatchSpec(rules=RulesetSpec.of(Ruleset.create("hearts")), isolation=trusted)
     assert decode_spec(encode_spec(spec), MatchSpec).isolation == trusted
@@ -82,9 +84,11 @@ def test_fair_play_is_part_of_the_isolation_wherever_it_is_kept(tmp_path: Path) 
 def test_a_time_control_checks_itself_and_a_bots_own_one_is_refused_by_name() -> None:
     with pytest.raises(SettingError, match=r"^move_ms = 0: must be at least 1$"):
         TimeControl(move_ms=0)
-    config = TournamentConfig(entrants=(), ruleset=Ruleset.create("hearts"), seed="1")
-    with pytest.raises(PlanError, match=r"bot slow: time\.move_ms = 0: must be at least 1"):
-        config.bot_spec(Entrant("slow", "sample:random", time=BotTime(move_ms=0)))
+    with pytest.raises(SettingError, match=r"^move_ms = 0: must be at least 1$"):
+        PartialTimeControl(move_ms=0)  # a bot's own: the same bounds, declared once on the types
+    config = TournamentConfig.of(entrants=(), ruleset=Ruleset.create("hearts"), seed="1")
+    own = config.bot_spec(Entrant("slow", "sample:random", time=PartialTimeControl(move_ms=5000)))
+    assert own.time == TimeControl(move_ms=5000)
 
 
 def _command(*path: str) -> click.Command:

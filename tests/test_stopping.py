@@ -12,7 +12,8 @@ import pytest
 
 from competition.plan import Entrant
 from competition.stopping import stop_signals_held
-from competition.tournament import StopRule, TournamentConfig, TournamentProgress, run_tournament
+from competition.tournament import TournamentProgress, run_tournament
+from competition.tournament_config import StopRule, TournamentConfig
 from kierki_cli.entry import install_stop_handlers
 from referee.match_result import GameStatus
 from referee.rules import Ruleset
@@ -64,7 +65,7 @@ def test_a_tournament_stopped_inside_a_del_stops(tmp_path: Path) -> None:
     """The stop lands in a ``__del__`` run on the coordinator after the first set (here its progress callback's):
     held, then taken at the loop's next checkpoint. Raised where it landed, it was dropped, and the run played all
     its sets (a Dask tournament's Ctrl-C was lost that way)."""
-    config = TournamentConfig(
+    config = TournamentConfig.of(
         entrants=(Entrant("h", "sample:heuristic"), Entrant("r", "sample:random")),
         ruleset=Ruleset.create("hearts", None, {"target": "10"}),
         seed="5",

@@ -18,7 +18,8 @@ from competition_helpers import family_env, family_left, output_once_stopped, to
 from competition.plan import Entrant
 from competition.results_file import read_results
 from competition.runner import Runner
-from competition.tournament import StopRule, Tournament, TournamentConfig, TournamentError, run_tournament
+from competition.tournament import Tournament, run_tournament
+from competition.tournament_config import StopRule, TournamentConfig, TournamentError
 from kierki_cli.main import cli
 from kierki_cli.replay_story import header_lines
 from kierki_cli.tournament_cmd import format_standings
@@ -34,7 +35,7 @@ SAMPLES = (Entrant("h", "sample:heuristic"), Entrant("r", "sample:random"))
 
 
 def _config(*entrants: Entrant, seed: str = "11", **kwargs: object) -> TournamentConfig:
-    return TournamentConfig(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed, **kwargs)  # type: ignore[arg-type]
+    return TournamentConfig.of(entrants=entrants or SAMPLES, ruleset=SHORT, seed=seed, **kwargs)  # type: ignore[arg-type]
 
 
 def test_every_game_of_a_set_deals_the_same_cards_to_the_same_seat(tmp_path: Path) -> None:

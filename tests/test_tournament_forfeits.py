@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from competition.plan import Entrant
-from competition.tournament import StopRule, TournamentConfig, run_tournament
+from competition.tournament import run_tournament
+from competition.tournament_config import StopRule, TournamentConfig
 from kierki_cli.main import cli
 from referee.bots.seat import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
@@ -58,7 +59,7 @@ def test_a_seat_that_cannot_start_is_forfeited_from_the_start(
     seat = result.seats[2]
     assert seat.start_failure is not None and reason in seat.start_failure
     assert all(s.start_failure is None for i, s in enumerate(result.seats) if i != 2)
-    assert result.to_json()["seats"][2]["start_failure"] == seat.start_failure
+    assert result.summary().seats[2].start_failure == seat.start_failure
 
 
 def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:
@@ -70,7 +71,8 @@ def test_an_absent_seat_is_never_started(tmp_path: Path) -> None:
 
 def test_a_bot_dropped_before_a_resume_stays_dropped(tmp_path: Path) -> None:
     crash = Entrant("crash", f"{sys.executable} {HOSTILE / 'crash_at_start.py'}")
-    config = TournamentConfig(entrants=(Entrant("h", "sample:heuristic"), crash), ruleset=SHORT, seed="1", drop_after=2)
+    entrants = (Entrant("h", "sample:heuristic"), crash)
+    config = TournamentConfig.of(entrants=entrants, ruleset=SHORT, seed="1", drop_after=2)
     first = run_tournament(config, tmp_path, StopRule(sets=1), jobs=1)
     assert "crash" in first.dropped
     again = run_tournament(config, tmp_path, StopRule(sets=2), jobs=1, resume=True)

@@ -14,7 +14,8 @@ from competition_helpers import family, family_env
 
 from competition import tournament
 from competition.plan import Entrant
-from competition.tournament import StopRule, TournamentConfig, run_tournament
+from competition.tournament import run_tournament
+from competition.tournament_config import StopRule, TournamentConfig
 from referee.rules import Ruleset
 
 ARGS = ["tournament", "h=sample:heuristic", "r=sample:random", "--game", "hearts", "--option", "target=10"]
@@ -161,7 +162,7 @@ def test_a_stop_waits_for_the_folder_to_be_in_order(tmp_path: Path, monkeypatch:
         steps.append("cleaned")
 
     monkeypatch.setattr(tournament, "_clean_unfinished", clean_and_be_stopped)
-    config = TournamentConfig(
+    config = TournamentConfig.of(
         entrants=(Entrant("h", "sample:heuristic"), Entrant("r", "sample:random")),
         ruleset=Ruleset.create("hearts", None, {"target": "10"}),
         seed="1",

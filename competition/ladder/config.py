@@ -11,12 +11,13 @@ import os
 import re
 import secrets
 import tomllib
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import tomli_w
+from msgspec import Meta
 
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
@@ -27,7 +28,7 @@ from referee.bots.time_control import TimeControl
 from referee.faults import FaultPolicy
 from referee.match_config import MatchSpec, RulesetSpec
 from referee.rules import Game, Ruleset
-from referee.setting_error import SettingError
+from referee.setting_error import SettingError, check_declared
 
 __all__ = [
     "CONFIG_NAME",
@@ -151,18 +152,29 @@ def check_bot_ro(isolation: Isolation, folder: Path, where: str) -> None:
             )
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    jobs: int = 2  # games of a set played at once (worker processes)
-    sets_per_run: int = 0  # 0: until the budget is spent
+class _Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A table of ladder.toml: its bounds declared on its fields, checked as it is made (a `SettingError` that
+    `LadderConfig.from_dict` words as ``bots.max_strikes = 0: must be at least 1``)."""
+
+    def __post_init__(self) -> None:
+        check_declared(self)
+
+
+AtLeast0 = Annotated[int, Meta(ge=0)]
+AtLeast1 = Annotated[int, Meta(ge=1)]
+
+
+class RunSettings(_Section, frozen=True):
+    jobs: AtLeast1 = 2  # games of a set played at once (worker processes)
+    sets_per_run: AtLeast0 = 0  # 0: until the budget is spent
     budget: str = "9m"  # a run plans no new set once this is spent (a cron interval minus a margin)
-    plan_ahead: int = 8  # sets kept planned ahead of the run
+    plan_ahead: AtLeast1 = 8  # sets kept planned ahead of the run
     claim_timeout: str = "2h"  # a claim older than this is taken over even if its process seems alive
     pin: bool = True  # pin each worker to one CPU
     executor: str = "local"  # where games run: "local" (worker processes here), "dask", "dask-local"
     scheduler: str = ""  # executor "dask": the scheduler's address, e.g. "tcp://10.0.0.5:8786"
-    workers: int = 0  # executor "dask-local": worker processes (0: jobs)
-    retries: int = 2  # executor "dask"/"dask-local": how often a task that raised is run again
+    workers: AtLeast0 = 0  # executor "dask-local": worker processes (0: jobs)
+    retries: AtLeast0 = 2  # executor "dask"/"dask-local": how often a task that raised is run again
 
     def executor_spec(self, where: str = "ladder.toml [run]") -> ExecutorSpec:
         """The executor these settings name (``ExecutorSpec`` checks them, with messages naming ``where``)."""
@@ -174,33 +186,29 @@ class RunSettings:
         return ExecutorSpec.from_table(table, where)
 
 
-@dataclass(frozen=True)
-class BotSettings:
-    deactivate_after: int = 3  # sets in a row with a crash, a start failure or a forfeit
-    max_strikes: int = 3  # faults in a game before its seat is forfeited
+class BotSettings(_Section, frozen=True):
+    deactivate_after: AtLeast1 = 3  # sets in a row with a crash, a start failure or a forfeit
+    max_strikes: AtLeast1 = 3  # faults in a game before its seat is forfeited
     validation: bool = True  # a short game against the sample bots before a bot is added
-    validation_deals: int = 2  # the deals it plays (the game is stopped after them); 0: a whole game
+    validation_deals: AtLeast0 = 2  # the deals it plays (the game is stopped after them); 0: a whole game
 
 
-@dataclass(frozen=True)
-class InboxSettings:
+class InboxSettings(_Section, frozen=True):
     enabled: bool = True  # every run (and `ladder intake`) takes the complete submissions in DIR/inbox
-    max_mb: int = 64  # a submission's files, all told
-    max_files: int = 2000
+    max_mb: AtLeast1 = 64  # a submission's files, all told
+    max_files: AtLeast1 = 2000
     unsandboxed: bool = False  # take submissions with isolation.sandbox = "none" (strangers' code unsandboxed)
 
 
-@dataclass(frozen=True)
-class RetentionSettings:
-    keep_days: int = 0  # replay logs of sets played longer ago than this are pruned (0: kept)
-    keep_sets: int = 0  # ... and of sets older than the newest this many (0: kept)
-    min_free_mb: int = 200  # a run refuses to start with less free space than this under DIR (0: no check)
+class RetentionSettings(_Section, frozen=True):
+    keep_days: AtLeast0 = 0  # replay logs of sets played longer ago than this are pruned (0: kept)
+    keep_sets: AtLeast0 = 0  # ... and of sets older than the newest this many (0: kept)
+    min_free_mb: AtLeast0 = 200  # a run refuses to start with less free space than this under DIR (0: no check)
 
 
-@dataclass(frozen=True)
-class AnalysisSection:
+class AnalysisSection(_Section, frozen=True):
     enabled: bool = False  # analyse each game once played, in its worker (kierki analyse; docs/viewers/analysis.md)
-    playouts: int = 0  # the search's playouts a decision (0: kierki analyse's default)
+    playouts: AtLeast0 = 0  # the search's playouts a decision (0: kierki analyse's default)
 
     def settings(self) -> AnalysisSettings | None:
         if not self.enabled:
@@ -259,14 +267,14 @@ class LadderConfig:
             "replays_gzip_after": self.replays_gzip_after,
             "site_dir": self.site_dir,
             "options": dict(self.options),
-            "time": asdict(self.time),
+            "time": msgspec.structs.asdict(self.time),
             "isolation": isolation_table(self.isolation),
-            "run": asdict(self.run),
-            "bots": asdict(self.bots),
-            "inbox": asdict(self.inbox),
-            "retention": asdict(self.retention),
-            "rating": {"model": "plackett-luce", **asdict(self.rating)},
-            "analysis": asdict(self.analysis),
+            "run": msgspec.structs.asdict(self.run),
+            "bots": msgspec.structs.asdict(self.bots),
+            "inbox": msgspec.structs.asdict(self.inbox),
+            "retention": msgspec.structs.asdict(self.retention),
+            "rating": {"model": "plackett-luce", **msgspec.structs.asdict(self.rating)},
+            "analysis": msgspec.structs.asdict(self.analysis),
         }
         header = (
             "# The ladder's settings (kierki ladder init wrote them; edit freely, every run reads them).\n"
@@ -338,34 +346,11 @@ class LadderConfig:
         return config
 
     def check(self, where: str = CONFIG_NAME) -> None:
-        """What the settings' own values do not check themselves (the time control and the isolation do, as they
-        are made: `_time_from`, `_isolation_from`): a hand-edited ladder.toml must not rate with a zero-width model."""
+        """What the settings' own values do not check themselves (the time control, the isolation, the rating
+        model's parameters and each table do, as they are made, against the bounds their types declare:
+        `_time_from`, `_isolation_from`, `_section`)."""
         if "bot_ro" in self.isolation.unapplied():
             raise ConfigError(f'{where}: isolation.bot_ro applies inside the sandbox: set sandbox = "bwrap"')
-        at_least: list[tuple[str, int, int]] = [
-            ("bots.max_strikes", self.bots.max_strikes, 1),
-            ("bots.validation_deals", self.bots.validation_deals, 0),
-            ("run.workers", self.run.workers, 0),
-            ("run.retries", self.run.retries, 0),
-            ("inbox.max_mb", self.inbox.max_mb, 1),
-            ("inbox.max_files", self.inbox.max_files, 1),
-            ("retention.keep_days", self.retention.keep_days, 0),
-            ("retention.keep_sets", self.retention.keep_sets, 0),
-            ("retention.min_free_mb", self.retention.min_free_mb, 0),
-            ("analysis.playouts", self.analysis.playouts, 0),
-        ]
-        for setting, number, lowest in at_least:
-            if number < lowest:
-                raise ConfigError(f"{where}: {setting} = {number}: must be at least {lowest}")
-        for name in ("sigma", "beta", "kappa"):
-            if not getattr(self.rating, name) > 0:
-                raise ConfigError(f"{where}: rating.{name} = {getattr(self.rating, name)}: must be above 0")
-        if not self.rating.tau >= 0:
-            raise ConfigError(f"{where}: rating.tau = {self.rating.tau}: must be 0 or more")
-        if self.run.jobs < 1 or self.run.sets_per_run < 0 or self.run.plan_ahead < 1:
-            raise ConfigError(f"{where}: run.jobs and run.plan_ahead must be at least 1, run.sets_per_run at least 0")
-        if self.bots.deactivate_after < 1:
-            raise ConfigError(f"{where}: bots.deactivate_after must be at least 1")
         try:
             self.run.executor_spec(f"{where} [run]")
         except ExecutorError as error:
@@ -401,13 +386,17 @@ def _table(table: object, key: str, defaults: dict[str, Any], where: str) -> dic
 
 
 def _section(kind: Any, data: dict[str, Any], key: str, where: str) -> Any:
-    return kind(**_table(data.get(key, {}), key, asdict(kind()), where))
+    """A table as its Struct: each key of its type (`_table`), each value within the bounds the type declares."""
+    try:
+        return kind(**_table(data.get(key, {}), key, msgspec.structs.asdict(kind()), where))
+    except SettingError as error:
+        raise ConfigError(f"{where}: {key}.{error}") from None
 
 
 def _time_from(table: object, where: str) -> TimeControl:
     """``[time]`` as the referee's `TimeControl`, through its own check (a `ConfigError` naming the key)."""
     try:
-        return TimeControl(**_table(table, "time", asdict(TimeControl()), where))
+        return TimeControl(**_table(table, "time", msgspec.structs.asdict(TimeControl()), where))
     except SettingError as error:
         raise ConfigError(f"{where}: time.{error}") from None
 

@@ -29,12 +29,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import msgspec
+
 from competition.ladder.config import CONFIG_NAME, LadderConfig
 from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, ValidationFailed, add_bot, check_name, open_store
 from competition.ladder.schema import StoreError
 from competition.ladder.store_records import Submission
-from referee.bots.time_control import TimeControl
+from referee.bots.time_control import PartialTimeControl
 
 __all__ = ["BOTS_DIR", "INBOX_DIR", "READY_NAME", "RESULT_NAME", "IntakeRefused", "take_inbox"]
 
@@ -59,7 +61,7 @@ class IntakeRefused(Exception):
 class BotToml:
     argv: tuple[str, ...]
     env: dict[str, str]
-    time: dict[str, int]  # the least the bot needs, per key of the ladder's [time]
+    time: PartialTimeControl  # the least the bot needs of the ladder's [time], per setting it gives
 
 
 def take_inbox(
@@ -147,7 +149,7 @@ def _take_or_refuse(folder: Path, config: LadderConfig, owner: str, submission: 
     spec = read_bot_toml(submission / SPEC_NAME)
     short = [
         f"{key} = {getattr(config.time, key)} (the bot asks for {least})"
-        for key, least in spec.time.items()
+        for key, least in spec.time.given().items()
         if getattr(config.time, key) < least
     ]
     if short:
@@ -232,13 +234,14 @@ def read_bot_toml(path: Path) -> BotToml:
         isinstance(value, str) and key.isidentifier() and key.isascii() for key, value in env.items()
     ):
         raise IntakeRefused(f'{SPEC_NAME}: env must be a table of NAME = "value" (names: letters, digits, _)')
-    needs = data.get("time", {})
-    keys = set(TimeControl.__dataclass_fields__)
-    if not isinstance(needs, dict) or not all(
-        key in keys and isinstance(value, int) and not isinstance(value, bool) for key, value in needs.items()
-    ):
-        raise IntakeRefused(f"{SPEC_NAME}: time must be a table of whole milliseconds, keys: {', '.join(sorted(keys))}")
-    return BotToml(argv, dict(env), dict(needs))
+    try:
+        needs = msgspec.convert(data.get("time", {}), PartialTimeControl)
+    except msgspec.ValidationError as error:
+        keys = ", ".join(sorted(PartialTimeControl.__struct_fields__))
+        raise IntakeRefused(
+            f"{SPEC_NAME}: time: {str(error).replace('`$', '`time')}; it is a table of whole milliseconds, keys: {keys}"
+        ) from None
+    return BotToml(argv, dict(env), needs)
 
 
 _ELF_MACHINES = {0x03: "i386", 0x3E: "x86_64", 0x28: "arm", 0xB7: "aarch64", 0xF3: "riscv64"}

@@ -13,6 +13,8 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+import msgspec
+
 from competition.model import SetRecord, decode_set
 from competition.ratings import Rating, RatingParams, rate_steps
 
@@ -24,7 +26,7 @@ MODEL = "openskill.PlackettLuce"
 def stored_params(db: sqlite3.Connection) -> RatingParams:
     """The model's parameters as stored (the defaults before any are)."""
     row = db.execute("SELECT params FROM rating_model WHERE id = 1").fetchone()
-    return RatingParams() if row is None else RatingParams(**json.loads(row[0]))
+    return RatingParams() if row is None else msgspec.json.decode(row[0], type=RatingParams)
 
 
 def store_params(db: sqlite3.Connection, params: RatingParams) -> None:
@@ -32,8 +34,14 @@ def store_params(db: sqlite3.Connection, params: RatingParams) -> None:
     db.execute(
         "INSERT INTO rating_model (id, model, params) VALUES (1, ?, ?)"
         " ON CONFLICT (id) DO UPDATE SET model = excluded.model, params = excluded.params",
-        (MODEL, json.dumps(vars(params))),
+        (MODEL, _params_json(params)),
     )
+
+
+def _params_json(params: RatingParams) -> str:
+    """The ``params`` column: msgspec's fields, laid out as the column has always held them (``{"mu": 25.0, ...}``,
+    json.dumps's spacing), so a database keeps one form of it whichever kierki wrote the row."""
+    return json.dumps(msgspec.to_builtins(params))
 
 
 def stored_ratings(db: sqlite3.Connection) -> dict[str, Rating]:
@@ -59,7 +67,7 @@ def rerate(db: sqlite3.Connection) -> None:
     if db.execute("SELECT 1 FROM rating_model WHERE id = 1").fetchone() is None:
         db.execute(
             "INSERT INTO rating_model (id, model, params) VALUES (1, ?, ?)",
-            (MODEL, json.dumps(vars(RatingParams()))),
+            (MODEL, _params_json(RatingParams())),
         )
     db.execute("DELETE FROM ratings")
     db.execute("DELETE FROM rating_history")

@@ -8,7 +8,8 @@ of it: the command line's isolation options (``kierki_cli.shared_options``), lad
 every configuration above one, so a setting added here reaches every bot without being passed along by hand: add
 the field (with a default that changes nothing), its check in ``__post_init__``, where it takes effect
 (`Isolation.prepare`, or the process's start in ``referee.match``), and its option in ``kierki_cli.shared_options``
-(ladder.toml's ``[isolation]`` and a tournament's stored configuration take every field by its name).
+(ladder.toml's ``[isolation]`` and a tournament's stored configuration, ``competition.tournament_config``, take
+every field by its name; there a field added later is left out while it is its default).
 """
 
 from __future__ import annotations
@@ -22,14 +23,13 @@ import msgspec
 
 from referee.bots.limits import ResourceLimits
 from referee.bots.sandbox import DEFAULT_DISK_MB, SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
-from referee.setting_error import SettingError
+from referee.setting_error import SettingError, check_declared, declared_minimums
 
 __all__ = ["ENV_NAME", "FAIR_PLAY_MODES", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "FairPlayMode", "Isolation"]
 
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, as a shell takes it
 LIMIT_SETTINGS: Final = ("memory_mb", "cpu_s", "processes", "file_mb", "disk_mb")  # the fields of `Limits`
-LIMIT_MINIMUMS: Final = dict.fromkeys(LIMIT_SETTINGS, 0)  # the least each may be: 0 turns a limit off
-_ALWAYS_STORED: Final = ("limits", "sandbox", "bot_env", "bot_ro")  # a tournament.json has always held these
+LIMIT_MINIMUMS: Final = declared_minimums(Limits)  # the least each may be, as `Limits` declares: 0 turns it off
 
 # How bots share the machine (referee/bots/fairplay.py): "auto" a control group per bot where one can be made, else
 # the wall clock with a note; "cgroup" refuse to run without; "none" never.
@@ -54,14 +54,7 @@ class Isolation(msgspec.Struct, frozen=True):
         ``isolation.memory_mb``)."""
         if self.sandbox not in SANDBOXES:
             raise SettingError("sandbox", self.sandbox, f"use one of {', '.join(SANDBOXES)}")
-        for name in LIMIT_SETTINGS:
-            value = getattr(self.limits, name)
-            if value is None and name == "cpu_s":
-                continue  # the default: DEFAULT_CPU_S_PER_GAME per game
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise SettingError(name, value, "must be a whole number")
-            if value < LIMIT_MINIMUMS[name]:
-                raise SettingError(name, value, f"must be at least {LIMIT_MINIMUMS[name]}")
+        check_declared(self.limits)  # cpu_s may be None: the default, DEFAULT_CPU_S_PER_GAME per game
         for name, value in self.bot_env:
             if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
                 raise SettingError("bot_env", name, "a variable's name is letters, digits and _, not a digit first")
@@ -74,15 +67,6 @@ class Isolation(msgspec.Struct, frozen=True):
             raise SettingError("fair_play", self.fair_play, f"use one of {', '.join(FAIR_PLAY_MODES)}")
         if not isinstance(self.freeze, bool):
             raise SettingError("freeze", self.freeze, "must be true or false")
-
-    def to_json(self) -> dict[str, object]:
-        """As JSON (a tournament's stored configuration): ``{"limits": {...}, "sandbox": ..., "bot_env": [[NAME,
-        VALUE], ...], "bot_ro": [PATH, ...]}``, each field by its name. A field added after these four is written
-        only when it is not its default, so that a tournament stored before it still resumes (its configuration
-        must compare equal)."""
-        data: dict[str, object] = msgspec.json.decode(msgspec.json.encode(self, enc_hook=str))
-        default: dict[str, object] = msgspec.json.decode(msgspec.json.encode(Isolation(), enc_hook=str))
-        return {name: value for name, value in data.items() if name in _ALWAYS_STORED or value != default[name]}
 
     def unapplied(self) -> tuple[str, ...]:
         """The settings given that take effect only inside the sandbox, while the sandbox is "none" (``disk_mb``

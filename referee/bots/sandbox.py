@@ -46,7 +46,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
@@ -101,6 +101,10 @@ class SandboxError(RuntimeError):
     """The isolation asked for cannot be set up; the message says why and what to do."""
 
 
+# A limit: a whole number, 0 turning it off (checked by `referee.bots.isolation.Isolation`).
+Off = Annotated[int, msgspec.Meta(ge=0)]
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-bot limits as a user states them; 0 turns a limit off.
@@ -111,13 +115,13 @@ class Limits:
     Core files are always off.
     """
 
-    memory_mb: int = DEFAULT_MEMORY_MB
-    cpu_s: int | None = None
-    processes: int = DEFAULT_PROCESSES
-    file_mb: int = DEFAULT_FILE_MB
+    memory_mb: Off = DEFAULT_MEMORY_MB
+    cpu_s: Off | None = None
+    processes: Off = DEFAULT_PROCESSES
+    file_mb: Off = DEFAULT_FILE_MB
     # bubblewrap only: the private directory, /tmp and /dev/shm are each a tmpfs of this size holding at most
     # disk_mb * FILES_PER_MB files (0: the real directory, and /tmp and /dev/shm bounded by memory alone)
-    disk_mb: int = DEFAULT_DISK_MB
+    disk_mb: Off = DEFAULT_DISK_MB
 
     def resource_limits(self, games: int) -> ResourceLimits:
         """The kernel limits for a match of ``games`` games, resolved now (the process count is a snapshot)."""
