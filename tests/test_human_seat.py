@@ -287,7 +287,7 @@ def test_kierki_play_times_the_bots_with_time_per_move_and_the_person_with_your_
     monkeypatch.setattr(kierki_cli.play, "HumanSeat", person)
     base = ["play", "--game", "hearts", "--out", str(tmp_path / "out")]
     plain = CliRunner().invoke(cli, base, input="")
-    assert seen == {"bots": TimeControl.move_ms, "yours": 600.0} and "note: --" not in plain.stderr
+    assert seen == {"bots": TimeControl().move_ms, "yours": 600.0} and "note: --" not in plain.stderr
     given = CliRunner().invoke(cli, [*base, "--time-per-move", "250", "--your-time-per-move", "9000"], input="")
     assert seen == {"bots": 250, "yours": 9.0} and "yours is --your-time-per-move" in given.stderr
     old = CliRunner().invoke(cli, [*base, "--bot-time-per-move", "300"], input="")
