@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from competition_helpers import family, family_env
+from competition_helpers import family, family_env, family_left
 
 from competition import tournament
 from competition.plan import Entrant
@@ -81,7 +81,7 @@ def test_a_stop_while_a_worker_starts_leaves_no_traceback(tmp_path: Path, signum
     assert "Traceback" not in err, err
     assert process.returncode == 130, err
     assert "stopped early: continue with --resume" in out
-    assert not family(tag)
+    assert family_left(tag) == []  # (a guardian or a bot may take a moment to end after the coordinator)
 
 
 # The forkserver, and every worker until it makes itself a session, are in the terminal's process group, so Ctrl-C
@@ -142,7 +142,7 @@ def test_stops_as_soon_as_the_run_has_begun_end_cleanly_every_time(tmp_path: Pat
         _, err = _to_the_end(process, tag)
         assert "Traceback" not in err, f"attempt {attempt}:\n{err}"
         assert process.returncode == 130, f"attempt {attempt}:\n{err}"
-        assert not family(tag), f"attempt {attempt}: processes left running"
+        assert family_left(tag) == [], f"attempt {attempt}: processes left running"
 
 
 def _stop(signum: int, frame: object) -> None:
