@@ -3,6 +3,7 @@ match's configuration, and the errors that stop a match before or while it runs 
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
 import shlex
@@ -34,7 +35,8 @@ class MatchSetupError(RuntimeError):
 
 
 class DiskFullError(MatchSetupError):
-    """The match stopped: the disk its logs go to is full, and no bot's private directory holds the space."""
+    """The match stopped, or could not make its folder: the disk its logs go to is full, and no bot's private
+    directory holds the space."""
 
 
 class SeatFilledDisk(DiskFullError):
@@ -279,6 +281,7 @@ def make_out_dir(out_dir: Path) -> None:
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise MatchSetupError(
-            f"cannot create the output folder {out_dir}: {error.strerror}; choose another with --out"
-        ) from None
+        message = f"cannot create the output folder {out_dir}: {error.strerror}; choose another with --out"
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):  # a game played beside this one may hold the space
+            raise DiskFullError(f"{message} (the disk is full)") from None
+        raise MatchSetupError(message) from None

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from referee.bots.disk_use import HOG_BYTES, HOG_FILES, DiskUse, disk_use, hog
+from referee.match_config import DiskFullError, MatchSetupError, make_out_dir
 
 
 def test_bytes_and_entries_are_counted_through_folders_and_hidden_ones(tmp_path: Path) -> None:
@@ -25,3 +30,25 @@ def test_the_hog_is_the_directory_holding_the_most_when_it_holds_enough() -> Non
     assert hog([small, DiskUse(bytes=HOG_BYTES), small]) == 1
     assert hog([small, DiskUse(files=HOG_FILES), small]) == 1  # many empty files: a disk out of inodes
     assert hog([small, small]) is None and hog([]) is None
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+def test_a_game_folder_that_a_full_disk_refuses_is_a_full_disk_not_a_broken_setup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    """A game whose folder cannot be made because another game's bot filled the disk waits for the space and is
+    played again (`competition.game.play_game`); a plain MatchSetupError voided its set instead."""
+
+    def refused(errno_: int) -> Callable[..., None]:
+        def mkdir(self: Path, *args: object, **kwargs: object) -> None:
+            raise OSError(errno_, os.strerror(errno_))
+
+        return mkdir
+
+    monkeypatch.setattr(Path, "mkdir", refused(code))
+    with pytest.raises(DiskFullError, match="the disk is full"):
+        make_out_dir(tmp_path / "game1")
+    monkeypatch.setattr(Path, "mkdir", refused(errno.EACCES))
+    with pytest.raises(MatchSetupError) as refused_setup:
+        make_out_dir(tmp_path / "game1")
+    assert not isinstance(refused_setup.value, DiskFullError)
