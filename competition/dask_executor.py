@@ -34,7 +34,7 @@ from competition.remote import (
     run_remote,
     worker_refusal,
 )
-from referee.bots.isolation import Isolation
+from referee.api import Isolation
 
 CONNECT_TIMEOUT_S = 30
 

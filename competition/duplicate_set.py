@@ -27,8 +27,7 @@ from competition.executors import GameExecutor
 from competition.game import GameOutcome, GameSpec
 from competition.model import SetRecord
 from competition.plan import set_rotations
-from referee.analysis import AnalysisSettings
-from referee.match_config import BotSpec, MatchSpec
+from referee.api import AnalysisSettings, BotSpec, MatchSpec
 
 __all__ = ["GameFailed", "SetInPlay", "SetOutcome", "SetRequest", "play_set"]
 

@@ -19,11 +19,17 @@ from pathlib import Path
 import msgspec
 
 from competition.model import GameRecord, SeatAnalysis
-from referee.analysis import AnalysisSettings
-from referee.bots.disk_use import HOG_BYTES
-from referee.match import Match
-from referee.match_config import DiskFullError, MatchConfig, MatchSetupError, MatchSpec, SeatFilledDisk
-from referee.match_result import MatchResult
+from referee.api import (
+    HOG_BYTES,
+    AnalysisSettings,
+    DiskFullError,
+    Match,
+    MatchConfig,
+    MatchResult,
+    MatchSetupError,
+    MatchSpec,
+    SeatFilledDisk,
+)
 
 __all__ = ["GameOutcome", "GameSpec", "game_record", "game_stem", "play_game", "play_here"]
 
@@ -153,8 +159,7 @@ def _space_returns(folder: Path) -> bool:
 def analyse_game(log: Path, settings: AnalysisSettings) -> tuple[SeatAnalysis | None, ...]:
     """Each seat's figures from ``kierki analyse`` of the game's log, in the worker that played it; nothing when
     the log cannot be analysed (the game's record still counts: the analysis is an extra)."""
-    from referee.analysis import analyse_log
-    from referee.replay.reader import ReplayError
+    from referee.api import ReplayError, analyse_log
     from referee.rules import RulesError
 
     try:

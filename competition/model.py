@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from referee.faults import FaultCode
+from referee.api import FaultCode
 
 __all__ = ["GameRecord", "SeatAnalysis", "SetRecord", "decode_set", "encode_set"]
 

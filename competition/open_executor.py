@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from competition.executors import ExecutorError, ExecutorSpec, GameExecutor
 from competition.runner import Runner
-from referee.bots.isolation import Isolation
+from referee.api import Isolation
 
 __all__ = ["open_executor"]
 

@@ -24,7 +24,7 @@ import msgspec
 
 from competition.names import name_problem, same_name_groups
 from competition.seeds import set_seed, text_key
-from referee.bots.time_control import PartialTimeControl
+from referee.api import PartialTimeControl
 
 Format = Literal["round-robin", "gauntlet", "paired"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")

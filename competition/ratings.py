@@ -18,7 +18,7 @@ from msgspec import Meta
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from competition.model import SetRecord
-from referee.setting_error import check_declared
+from referee.api import check_declared
 
 __all__ = ["Rating", "RatingParams", "rate", "rate_steps", "set_ranks"]
 

@@ -29,10 +29,16 @@ from typing import Final
 import msgspec
 
 from competition.game import GameOutcome, GameSpec, play_game
-from referee.bots.fairplay import fair_play_problem
-from referee.bots.isolation import Isolation
-from referee.bots.sandbox import SandboxError
-from referee.match_config import SAMPLE_BOTS, BotSpec, decode_spec, encode_spec, sample_bot_command
+from referee.api import (
+    SAMPLE_BOTS,
+    BotSpec,
+    Isolation,
+    SandboxError,
+    decode_spec,
+    encode_spec,
+    fair_play_problem,
+    sample_bot_command,
+)
 
 __all__ = [
     "BWRAP_PROBLEM",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from competition.stats import BotStats, Interval, Standings
-from referee.text import printable
+from referee.api import printable
 
 __all__ = [
     "REPORT_FORMAT",

@@ -25,8 +25,7 @@ from typing import Any
 
 from competition.game import GameOutcome, GameSpec, play_here
 from competition.stopping import stop_signals_held
-from referee.bots.procfs import process_stat
-from referee.cpu import usable_cpus
+from referee.api import process_stat, usable_cpus
 
 # --- the worker processes ---------------------------------------------------------------------------------
 

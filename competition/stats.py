@@ -21,7 +21,7 @@ from typing import Literal
 
 from competition.model import SetRecord
 from competition.ratings import Rating, RatingParams, rate
-from referee.faults import FaultCode
+from referee.api import FaultCode
 
 __all__ = [
     "BotStats",

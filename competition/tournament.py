@@ -35,7 +35,7 @@ from competition.plan import Plan, PlannedSet
 from competition.results_file import ResultsFile
 from competition.stopping import Held, stop_signals_held
 from competition.tournament_config import StopRule, TournamentConfig, TournamentError, prepare_out_dir
-from referee.match_result import GameStatus
+from referee.api import GameStatus
 
 # How long the coordinator waits for a game before it looks whether a stop signal came (competition/stopping.py).
 CHECKPOINT_S = 0.25

@@ -20,12 +20,20 @@ import msgspec
 from msgspec import Meta
 
 from competition.plan import Entrant, Format, Plan, Rotations, round_up
-from referee.analysis import AnalysisSettings
-from referee.bots.isolation import FairPlayMode, Isolation
-from referee.bots.sandbox import Limits, SandboxKind
-from referee.bots.time_control import TimeControl
-from referee.faults import FaultPolicy
-from referee.match_config import BotSpec, MatchSetupError, MatchSpec, RulesetSpec, make_out_dir
+from referee.api import (
+    AnalysisSettings,
+    BotSpec,
+    FairPlayMode,
+    FaultPolicy,
+    Isolation,
+    Limits,
+    MatchSetupError,
+    MatchSpec,
+    RulesetSpec,
+    SandboxKind,
+    TimeControl,
+    make_out_dir,
+)
 from referee.rules import Ruleset
 
 __all__ = [

@@ -11,19 +11,20 @@ import click
 import msgspec
 
 from kierki_cli.options import html_option, jobs_option, json_option
-from referee.analysis import (
+from referee.api import (
     CLASSES,
     DEFAULT_PLAYOUTS,
     AnalysedLog,
     AnalysisSettings,
+    DealRecord,
     DecisionAnalysis,
+    ReplayError,
     SeatSummary,
     Summary,
     analyse_log,
+    load,
+    printable,
 )
-from referee.replay.reader import ReplayError, load
-from referee.replay.records import DealRecord
-from referee.text import printable
 
 
 @click.command()
@@ -106,7 +107,7 @@ def analyse(
     if analysed.summary.ends != "complete":
         click.echo(f"warning: {file}: {printable(analysed.summary.ends)}", err=True)
     if html_out is not None:
-        from referee.analysis import write_analysed_html
+        from referee.api import write_analysed_html
 
         try:
             size = write_analysed_html(file, analysed, html_out)

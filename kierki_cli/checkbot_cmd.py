@@ -14,14 +14,9 @@ import click
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.shared_options import RuleOptions, isolation_options, note_fair_play, rules_options, time_options
 from referee import checkbot
-from referee.bots.fairplay import FairPlayError
-from referee.bots.isolation import Isolation
-from referee.bots.sandbox import SandboxError
-from referee.bots.time_control import TimeControl
+from referee.api import BotSpec, FairPlayError, Isolation, MatchSetupError, SandboxError, TimeControl, printable
 from referee.checkbot import ALL_GAMES, CheckOptions, CheckResult, scenario
-from referee.match_config import BotSpec, MatchSetupError
 from referee.rules import RulesError
-from referee.text import printable
 
 _CLIP = 160  # characters of one shown stderr line
 

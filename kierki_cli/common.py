@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from referee.text import printable
+from referee.api import printable
 
 
 def parse_pairs(
@@ -79,9 +79,9 @@ def fresh_out_dir(base: Path) -> Path:
 def make_out_dir(out_dir: Path) -> None:
     """Create a match's output folder before the header that names it, so that a folder that cannot be made is
     reported by its one-line error alone (the match itself would report it after the header)."""
-    from referee import match_config  # the match command's import, not every command's
+    from referee import api  # its names load the match configuration: the match command's import, not every command's
 
     try:
-        match_config.make_out_dir(out_dir)
-    except match_config.MatchSetupError as error:
+        api.make_out_dir(out_dir)
+    except api.MatchSetupError as error:
         raise click.ClickException(printable(str(error))) from None

@@ -48,10 +48,7 @@ from competition.report import display_width
 from kierki_cli.command_table import ExitStatus
 from kierki_cli.options import jobs_option, json_option, sets_option
 from kierki_cli.shared_options import RuleOptions, isolation_options_for, rules_options, time_options
-from referee.bots.isolation import Isolation
-from referee.bots.time_control import TimeControl
-from referee.cpu import cpu_allowance
-from referee.text import printable
+from referee.api import Isolation, TimeControl, cpu_allowance, printable
 
 # OSError: a folder that cannot be made or written (a path under a file, no permission, a full disk); sqlite3.Error:
 # a database locked for longer than a connection waits, or damaged.

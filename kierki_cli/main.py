@@ -30,25 +30,29 @@ from kierki_cli.shared_options import (
     rules_options,
     time_options,
 )
-from referee.bots.isolation import Isolation
-from referee.bots.time_control import TimeControl
-from referee.cpu import CpuError, check_cpu, choose_cpu, pinned
-from referee.faults import Consequence, FaultCode, FaultPolicy
-from referee.match import Match
-from referee.match_config import (
+from referee.api import (
+    Consequence,
+    CpuError,
+    FaultCode,
+    FaultPolicy,
+    Isolation,
+    Match,
     MatchConfig,
+    MatchResult,
     MatchSetupError,
     MatchSpec,
     Prefix,
     RulesetSpec,
+    SeatResult,
+    TimeControl,
+    check_cpu,
+    choose_cpu,
     default_bots,
     parse_bot_commands,
+    pinned,
+    printable,
 )
-from referee.match_result import MatchResult, SeatResult
-from referee.rules import DealSpec, GameEnded, RulesError, Ruleset
-from referee.rules.results import places
-from referee.rules.ruleset import PLAYER_COUNTS, Game, option_specs
-from referee.text import printable
+from referee.rules import PLAYER_COUNTS, DealSpec, Game, GameEnded, RulesError, Ruleset, option_specs, places
 
 
 def parse_fault_policy(max_strikes: int, pairs: tuple[str, ...]) -> FaultPolicy:
@@ -150,7 +154,7 @@ def match(
     ruleset = rules.ruleset()
     deals: tuple[DealSpec, ...] = ()
     if deals_path is not None:
-        from referee.dealfile import check_deal_file, parse_deal_file  # only for --deals
+        from referee.api import check_deal_file, parse_deal_file  # only for --deals
 
         try:
             deal_file = parse_deal_file(deals_path.read_bytes())

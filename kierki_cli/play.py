@@ -20,19 +20,19 @@ from kierki_cli.human_seat import HumanSeat, read_line_within
 from kierki_cli.options import out_option, seed_option, symbols_option
 from kierki_cli.shared_options import RuleOptions, rules_options, time_options
 from kierki_cli.styled import Style
-from referee.bots.seat import Transport
-from referee.bots.time_control import TimeControl
-from referee.match import Match
-from referee.match_config import (
+from referee.api import (
     BotSpec,
+    Match,
     MatchConfig,
     MatchSetupError,
     MatchSpec,
     RulesetSpec,
+    TimeControl,
+    Transport,
     default_bots,
     parse_bot_commands,
+    printable,
 )
-from referee.text import printable
 
 __all__ = ["HumanSeat", "play", "read_line_within"]
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from competition.report import display_width
-from referee.text import printable
+from referee.api import printable
 
 __all__ = ["WIDTH", "Leader", "leaders_line", "write_progress"]
 

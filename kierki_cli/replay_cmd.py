@@ -14,17 +14,24 @@ from kierki_cli.options import html_option, json_option, symbols_option
 from kierki_cli.replay_stepper import Stepper, run_interactive
 from kierki_cli.replay_story import story, trick_story
 from kierki_cli.styled import Style, to_text
-from referee.match_result import GameStatus
-from referee.replay import schema
-from referee.replay.html import write_html
-from referee.replay.reader import ReplayError, load
-from referee.replay.resume import ResumePoint, resume_point
-from referee.replay.timeline import Timeline, build_timeline, verify
-from referee.replay.view import json_records, tricks_of
-from referee.text import printable
+from referee.api import (
+    GameStatus,
+    ReplayError,
+    ResumePoint,
+    Timeline,
+    build_timeline,
+    json_records,
+    load,
+    printable,
+    render_schema,
+    resume_point,
+    tricks_of,
+    verify,
+    write_html,
+)
 
 if TYPE_CHECKING:
-    from referee.analysis import DecisionAnalysis
+    from referee.api import DecisionAnalysis
 
 
 @click.command()
@@ -138,7 +145,7 @@ def replay(
 def _analysis(path: Path | None, log: Path) -> dict[int, DecisionAnalysis] | None:
     if path is None:
         return None
-    from referee.analysis import AnalysisFileError, read_analysis  # only here: it loads the search library
+    from referee.api import AnalysisFileError, read_analysis  # only here: it loads the search library
 
     try:
         analysed = read_analysis(path, log)
@@ -190,4 +197,4 @@ def resume_from(file: Path, at: int) -> ResumePoint:
 @click.command("replay-schema")
 def replay_schema() -> None:
     """Print the JSON Schema of a replay log's records (REPLAY.md); the same text as referee/replay/schema.json."""
-    sys.stdout.write(schema.render_schema())
+    sys.stdout.write(render_schema())

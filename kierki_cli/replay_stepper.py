@@ -13,13 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from kierki_cli.replay_view import render_table
 from kierki_cli.styled import Line, Style, line_width
-from referee.replay.records import DealRecord, TrickRecord
-from referee.replay.timeline import Timeline
-from referee.replay.view import step_view
-from referee.text import printable
+from referee.api import DealRecord, Timeline, TrickRecord, printable, step_view
 
 if TYPE_CHECKING:  # the stepper without an analysis never loads the search library
-    from referee.analysis import DecisionAnalysis
+    from referee.api import DecisionAnalysis
 
 SHORT_HELP = "n/p step  ]/[ trick  d deal  0-9/s seat  a all  q quit"  # s N Enter: seats 10 and up
 HELP = "n/→ next  p/← back  ]/N next trick  [/P back  d/g deal  0-9 or s seat view  a all hands  q quit"

@@ -20,11 +20,18 @@ from kierki_cli.replay_view import (
     render_table,
 )
 from kierki_cli.styled import Line, Span, Style, card_span
-from referee.replay.records import DealRecord
-from referee.replay.timeline import Timeline
-from referee.replay.view import ShownRecord, TableView, TrickSpan, deal_count, shown_records, step_view
+from referee.api import (
+    DealRecord,
+    ShownRecord,
+    TableView,
+    Timeline,
+    TrickSpan,
+    deal_count,
+    printable,
+    shown_records,
+    step_view,
+)
 from referee.rules import Card, DealKind
-from referee.text import printable
 
 
 def header_lines(timeline: Timeline) -> list[Line]:

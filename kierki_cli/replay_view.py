@@ -13,12 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kierki_cli.styled import Line, Span, Style, card_span, cards_spans, line_width, suit_text
-from referee.match_result import GameStatus
-from referee.replay.view import KIND_NAMES, ShownRecord, TableView
-from referee.rules import Card, DealKind, Phase, parse_card
-from referee.rules.cards import SUIT_LETTERS, CardParseError
-from referee.rules.exchange import PASS_COUNT
-from referee.text import printable
+from referee.api import KIND_NAMES, GameStatus, ShownRecord, TableView, printable
+from referee.rules import PASS_COUNT, SUIT_LETTERS, Card, CardParseError, DealKind, Phase, parse_card
 
 
 def kind_name(kind: str) -> str:

@@ -26,23 +26,26 @@ import click
 
 from kierki_cli.common import parse_pairs
 from kierki_cli.options import Decorator, shared_option
-from referee.bots.fairplay import fair_play_problem
-from referee.bots.isolation import FAIR_PLAY_MODES, LIMIT_MINIMUMS, FairPlayMode, Isolation
-from referee.bots.sandbox import (
+from referee.api import (
     DEFAULT_CPU_S_PER_GAME,
     DEFAULT_DISK_MB,
     DEFAULT_FILE_MB,
     DEFAULT_MEMORY_MB,
     DEFAULT_PROCESSES,
+    FAIR_PLAY_MODES,
     FILES_PER_MB,
+    LIMIT_MINIMUMS,
     SANDBOXES,
+    TIME_MINIMUMS,
+    FairPlayMode,
+    Isolation,
     Limits,
     SandboxKind,
+    SettingError,
+    TimeControl,
+    fair_play_problem,
 )
-from referee.bots.time_control import TIME_MINIMUMS, TimeControl
-from referee.rules import RulesError, Ruleset
-from referee.rules.ruleset import Game
-from referee.setting_error import SettingError
+from referee.rules import Game, RulesError, Ruleset
 
 __all__ = [
     "FAIR_PLAY_HELP",

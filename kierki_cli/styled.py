@@ -12,8 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO
 
-from referee.rules import Card
-from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, sort_for_display
+from referee.rules import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, Card, sort_for_display
 
 Span = tuple[str, str]  # text, tag: "" plain, "red", "bold", "dim"
 Line = list[Span]

@@ -26,12 +26,7 @@ from kierki_cli.command_table import ExitStatus
 from kierki_cli.options import sets_option
 from kierki_cli.progress import WIDTH, Leader, leaders_line, write_progress
 from kierki_cli.tournament_options import common_options, executor_spec, out_dir_and_seed, tournament_config
-from referee.analysis import AnalysisSettings
-from referee.bots.fairplay import fair_play_problem
-from referee.bots.isolation import Isolation
-from referee.bots.sandbox import SandboxError, check_bwrap
-from referee.match_result import GameStatus
-from referee.text import printable
+from referee.api import AnalysisSettings, GameStatus, Isolation, SandboxError, check_bwrap, fair_play_problem, printable
 
 # --- presentation ---------------------------------------------------------------------------------------------
 

@@ -18,9 +18,7 @@ from competition.tournament_config import TournamentConfig
 from kierki_cli.common import fresh_out_dir, new_seed, warn_short_seed
 from kierki_cli.options import jobs_option, json_option, out_option, seed_option, shared_option
 from kierki_cli.shared_options import RuleOptions, isolation_options, max_strikes_option, rules_options, time_options
-from referee.bots.isolation import Isolation
-from referee.bots.time_control import TimeControl
-from referee.match_config import MatchSetupError
+from referee.api import Isolation, MatchSetupError, TimeControl
 
 __all__ = ["common_options", "executor_spec", "out_dir_and_seed", "tournament_config"]
 

@@ -75,6 +75,11 @@ def test_the_layering_contracts_hold() -> None:
         ("referee/match_config.py", "import sample_bots", "referee and competition never import sample_bots"),
         ("competition/ratings.py", "from sample_bots import random_bot", "referee and competition never import"),
         ("referee/learning/policies.py", "from sample_bots import heuristic_bot", "referee.learning imports only"),
+        # The floors above reach the referee through its doors (referee.api and the documented packages) only.
+        ("kierki_cli/styled.py", "import referee.match", "kierki_cli and competition import the referee only"),
+        ("competition/stats.py", "from referee.bots.isolation import Isolation", "kierki_cli and competition import"),
+        ("competition/ratings.py", "from referee.rules.cards import Card", "kierki_cli and competition import"),
+        ("kierki_cli/replay_view.py", "from referee.replay import view", "kierki_cli and competition import"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract: str) -> None:

@@ -21,14 +21,20 @@ from msgspec import Meta
 
 from competition.executors import ExecutorError, ExecutorSpec
 from competition.ratings import RatingParams
-from referee.analysis import AnalysisSettings
-from referee.bots.isolation import LIMIT_SETTINGS, Isolation
-from referee.bots.sandbox import DEFAULT_CPU_S_PER_GAME, Limits
-from referee.bots.time_control import TimeControl
-from referee.faults import FaultPolicy
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.api import (
+    DEFAULT_CPU_S_PER_GAME,
+    LIMIT_SETTINGS,
+    AnalysisSettings,
+    FaultPolicy,
+    Isolation,
+    Limits,
+    MatchSpec,
+    RulesetSpec,
+    SettingError,
+    TimeControl,
+    check_declared,
+)
 from referee.rules import Game, Ruleset
-from referee.setting_error import SettingError, check_declared
 
 __all__ = [
     "CONFIG_NAME",

@@ -36,7 +36,7 @@ from competition.ladder.export import iso_time
 from competition.ladder.ladder import LadderError, ValidationFailed, add_bot, check_name, open_store
 from competition.ladder.schema import StoreError
 from competition.ladder.store_records import Submission
-from referee.bots.time_control import PartialTimeControl
+from referee.api import PartialTimeControl
 
 __all__ = ["BOTS_DIR", "INBOX_DIR", "READY_NAME", "RESULT_NAME", "IntakeRefused", "take_inbox"]
 

@@ -31,11 +31,16 @@ from competition.ladder.store_records import Added, Bot, BotStatus, check_look_a
 from competition.names import name_problem
 from competition.ratings import RatingParams
 from competition.remote import sha256_of
-from referee.bots.sandbox import SYSTEM_FOLDERS
-from referee.bots.seat import SEE_STDERR_LOG
-from referee.bots.stderr_log import last_lines
-from referee.match import Match
-from referee.match_config import BotSpec, MatchConfig, MatchSetupError, sample_bot_command
+from referee.api import (
+    SEE_STDERR_LOG,
+    SYSTEM_FOLDERS,
+    BotSpec,
+    Match,
+    MatchConfig,
+    MatchSetupError,
+    last_lines,
+    sample_bot_command,
+)
 
 __all__ = [
     "LadderError",

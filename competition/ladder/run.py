@@ -49,8 +49,7 @@ from competition.ladder.store import Store
 from competition.ladder.store_records import Bot, BotStatus
 from competition.open_executor import open_executor
 from competition.seeds import set_seed
-from referee.bots.fairplay import fair_play_problem
-from referee.bots.sandbox import SandboxError
+from referee.api import SandboxError, fair_play_problem
 
 __all__ = [
     "DEAD_RUN",

@@ -33,10 +33,7 @@ from competition.ladder.store import Store
 from competition.ladder.store_records import Bot, BotStatus, Submission
 from competition.model import SetRecord
 from competition.ratings import set_ranks
-from referee.replay.html import write_html
-from referee.replay.reader import ReplayError, load
-from referee.replay.timeline import build_timeline
-from referee.text import printable
+from referee.api import ReplayError, build_timeline, load, printable, write_html
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -15,7 +15,7 @@ from competition.ladder.store import Store
 from competition.ladder.store_records import Bot, BotStatus
 from competition.model import SetRecord
 from competition.ratings import Rating
-from referee.faults import FaultCode
+from referee.api import FaultCode
 
 __all__ = ["PROVISIONAL_SETS", "Standing", "standings"]
 

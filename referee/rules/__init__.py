@@ -1,7 +1,17 @@
 """The games themselves: pure and deterministic, no I/O, no clock, no subprocess."""
 
-from referee.rules.cards import Card, card_name, parse_card
+from referee.rules.cards import (
+    RANK_LETTERS,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    Card,
+    CardParseError,
+    card_name,
+    parse_card,
+    sort_for_display,
+)
 from referee.rules.dealing import DealSpec
+from referee.rules.exchange import PASS_COUNT
 from referee.rules.observation import Observation
 from referee.rules.playout import SampleError, sample_state
 from referee.rules.records import (
@@ -28,7 +38,9 @@ from referee.rules.records import (
     TrickEnded,
     TrumpChosen,
 )
+from referee.rules.results import places
 from referee.rules.ruleset import (
+    PLAYER_COUNTS,
     Game,
     LastCancelled,
     LotteryMissing2C,
@@ -37,13 +49,20 @@ from referee.rules.ruleset import (
     Passing,
     Ruleset,
     RulesetError,
+    option_specs,
 )
 from referee.rules.state import GameState, PlayPolicy, playout
 from referee.rules.table import TrickView
 
 __all__ = [
+    "PASS_COUNT",
+    "PLAYER_COUNTS",
+    "RANK_LETTERS",
+    "SUIT_LETTERS",
+    "SUIT_SYMBOLS",
     "Action",
     "Card",
+    "CardParseError",
     "CardPlayed",
     "ChooseMoon",
     "ChooseTrump",
@@ -80,7 +99,10 @@ __all__ = [
     "TrickView",
     "TrumpChosen",
     "card_name",
+    "option_specs",
     "parse_card",
+    "places",
     "playout",
     "sample_state",
+    "sort_for_display",
 ]
