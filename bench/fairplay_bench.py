@@ -27,10 +27,10 @@ from bench.referee_bench import _pinned_here, _result, build
 from referee.bots.cgroups import CgroupError, find_cgroups
 from referee.bots.isolation import FairPlayMode, Isolation
 from referee.bots.process import BotProcess
-from referee.bots.seat import TimeControl
 from referee.bots.spawn import join_prefix
-from referee.match import BotSpec, Match, MatchConfig
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 Result = dict[str, Any]

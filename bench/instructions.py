@@ -282,9 +282,15 @@ def referee_path() -> Workload:
 def _match(games: int) -> Workload:
     """A match of four trivial C bots, the same work in every tree: without control groups (where the tree has
     them, ``fair_play="none"``: the trees before issue 23 have none), configured the way the tree configures one."""
-    from referee.bots.seat import TimeControl
-    from referee.match import BotSpec, Match, MatchConfig
+    from referee.match import Match
     from referee.rules import Ruleset
+
+    try:  # each from its own module where the tree has it; older trees had them in the match and the seat
+        from referee.bots.time_control import TimeControl
+        from referee.match_config import BotSpec, MatchConfig
+    except ImportError:
+        from referee.bots.seat import TimeControl
+        from referee.match import BotSpec, MatchConfig
 
     work = Path(tempfile.mkdtemp(prefix="kierki-instructions-"))
     bot = work / "trivial_bot"

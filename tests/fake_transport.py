@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.process import Closed, Flushed, Line, LineResult, Timeout
+from referee.bots.pipe_results import Closed, Flushed, Line, LineResult, Timeout
 
 # request -> the raw lines to answer with (b"" entries are skipped); raising SystemExit closes the bot
 Script = Callable[[m.Request], list[bytes]]

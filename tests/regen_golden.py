@@ -21,9 +21,9 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee.bots.seat import TimeControl  # noqa: E402
-from referee.match import Match, MatchConfig, default_bots  # noqa: E402
-from referee.match_config import MatchSpec, RulesetSpec  # noqa: E402
+from referee.bots.time_control import TimeControl  # noqa: E402
+from referee.match import Match  # noqa: E402
+from referee.match_config import MatchConfig, MatchSpec, RulesetSpec, default_bots  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 

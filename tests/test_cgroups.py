@@ -28,7 +28,8 @@ from referee.bots import cgroups
 from referee.bots.cgroup_layout import CgroupVersion, layout_from
 from referee.bots.cgroups import CgroupError, find_cgroups
 from referee.bots.process import BotProcess
-from referee.bots.seat import BotSeat, TimeControl
+from referee.bots.seat import BotSeat
+from referee.bots.time_control import TimeControl
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"
 # On the pytest-xdist worker of test_fair_play.py, whose SIGKILL test counts every spinning child of fair.py.

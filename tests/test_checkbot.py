@@ -24,7 +24,7 @@ from protocol import codec
 from protocol import messages as m
 from referee.bots.isolation import Isolation
 from referee.bots.runtimes import RUNTIME_HINT, runtime_failure
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.checkbot import (
     ALL_GAMES,
     GAME_NUMBER,

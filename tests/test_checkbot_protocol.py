@@ -16,7 +16,7 @@ from fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 from kierki_cli.checkbot_cmd import format_result
 from protocol import messages as m
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.checkbot import (
     ALL_GAMES,
     HINT_CRASH,

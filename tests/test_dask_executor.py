@@ -50,8 +50,7 @@ from kierki_cli.main import cli  # noqa: E402
 from referee.bots.fairplay import fair_play_problem  # noqa: E402
 from referee.bots.isolation import Isolation  # noqa: E402
 from referee.bots.procfs import process_stat  # noqa: E402
-from referee.match import BotSpec  # noqa: E402
-from referee.match_config import MatchSpec, RulesetSpec, decode_spec  # noqa: E402
+from referee.match_config import BotSpec, MatchSpec, RulesetSpec, decode_spec  # noqa: E402
 from referee.rules import Ruleset  # noqa: E402
 
 BOTS = Path(__file__).parent / "bots"

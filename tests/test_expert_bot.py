@@ -13,7 +13,7 @@ from test_checkbot import assert_all_pass, run_check
 from test_montecarlo_bot import GAMES, play_search_game
 
 from protocol import messages as m
-from referee.match import BotSpec
+from referee.match_config import BotSpec
 from sample_bots.expert.bot import ExpertBot
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,11 +27,12 @@ from referee.bots.cgroups import CgroupError, find_cgroups, sweep_stale
 from referee.bots.isolation import FairPlayMode, Isolation
 from referee.bots.procfs import children
 from referee.bots.sandbox import SandboxKind
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.cpu import choose_cpu, pinned
 from referee.faults import FaultCode
-from referee.match import BotSpec, Match, MatchConfig, MatchResult
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
+from referee.match_result import MatchResult
 from referee.rules import Ruleset
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"

@@ -53,9 +53,10 @@ from referee.bots.sandbox import (
     status_tasks,
     user_task_count,
 )
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, Match, MatchConfig, MatchResult, MatchSetupError, SeatResult, default_bots
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, RulesetSpec, default_bots
+from referee.match_result import MatchResult, SeatResult
 from referee.rules import Ruleset
 
 HOSTILE = Path(__file__).parent / "hostile"

@@ -250,21 +250,35 @@ def aliased_shims(trees: dict[str, ast.Module], doors: Iterable[str] = REFEREE_D
 
 
 # Imports through a module that does not define the name, left on purpose; each entry must still be needed (the list
-# only shrinks). Tests are not checked: they may reach behind the doors to what they test.
+# only shrinks). Tests are checked too: they may reach behind the doors to what they test, but not through a shim.
 REEXPORTS_ALLOWED = {
-    # counts instructions on trees older than referee/match_config.py (257d922), so it imports through referee.match
+    # counts instructions on trees older than referee/match_config.py (257d922), where it falls back on these
     "bench/instructions.py: from referee.bots.seat import TimeControl",
     "bench/instructions.py: from referee.match import BotSpec",
     "bench/instructions.py: from referee.match import MatchConfig",
-    # being edited by the fair-play helper at the time of writing: import from time_control and match_config
-    "bench/fairplay_bench.py: from referee.bots.seat import TimeControl",
-    "bench/fairplay_bench.py: from referee.match import BotSpec",
-    "bench/fairplay_bench.py: from referee.match import MatchConfig",
+    # until the seating merge (the seat's tests are being rewritten by another branch): import from pipe_results,
+    # time_control, match_config
+    "tests/test_human_seat.py: from referee.bots.process import Closed",
+    "tests/test_human_seat.py: from referee.bots.process import Line",
+    "tests/test_human_seat.py: from referee.bots.process import Timeout",
+    "tests/test_human_seat.py: from referee.bots.seat import TimeControl",
+    "tests/test_human_seat.py: from referee.match import BotSpec",
+    "tests/test_human_seat.py: from referee.match import MatchConfig",
+    "tests/test_seat.py: from referee.bots.process import Flushed",
+    "tests/test_seat.py: from referee.bots.process import LineResult",
+    "tests/test_seat.py: from referee.bots.process import Timeout",
+    "tests/test_seat.py: from referee.bots.seat import TimeControl",
+    "tests/test_seat.py: from referee.match import BotSpec",
+    "tests/test_seat.py: from referee.match import MatchConfig",
+    "tests/test_seat.py: from referee.match import MatchSetupError",
 }
+# The click group with kierki_cli/main.py's commands registered on it (``cli as cli`` there, ALIASED_SHIMS_ALLOWED):
+# the tests invoke it from there, for the registration.
+THE_GROUP = "from kierki_cli.main import cli"
 
 
 def test_names_are_imported_from_where_they_are_defined() -> None:
-    found = set(reexported_imports(_parse_all(*SOURCES)))
+    found = {where for where in reexported_imports(_parse_all(*SOURCES, "tests")) if not where.endswith(THE_GROUP)}
     assert sorted(found - REEXPORTS_ALLOWED) == [], "import these from the module that defines them"
     assert sorted(REEXPORTS_ALLOWED - found) == [], "fixed: take these off REEXPORTS_ALLOWED"
 
@@ -300,7 +314,8 @@ ALIASED_SHIMS_ALLOWED = {
     # they need, not a shim)
     "kierki_cli/main.py: from kierki_cli.entry import cli as cli",
     # until the seating merge (referee/match.py is being restructured by another branch): the floors above import
-    # these through referee.api and the tests from their own modules, so the lines may simply go
+    # these through referee.api, the tests and bench from their own modules (bench/instructions.py falls back on
+    # them only in older trees), so the lines may go once tests/test_seat.py and test_human_seat.py do the same
     "referee/match.py: from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS",
     "referee/match.py: from referee.match_config import BotSpec as BotSpec",
     "referee/match.py: from referee.match_config import GameEndedCallback as GameEndedCallback",

@@ -51,7 +51,7 @@ from referee.bots import isolation as isolation_module
 from referee.bots.fairplay import fair_play_problem
 from referee.bots.isolation import Isolation
 from referee.bots.sandbox import SandboxError, check_bwrap
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
 from referee.setting_error import SettingError

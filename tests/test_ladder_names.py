@@ -14,8 +14,10 @@ from competition_helpers import make_set, short_ladder
 
 from competition.ladder.config import BotSettings, RunSettings
 from competition.ladder.ladder import changed_programs, init_ladder, readd_hint
+from competition.ladder.schema import StoreError, migrate
 from competition.ladder.standings import standings
-from competition.ladder.store import NameTaken, Store, StoreError, migrate
+from competition.ladder.store import Store
+from competition.ladder.store_records import NameTaken
 from competition.model import SetRecord, encode_set
 from competition.ratings import rate
 from kierki_cli.main import cli

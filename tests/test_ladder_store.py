@@ -10,7 +10,8 @@ import pytest
 from competition_helpers import make_set
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from competition.ladder.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, migrate
+from competition.ladder.schema import MIGRATIONS, SCHEMA_VERSION, StoreError, migrate
+from competition.ladder.store import Store
 from competition.ladder.store_records import BotStatus
 from competition.model import SetRecord
 from competition.ratings import RatingParams, rate, set_ranks

@@ -23,8 +23,8 @@ from protocol import messages as m
 from referee.learning import KierkiEnv, Layout, heuristic_action
 from referee.learning.bot import PolicyBot
 from referee.learning.encoding import encode
-from referee.match import BotSpec, Match, MatchConfig
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
 from referee.rules import Observation, Ruleset
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,10 +20,10 @@ from pettingzoo.test.api_test import api_test
 
 from protocol import messages as m
 from referee.learning import IllegalAction, KierkiEnv, SingleSeatEnv, encode
-from referee.learning.encoding import MOON_OTHERS_ACTION, N_CARDS
-from referee.match import BotSpec, Match, MatchConfig
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
 from referee.rules import CardPlayed, DealStarted, GameState, PassesExchanged, Phase, Ruleset, RulesetError, parse_card
+from referee.rules.features import MOON_OTHERS_ACTION, N_CARDS
 
 GAMES = [
     ("kierki", None, {}),

@@ -22,7 +22,7 @@ from pettingzoo.test.seed_test import parallel_seed_test, seed_test
 from pettingzoo.test.state_test import state_test
 
 from referee.learning import GYMNASIUM_IDS, KierkiEnv, SingleSeatEnv, zoo
-from referee.learning.encoding import N_CARDS
+from referee.rules.features import N_CARDS
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [("kierki", None), ("kierki3", None), ("hearts", None), ("cancellation", 7)]

@@ -13,9 +13,9 @@ import pytest
 
 from referee.bots.process import BotProcess
 from referee.bots.procfs import session_members
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, default_bots
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, RulesetSpec, default_bots
 from referee.rules import Ruleset
 from referee.rules.results import places
 

@@ -21,7 +21,7 @@ from test_checkbot import assert_all_pass, run_check
 
 from protocol import messages as m
 from referee import wire, wire_requests
-from referee.match import BotSpec
+from referee.match_config import BotSpec
 from referee.rules import DealStarted, GameState, Observation, Phase, Ruleset
 from referee.search import SeatKnowledge, candidate_passes
 from sample_bots.montecarlo import worlds

@@ -15,7 +15,8 @@ from test_ladder_inbox import SAMPLES, _ladder, _random_bot, _result, _submit, _
 
 from competition.ladder.config import BotSettings, RunSettings
 from competition.ladder.ladder import LadderError, add_bot, check_name, init_ladder
-from competition.ladder.store import NameTaken, Store
+from competition.ladder.store import Store
+from competition.ladder.store_records import NameTaken
 from competition.names import name_key, name_problem, same_name_groups
 from competition.plan import PlanError, check_entrants, parse_bot_argument
 from kierki_cli.main import cli

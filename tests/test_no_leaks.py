@@ -41,9 +41,9 @@ from rules_helpers import view_cards
 from protocol import codec
 from protocol import messages as m
 from referee import wire
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, Match, MatchConfig, default_bots
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec, default_bots
 from referee.rules import (
     Action,
     CardPlayed,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from bot_helpers import script_bot
 
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, MatchConfig, run_match
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import run_match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,18 +18,9 @@ from pathlib import Path
 import pytest
 
 from referee.bots import spawn as spawn_module
-from referee.bots.limits import prlimit_program
-from referee.bots.process import (
-    BotProcess,
-    BotStartError,
-    Closed,
-    Flushed,
-    Line,
-    LineTooLong,
-    Overflow,
-    ResourceLimits,
-    Timeout,
-)
+from referee.bots.limits import ResourceLimits, prlimit_program
+from referee.bots.pipe_results import BotStartError, Closed, Flushed, Line, LineTooLong, Overflow, Timeout
+from referee.bots.process import BotProcess
 from referee.bots.procfs import process_stat, session_members
 from referee.faults import Fault
 
@@ -237,7 +228,8 @@ def test_unread_input_counts_what_the_bot_has_not_read(spawn: Spawn) -> None:
 
 def test_a_seat_names_the_messages_unread_at_a_missed_deadline(spawn: Spawn) -> None:
     from protocol import messages as m
-    from referee.bots.seat import BotSeat, TimeControl
+    from referee.bots.seat import BotSeat
+    from referee.bots.time_control import TimeControl
 
     bot = spawn("no_read")
     assert expect_line(bot) == b"ready"

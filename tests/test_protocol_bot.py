@@ -19,9 +19,9 @@ from protocol import codec
 from protocol import messages as m
 from protocol.bot import Bot, card_order, run
 from referee import wire, wire_requests
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, MatchConfig, run_match, sample_bot_command
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import run_match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec, sample_bot_command
 from referee.rules import GameState, Phase, Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent

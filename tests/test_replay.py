@@ -19,9 +19,9 @@ from kierki_cli.replay_stepper import Stepper
 from kierki_cli.replay_story import story
 from kierki_cli.replay_view import render_table
 from kierki_cli.styled import Style, to_text
-from referee.bots.seat import TimeControl
-from referee.match import BotSpec, Match, MatchConfig, default_bots
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec, default_bots
 from referee.match_result import GameStatus
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, VERSION, DealRecord, Header

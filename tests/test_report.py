@@ -19,7 +19,6 @@ from competition.report import (
     ReportFiles,
     display_width,
     format_table,
-    printable,
     render_html,
     standings_csv,
     standings_json,
@@ -27,6 +26,7 @@ from competition.report import (
 )
 from competition.stats import Standings, standings
 from referee.faults import FaultCode
+from referee.text import printable
 
 EVIL = "<script>alert(1)</script>"
 MATH = "$\\frac{1}{0}$ bot"  # mathtext would choke on this if matplotlib were allowed to parse it

@@ -15,10 +15,10 @@ from competition.plan import Entrant
 from competition.tournament import run_tournament
 from competition.tournament_config import StopRule, TournamentConfig
 from kierki_cli.main import cli
-from referee.bots.seat import TimeControl
+from referee.bots.time_control import TimeControl
 from referee.faults import Consequence, FaultCode, FaultPolicy
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError, sample_bot_command
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, RulesetSpec, sample_bot_command
 from referee.replay.reader import load
 from referee.replay.records import GameEndRecord
 from referee.rules import Ruleset

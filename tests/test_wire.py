@@ -27,8 +27,8 @@ from referee.rules import (
     TrumpChosen,
     card_name,
 )
-from referee.rules.observation import TrickView
 from referee.rules.projection import project
+from referee.rules.table import TrickView
 
 TOP = cards("S:AKQ C:AKQJT D:AKQJT")
 REST = [c for c in range(52) if c not in TOP]
