@@ -382,6 +382,21 @@ def test_every_referee_module_is_a_door_or_closed_to_the_floors_above() -> None:
         assert _listed(tree), f"{door} is a door: its __init__ lists its public names in __all__"
 
 
+BESIDE_THE_FLOORS = {"rules", "search", "learning"}  # the libraries, each with contracts of its own
+
+
+def test_every_part_of_the_referee_has_its_floor() -> None:
+    """A new module or package of the referee says where it stands: on a floor of ``referee-floors`` (the door,
+    the conductor, the shared vocabulary) or beside them with the libraries."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    floors = next(contract for contract in contracts if contract["id"] == "referee-floors")
+    placed = {part.strip() for layer in floors["layers"] for part in re.split(r"[:|]", layer)}
+    parts = {path.stem for path in (ROOT / "referee").glob("*.py") if path.stem != "__init__"}
+    parts |= {path.parent.name for path in (ROOT / "referee").glob("*/__init__.py")}
+    assert sorted(parts - placed - BESIDE_THE_FLOORS) == [], "give these a floor in pyproject.toml, referee-floors"
+    assert sorted(placed - parts) == []
+
+
 def test_the_front_door_takes_each_name_from_its_home() -> None:
     """referee/api.py writes each name three times (the imports mypy reads, its home, ``__all__``): they agree, and
     each home defines the name (the door is never a door to another shim)."""
