@@ -234,7 +234,6 @@ LONG_CLASSES_ALLOWED = {
     "competition/ladder/store.py: Store": 493,
     "referee/bots/process.py: BotProcess": 436,
     "referee/bots/seat.py: BotSeat": 418,
-    "referee/match.py: Match": 482,
 }
 
 
