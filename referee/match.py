@@ -219,7 +219,7 @@ class Match:
             answer = self._passes.pop(index)
         else:
             request_id = seat.new_id()
-            request, line = requests.line_for(state, request_id, int(seat.deadline_s() * 1000))
+            request, line = requests.line_for(state, request_id, int(seat.clock.deadline_s() * 1000))
             reply = seat.converse(request, line=line)
             answer = SeatAnswer(request_id, reply.outcome, reply.elapsed_s, seat.ignored_since_request, reply.cpu_s)
         outcome = answer.outcome
@@ -250,7 +250,7 @@ class Match:
             seat = self.seating.seats[index]
             if not seat.forfeited and not state.observation(index).passed:
                 request_id = seat.new_id()
-                time_ms = int(seat.deadline_s() * 1000)
+                time_ms = int(seat.clock.deadline_s() * 1000)
                 asks.append((seat, wire_requests.pass_request_for(state, index, request_id, game_number, time_ms)))
         for (seat, request), reply in zip(asks, converse_all(asks), strict=True):
             answer = SeatAnswer(request.id, reply.outcome, reply.elapsed_s, seat.ignored_since_request, reply.cpu_s)

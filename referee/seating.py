@@ -203,13 +203,13 @@ class Seating:
         for seat in self.seats:
             if seat.forfeited:
                 continue
-            hello = hello_request(seat.new_id(), config.ruleset, seat.seat, seat.time, config.games)
-            reply = seat.converse(hello, timeout_s=seat.time.startup_ms / 1000, startup=True, together=starting)
+            hello = hello_request(seat.new_id(), config.ruleset, seat.seat, seat.clock.time, config.games)
+            reply = seat.converse(hello, timeout_s=seat.clock.time.startup_ms / 1000, startup=True, together=starting)
             starting -= 1
             answer = reply.outcome
             if reply.cpu_s is not None:
                 self.result_of(seat).startup_cpu_ms = reply.cpu_s * 1000
-                self.cpu_marks[self.players.index(seat)] = seat.cpu_ns()
+                self.cpu_marks[self.players.index(seat)] = seat.clock.cpu_ns()
             command = config.bots[seat.seat].command
             # A hello of another protocol version need not decode as ours: what it claims is still checked.
             claimed = next((h.error.protocol for h in reversed(reply.heard) if h.error is not None), None)
@@ -262,7 +262,7 @@ class Seating:
         per_seat: list[float | None] = []
         for seat in self.seats:
             index = self.players.index(seat)
-            now = seat.cpu_ns()
+            now = seat.clock.cpu_ns()
             if now < 0 or self.results[index].startup_cpu_ms is None:
                 per_seat.append(None)
                 continue
