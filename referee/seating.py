@@ -115,7 +115,6 @@ class Seating:
         self.players: list[BotSeat] = []
         self.results: list[SeatResult] = []
         self.fair: FairPlaySetup | None = None  # the control groups in force (None: scripted transports)
-        self.limits: ResourceLimits | None = None  # each bot's process limits (None: scripted transports)
         self.cpu_marks: list[int] = []  # per bot: its CPU time (ns) when its last game (or its hello) ended
         self._transcript_files: dict[int, IO[bytes]] = {}
 
@@ -127,11 +126,12 @@ class Seating:
 
     def _start_bots(self) -> None:
         config = self.config
+        limits = None
         if self.transport_factory is None:
             try:
                 config.isolation.check_here()
                 self.fair = FairPlaySetup.open(config.isolation)
-                self.limits = self.fair.resource_limits(config.games)
+                limits = self.fair.resource_limits(config.games)
             except (SandboxError, FairPlayError) as error:
                 raise MatchSetupError(str(error)) from None
         absent = dict(config.absent)
@@ -144,7 +144,7 @@ class Seating:
                 transport = self.transport_factory(seat, spec)
             else:
                 try:
-                    transport = self.start_process(seat, spec, self.limits)
+                    transport = self.start_process(seat, spec, limits)
                 except MatchSetupError as unstartable:
                     if self._disk_is_full():  # its folder or log could not be made: the disk's doing, not the bot's
                         raise DiskFullError(f"{unstartable} (the disk is full)") from None
