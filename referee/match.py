@@ -194,11 +194,12 @@ class Match:
 
     def _dispatch(self, events: Sequence[Event], messages: SeatMessages, writer: ReplayWriter) -> None:
         """Record ``events`` and queue each seat's messages of them (a message shared by seats is encoded once)."""
+        seats = self.seating.seats
         for event in events:
             record = event_record(event)
             if record is not None:
                 writer.write(record)
-            for seat, line in zip(self.seating.seats, messages.lines(event), strict=True):
+            for seat, line in zip(seats, messages.lines(event), strict=True):
                 if line is not None:
                     seat.queue_encoded(line)
 
