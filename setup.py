@@ -4,11 +4,11 @@ library); everything else is configured in pyproject.toml.
 A plain ``pip install .`` needs no compiler and installs pure Python. With ``KIERKI_MYPYC=1`` the rules core and
 the referee's per-decision path between it and the bots (`COMPILED`: `wire.py` and `wire_requests.py` build the
 messages, `game_loop.py` plays the loop, `projection.py` decides what each seat sees; the transport `bots/lines.py`,
-`polling.py`, `process.py`, the conversation `bots/seat.py`, the replay `writer.py` and `match.py`; the search
-library's hot loop, `search/rollout.py`, `exact.py`, `inference.py` and `pimc.py`, 3.3 times the playouts a CPU second,
-docs/bots/expert.md) are compiled with mypyc from the same source, for speed. Classes that other code reads as
-plain data or subclasses from a builtin stay in modules of their own that are not compiled
-(`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
+`polling.py`, `process.py`, the conversation `bots/seat.py` and its clock `bots/seat_clock.py`, the replay
+`writer.py`, `match.py` and its `decision.py`; the search library's hot loop, `search/rollout.py`, `exact.py`,
+`inference.py` and `pimc.py`, 3.3 times the playouts a CPU second, docs/bots/expert.md) are compiled with mypyc
+from the same source, for speed. Classes that other code reads as plain data or subclasses from a builtin stay in
+modules of their own that are not compiled (`bots/time_control.py`, `replay/errors.py`, the msgspec Structs):
 
     pip install mypy msgspec "setuptools>=77" wheel && KIERKI_MYPYC=1 pip install --no-build-isolation .
 
@@ -48,7 +48,9 @@ COMPILED = [
     "referee/bots/polling.py",
     "referee/bots/process.py",
     "referee/bots/seat.py",
+    "referee/bots/seat_clock.py",
     "referee/replay/writer.py",
+    "referee/decision.py",
     "referee/match.py",
     "referee/search/rollout.py",
     "referee/search/exact.py",

@@ -160,9 +160,7 @@ class HumanSeat:
         style = self.style
         if isinstance(message, m.HelloRequest):
             self.seat, self.players = message.seat, message.players
-            self.answers.append(
-                codec.encode_answer(m.HelloAnswer(id=message.id, name=self.name, version="", protocol=1)).rstrip(b"\n")
-            )
+            self.answers.append(codec.encode_answer(self._hello(message.id)).rstrip(b"\n"))
             self.write(f"{message.game}, {message.players} players: you are seat {message.seat}")
         elif isinstance(message, m.HelloRequest | m.PassRequest | m.TrumpRequest | m.PlayRequest | m.MoonRequest):
             self.pending = message
@@ -237,7 +235,11 @@ class HumanSeat:
             return self._trump(request, deadline)
         if isinstance(request, m.MoonRequest):
             return self._moon(request, deadline)
-        return m.HelloAnswer(id=request.id, name=self.name, version="", protocol=1)
+        return self._hello(request.id)
+
+    def _hello(self, request_id: int) -> m.HelloAnswer:
+        """The answer to hello: the person speaks the protocol version of this referee, whatever it is."""
+        return m.HelloAnswer(id=request_id, name=self.name, version="", protocol=codec.PROTOCOL_VERSION)
 
     def _table(self, request: m.PlayRequest) -> None:
         style = self.style

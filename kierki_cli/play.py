@@ -122,7 +122,7 @@ def play(
 
     def transport(at: int, spec: BotSpec) -> Transport:
         # The other seats are the ordinary bot processes, started as the match starts them.
-        return human if at == seat else match._start_process(at, spec, limits)
+        return human if at == seat else match.seating.start_process(at, spec, limits)
 
     match = Match(config, transport_factory=transport)
     click.echo(f"{ruleset.describe()}\nseed {seed}; you are seat {seat}; the log goes to {out_dir}", err=True)

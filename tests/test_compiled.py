@@ -46,6 +46,7 @@ COMPILED_TESTS = (  # the tests of the compiled modules, run again against the c
     "test_seat.py",
     "test_checkbot_protocol.py",
     "test_match.py",
+    "test_seating.py",
     "test_replay.py",
     "test_replay_records.py",
     # a user of the compiled build is as safe from hostile bots: the whole zoo (floods, forks, memory, signals,

@@ -176,6 +176,20 @@ def _cmdline(pid: int) -> bytes:
 
 
 @needs_cgroups
+def test_a_referee_that_returns_waits_for_its_guardian_and_leaves_no_process(tmp_path: Path) -> None:
+    """A referee that ends normally closes its guardian's pipe and waits for it: when its process has ended, no
+    process of its group is left (the guardian outlived it before, and its Popen, collected at exit while the
+    guardian still ran, was a ResourceWarning under ``python -X dev``)."""
+    with private_group() as group:
+        command = [sys.executable, "-X", "dev", *kierki_in_a_process()[1:], "match", "--game", "hearts"]
+        command += ["--option", "target=10", "--seed", "3", "--out", str(tmp_path / "out"), "--fair-play", "cgroup"]
+        done = subprocess.run(group.command(command), capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "ResourceWarning" not in done.stderr, done.stderr
+        assert group.processes() == []  # counted at once: the guardian ended before the referee did
+
+
+@needs_cgroups
 def test_a_referee_killed_with_sigkill_leaves_no_bot_its_guardian_removes_them(tmp_path: Path) -> None:
     """A referee killed with SIGKILL cannot remove its groups; its guardian, which sees it end, kills the bots in
     them (the frozen ones thawed so that they die) and the children that left their session, and removes them,

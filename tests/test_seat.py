@@ -255,22 +255,22 @@ def _asked(charged: bool) -> Asked:
 
 def test_time_bank_overrun_is_taken_from_the_bank_and_increment_added() -> None:
     seat = BotSeat(0, ScriptedBot(), TimeControl(move_ms=100, bank_ms=1000, increment_ms=50))
-    assert seat.deadline_s() == pytest.approx(1.1)
+    assert seat.clock.deadline_s() == pytest.approx(1.1)
     seat._charge(0.4, _asked(True))  # 300 ms over the move time
-    assert seat.bank_s == pytest.approx(1.0 - 0.3 + 0.05)
+    assert seat.clock.bank_s == pytest.approx(1.0 - 0.3 + 0.05)
     seat._charge(0.05, _asked(True))  # within the move time: the bank only grows
-    assert seat.bank_s == pytest.approx(0.75 + 0.05)
+    assert seat.clock.bank_s == pytest.approx(0.75 + 0.05)
     seat._charge(5.0, _asked(True))  # far over: the bank is empty, then the increment
-    assert seat.bank_s == pytest.approx(0.05)
-    assert seat.deadline_s() == pytest.approx(0.15)
+    assert seat.clock.bank_s == pytest.approx(0.05)
+    assert seat.clock.deadline_s() == pytest.approx(0.15)
     seat._charge(5.0, _asked(False))  # the handshake does not count
-    assert seat.bank_s == pytest.approx(0.05)
+    assert seat.clock.bank_s == pytest.approx(0.05)
 
 
 def test_without_a_bank_the_deadline_is_the_move_time() -> None:
     seat = BotSeat(0, ScriptedBot(), TimeControl(move_ms=250))
     seat._charge(3.0, _asked(True))
-    assert seat.deadline_s() == pytest.approx(0.25)
+    assert seat.clock.deadline_s() == pytest.approx(0.25)
 
 
 def test_every_request_states_the_time_allowed(tmp_path: Path) -> None:

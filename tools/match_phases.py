@@ -6,10 +6,10 @@ Runs ``kierki match --seed 7 --json --out DIR`` with four trivial C bots (``benc
 ``cc``) RUNS times, each in a fresh interpreter that does what the installed script does (`kierki_cli.launch`),
 reading the clocks at each phase: the interpreter's start (from the moment this process starts it to the first
 line of the script), the imports (click and the group, then the match command's modules), the match's own phases
-(wrapped methods of `referee.match.Match`), and the exit (from the command's end until this process sees the
-child gone). Two columns: wall time (``time.time``, one clock for both processes) and the referee process's own
-CPU time (``time.process_time``; the exit's from ``getrusage``, less the bots'), which a busy machine inflates far
-less than the wall time. The wrapping costs a few microseconds.
+(wrapped methods of `referee.match.Match` and of its bots' `referee.seating.Seating`), and the exit (from the
+command's end until this process sees the child gone). Two columns: wall time (``time.time``, one clock for both
+processes) and the referee process's own CPU time (``time.process_time``; the exit's from ``getrusage``, less the
+bots'), which a busy machine inflates far less than the wall time. The wrapping costs a few microseconds.
 """
 
 from __future__ import annotations
@@ -41,10 +41,11 @@ with command_table.gc_paused():
     import kierki_cli.main
 marks.append(("import the match command's modules", time.time(), time.process_time()))
 from referee.match import Match
+from referee.seating import Seating
 
 spans = {}
-def timed(name, label):
-    method = getattr(Match, name)
+def timed(owner, name, label):
+    method = getattr(owner, name)
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
         wall, cpu = time.time(), time.process_time()
@@ -53,11 +54,11 @@ def timed(name, label):
         finally:
             was = spans.get(label, (0.0, 0.0))
             spans[label] = (was[0] + time.time() - wall, was[1] + time.process_time() - cpu)
-    setattr(Match, name, wrapper)
+    setattr(owner, name, wrapper)
 
-for name, label in [("_start_bots", "start four bots"), ("_handshake", "hello to each bot"),
-                    ("_play_game", "the game"), ("_close_all", "bye, stop and reap the bots")]:
-    timed(name, label)
+for owner, name, label in [(Seating, "_start_bots", "start four bots"), (Seating, "_handshake", "hello to each bot"),
+                           (Match, "_play_game", "the game"), (Seating, "close", "bye, stop and reap the bots")]:
+    timed(owner, name, label)
 sys.argv[0] = "kierki"
 try:
     launch.main()

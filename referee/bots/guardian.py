@@ -11,6 +11,8 @@ the referee ends, however it ends, the guardian reads the end of its input and r
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import subprocess
 import sys
@@ -64,4 +66,25 @@ def _start_locked(version: str, dirs: dict[str, Path], prefix: str) -> None:
     finally:
         os.close(read)
     KEPT_CHILDREN.add(guardian.pid)
+    if not _guardians:
+        atexit.register(_release_guardians)
     _guardians[me] = guardian, write
+
+
+GUARDIAN_EXIT_WAIT_S = 10.0  # how long a referee ending normally waits for its guardian's sweep
+
+
+def _release_guardians() -> None:
+    """At a normal exit: close our end of the guardian's pipe, so that it sweeps what is left of our groups now and
+    ends, and wait (a bounded while) for it, so that a referee that has returned leaves no process of its own behind
+    (and its ``Popen`` is not collected while it still runs: a ResourceWarning). A killed referee runs no exit
+    handlers; its guardian sees the pipe close all the same."""
+    running = _guardians.pop(os.getpid(), None)
+    if running is None:
+        return
+    guardian, end = running
+    with contextlib.suppress(OSError):
+        os.close(end)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        guardian.wait(GUARDIAN_EXIT_WAIT_S)
+    KEPT_CHILDREN.discard(guardian.pid)

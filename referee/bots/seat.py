@@ -4,13 +4,13 @@ This is the one conversation with a bot; a match and check-bot both talk through
 request cycle: queue the request behind any pending events, flush them together (one write), wait for the answer
 under the decision's deadline, ignore answers to older requests, decode strictly. It never raises for anything the
 bot does; it returns a `Reply` whose outcome is the answer or a `referee.faults.Fault`, with every line it read on
-the way, and the caller decides the consequence (``ask`` is the match's short form). The seat also keeps the last
-lines exchanged and hands out the end of the bot's stderr, for reports.
+the way, and the caller decides the consequence. The seat also keeps the last
+lines exchanged and hands out the end of the bot's stderr, for reports. Its clock (the deadlines, the bank, CPU time
+under fair play) is a `referee.bots.seat_clock.SeatClock`.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -19,11 +19,11 @@ from typing import Final, Literal, Protocol
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.fairplay import wall_cap_s
 from referee.bots.pipe_results import Closed, FlushResult, Line, LineResult, LineTooLong, Overflow, Timeout
 from referee.bots.process import BotProcess, wait_any
 from referee.bots.replies import Asked, Heard, Reply, backlog_note
 from referee.bots.sandbox import describe_exit
+from referee.bots.seat_clock import SeatClock
 from referee.bots.time_control import TimeControl
 from referee.faults import Fault, FaultCode
 
@@ -111,11 +111,6 @@ _ANSWER_TYPES: Final = m.ANSWER_TYPES
 _EVENT_TYPES: Final = m.EVENT_TYPES
 
 
-_NS: Final = 1e-9
-_CPUS: Final = os.cpu_count() or 1
-_CPU_CHECK_S: Final = 0.002
-
-
 def _reads_on(heard: Heard, request: m.Request) -> bool:
     """Whether a check reads on past the broken line ``heard`` (a debug print, a line of pretty-printed JSON) to the
     answer: not when the line is the answer itself, malformed (it names the request's id), as a match would not."""
@@ -141,6 +136,21 @@ def _crash_message(process: Transport, result: Closed | Overflow) -> str:
     return f"the bot exited ({describe_exit(code)}); {SEE_STDERR_LOG}"
 
 
+def _timeout_message(within: str, backlog: int, request_id: int, wrong_ids: list[int]) -> str:
+    """Why no answer came within ``within``, and what to fix: the id, the messages left unread, or the flush."""
+    if wrong_ids:  # the bot did answer: with the wrong id, which is what to fix
+        return (
+            f"no answer with id {request_id} within {within}: answered with id {wrong_ids[-1]}; "
+            f"the request's id is {request_id}: copy the request's \"id\" into your answer"
+        )
+    if backlog:
+        return f"no answer within {within}; {backlog_note(backlog)}"
+    return (
+        f"no answer within {within}; answer every request at once and flush stdout "
+        "after each line (print(..., flush=True) in Python, stdbuf -oL for a program that has no switch)"
+    )
+
+
 class BotSeat:
     """One seat's conversation with its bot; ``keep_lines`` is how many lines exchanged ``recent`` remembers."""
 
@@ -158,15 +168,13 @@ class BotSeat:
         # Fair play (referee/bots/fairplay.py) needs a real process in a control group; other transports (scripted
         # fakes, a human at the terminal) are timed on the wall clock and never frozen.
         self._bot: BotProcess | None = process if isinstance(process, BotProcess) else None
-        self.time = time_control
-        self.bank_s = time_control.bank_ms / 1000
+        self.clock = SeatClock(time_control, self._bot)
         self.name = f"seat{seat}"
         self.version = ""
         self.protocol = codec.PROTOCOL_VERSION  # the version the bot answered hello with
         self.strikes = 0
         self.forfeited = process is None
         self.freeze = False  # freeze the bot from its answer to its next request (fair play; needs a cgroup)
-        self._cpu_seen = -1  # the bot's CPU time (ns) when its last reply was read; still its time while frozen
         self.stats = SeatStats()
         self._ignored_mark = 0  # stats.ignored_lines when the latest request went out
         self.recent: deque[tuple[Direction, bytes]] = deque(maxlen=keep_lines)
@@ -188,17 +196,9 @@ class BotSeat:
         if not self.forfeited:
             self._queue += line
 
-    def deadline_s(self) -> float:
-        return self.time.move_ms / 1000 + self.bank_s
-
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id
-
-    def ask(self, request: m.Request, *, timeout_s: float | None = None) -> tuple[m.BotMessage | Fault, float]:
-        """Send queued events and ``request``; return the decoded answer (or a Fault) and the time taken."""
-        reply = self.converse(request, timeout_s=timeout_s)
-        return reply.outcome, reply.elapsed_s
 
     def converse(
         self,
@@ -243,43 +243,13 @@ class BotSeat:
         process = self.process
         assert process is not None and not self.forfeited
         self._queue += codec.encode(request) if line is None else line
-        allowed = self.deadline_s() if timeout_s is None else timeout_s
-        cpu = -1
-        bot = self._bot
-        if bot is not None:
-            if bot.frozen and self._cpu_seen >= 0:
-                cpu = self._cpu_seen  # frozen since its last reply was read: it has used nothing since
-                bot.thaw_after_write()  # its time starts with the request, in the pipe before it runs
-            else:
-                bot.thaw()
-                cpu = bot.cpu_ns()
+        clock = self.clock
+        allowed = clock.deadline_s() if timeout_s is None else timeout_s
+        cpu = clock.start()
         started = _CLOCK()
         self._ignored_mark = self.stats.ignored_lines
         self._send_queue(process)
-        if cpu < 0:
-            return Asked(request, started, allowed, timeout_s is None, wall_s=allowed)
-        cap = wall_cap_s(allowed, together)
-        return Asked(request, started, allowed, timeout_s is None, cpu_from=0 if startup else cpu, wall_s=cap)
-
-    def _cpu_until(self, asked: Asked) -> int:
-        """The bot's CPU time (ns) at which ``asked`` times out; 0 when timed on the wall clock."""
-        return 0 if asked.cpu_from < 0 else asked.cpu_from + int(asked.allowed_s * 1e9)
-
-    def expired(self, asked: Asked, at_s: float) -> bool:
-        """Whether ``asked``'s time is up ``at_s`` after it went out: its CPU time, or the wall clock."""
-        if at_s >= asked.wall_s:
-            return True
-        if asked.cpu_from < 0 or self._bot is None:
-            return False
-        return self._bot.cpu_ns() >= self._cpu_until(asked)
-
-    def wake_at(self, asked: Asked) -> float:
-        """The earliest moment ``asked`` could time out (for a wait on several bots at once)."""
-        wall = asked.started + asked.wall_s
-        if asked.cpu_from < 0 or self._bot is None:
-            return wall
-        left = (self._cpu_until(asked) - self._bot.cpu_ns()) * _NS
-        return min(wall, _CLOCK() + max(_CPU_CHECK_S, left / _CPUS))
+        return clock.asked(request, started, allowed, timeout_s is None, cpu, together, startup)
 
     @property
     def ignored_since_request(self) -> int:
@@ -298,7 +268,7 @@ class BotSeat:
         process = self.process
         assert process is not None
         started = asked.started
-        result = self._read_now(process, started + asked.wall_s if wait else 0.0, self._cpu_until(asked))
+        result = self._read_now(process, started + asked.wall_s if wait else 0.0, self.clock.cpu_until(asked))
         if self._recording:
             self._record_read(result)
         at_s = _CLOCK() - started
@@ -326,10 +296,10 @@ class BotSeat:
         request, started = asked.request, asked.started
         expected = m.ANSWER_TYPES[type(request)]
         deadline = started + asked.wall_s if wait else 0.0
-        cpu_until = self._cpu_until(asked)
+        cpu_until = self.clock.cpu_until(asked)
         heard = asked.heard
         while True:
-            if not wait and isinstance(result, Timeout) and not self.expired(asked, at_s):
+            if not wait and isinstance(result, Timeout) and not self.clock.expired(asked, at_s):
                 return None
             if isinstance(result, Line):
                 outcome = self._read_answer(result.data, request.id, expected, heard, at_s)
@@ -358,8 +328,8 @@ class BotSeat:
         if isinstance(result, Timeout):
             backlog = self._unread_lines(process)
             wrong_ids = [h.message.id for h in heard if h.message is not None and h.message.id != request.id]
-            within = self._within(asked, spent)
-            timeout = Fault(FaultCode.TIMEOUT, self._timeout_message(within, backlog, request.id, wrong_ids))
+            within = self.clock.within(asked)
+            timeout = Fault(FaultCode.TIMEOUT, _timeout_message(within, backlog, request.id, wrong_ids))
             if heard or grace_s <= 0:
                 return Reply(timeout, spent, tuple(heard), result, backlog=backlog, cpu_s=cpu)
             late = self._read(process, time.monotonic() + grace_s)
@@ -370,19 +340,6 @@ class BotSeat:
                 return Reply(timeout, spent, (), result, backlog=backlog, cpu_s=cpu)
             result = late
         return Reply(Fault(FaultCode.CRASH, _crash_message(process, result)), spent, tuple(heard), result, cpu_s=cpu)
-
-    def _within(self, asked: Asked, spent: float) -> str:
-        """What the bot had and did not answer within: "1000 ms", or its CPU time or wall-clock cap."""
-        allowed_ms = asked.allowed_s * 1000
-        if asked.cpu_from < 0:
-            return f"{allowed_ms:.0f} ms"
-        cpu_ms = (asked.cpu_s or 0.0) * 1000
-        if cpu_ms >= allowed_ms:
-            return f"{allowed_ms:.0f} ms of CPU time (your processes used {cpu_ms:.0f} ms)"
-        return (
-            f"the wall-clock cap of {asked.wall_s * 1000:.0f} ms (your processes used {cpu_ms:.0f} ms of their "
-            f"{allowed_ms:.0f} ms of CPU time: waiting for something that does not come?)"
-        )
 
     def _read_answer(
         self, data: bytes, request_id: int, expected: type[m.BotMessage], heard: list[Heard], at_s: float
@@ -413,11 +370,8 @@ class BotSeat:
         return answer
 
     def _charge(self, elapsed: float, asked: Asked) -> float:
-        """Count the decision on the seat's clock (its CPU time where measured); the wall time it took."""
-        used = elapsed
-        if asked.cpu_from >= 0 and self._bot is not None:
-            self._cpu_seen = self._bot.cpu_ns()
-            used = asked.cpu_s = max(0.0, (self._cpu_seen - asked.cpu_from) * _NS)
+        """Count the decision in the seat's statistics and on its clock; the wall time it took."""
+        self.clock.charge(elapsed, asked)
         if asked.charged:
             stats = self.stats
             stats.decisions += 1
@@ -425,27 +379,7 @@ class BotSeat:
             stats.slowest_s = max(stats.slowest_s, elapsed)
             if asked.cpu_s is not None:
                 stats.cpu_s += asked.cpu_s
-            if self.time.bank_ms:
-                overrun = max(0.0, used - self.time.move_ms / 1000)
-                self.bank_s = max(0.0, self.bank_s - overrun) + self.time.increment_ms / 1000
         return elapsed
-
-    def cpu_ns(self) -> int:
-        """The bot's CPU time so far (its control group's), in ns; -1 where not measured."""
-        return -1 if self._bot is None else self._bot.cpu_ns()
-
-    def _timeout_message(self, within: str, backlog: int, request_id: int, wrong_ids: list[int]) -> str:
-        if wrong_ids:  # the bot did answer: with the wrong id, which is what to fix
-            return (
-                f"no answer with id {request_id} within {within}: answered with id {wrong_ids[-1]}; "
-                f"the request's id is {request_id}: copy the request's \"id\" into your answer"
-            )
-        if backlog:
-            return f"no answer within {within}; {backlog_note(backlog)}"
-        return (
-            f"no answer within {within}; answer every request at once and flush stdout "
-            "after each line (print(..., flush=True) in Python, stdbuf -oL for a program that has no switch)"
-        )
 
     def _unread_lines(self, process: Transport) -> int:
         """Lines sent before the last one (the request) that the bot had not read: 0 once it reads the request."""
@@ -582,5 +516,5 @@ def converse_all(asks: Sequence[tuple[BotSeat, m.Request]]) -> list[Reply]:
                     waiting.append(i)
         if not waiting:
             return [reply for reply in replies if reply is not None]
-        deadline = min(sent[i][0].wake_at(sent[i][1]) for i in waiting)
+        deadline = min(sent[i][0].clock.wake_at(sent[i][1]) for i in waiting)
         wait_any([p for i, p in enumerate(processes) if i in waiting and isinstance(p, BotProcess)], deadline)

@@ -18,11 +18,8 @@ import msgspec
 from protocol import codec
 from protocol import messages as m
 from referee import wire, wire_requests
-from referee.bots.cgroups import CgroupError
 from referee.bots.fairplay import FairPlaySetup
 from referee.bots.pipe_results import BotStartError
-from referee.bots.process import BotProcess
-from referee.bots.sandbox import SandboxError
 from referee.bots.seat import Transport
 from referee.checkbot.judge import Judged, Run, clip
 from referee.checkbot.report import (
@@ -42,6 +39,7 @@ from referee.checkbot.report import (
 )
 from referee.checkbot.scenarios import GAME_NUMBER, UNKNOWN_FIELD, UNKNOWN_MESSAGE, describe, scenario, walk
 from referee.rules import Action, GameState, IllegalActionError
+from referee.seating import hello_request, start_bot, version_problem
 
 __all__ = ["StartBot", "check_bot"]
 
@@ -142,16 +140,7 @@ class _GameCheck:
 
     def hello(self, run: Run) -> m.HelloRequest:
         ruleset = self.scenario.ruleset
-        return m.HelloRequest(
-            id=run.seat.new_id(),
-            protocol=codec.PROTOCOL_VERSION,
-            game=ruleset.game.value,
-            players=ruleset.players,
-            seat=self.scenario.seat,
-            options=ruleset.options(),
-            time=self.options.time.to_wire(),
-            games=1,
-        )
+        return hello_request(run.seat.new_id(), ruleset, self.scenario.seat, self.options.time, games=1)
 
     def handshake(self, run: Run) -> bool:
         """hello -> hello; True when the bot can go on."""
@@ -160,11 +149,9 @@ class _GameCheck:
         hello = judged.answer
         if hello is not None:
             assert isinstance(hello, m.HelloAnswer)
-            if hello.protocol not in codec.PROTOCOL_VERSIONS:
-                spoken = " and ".join(str(v) for v in codec.PROTOCOL_VERSIONS)
-                judged.problems.append(
-                    (f"your bot speaks protocol {hello.protocol}; this referee speaks {spoken}", HINT_PROTOCOL)
-                )
+            problem = version_problem(hello.protocol)
+            if problem is not None:
+                judged.problems.append((f"your bot {problem}", HINT_PROTOCOL))
             else:
                 self.protocol = hello.protocol
             note = f'"{hello.name}" version "{hello.version}", protocol {hello.protocol} ({judged.elapsed_ms:.0f} ms)'
@@ -430,7 +417,7 @@ def _answers_event_after_game(line: str) -> bool:
 
 
 def _process_starter(options: CheckOptions, log_dir: Path, fair: FairPlaySetup) -> StartBot:
-    """Start the bot as a match does (`Isolation.prepare`): in a private working directory, with the
+    """Start the bot as a match does (`referee.seating.start_bot`): in a private working directory, with the
     built environment (PATH, LANG, LC_ALL, its own HOME and TMPDIR), not the user's, under the match's limits
     and sandbox. A bot that passed only because the user's shell set PYTHONUNBUFFERED, because it opened a file
     relative to the user's directory, or because nothing limited its memory, would otherwise pass here and fail
@@ -439,25 +426,8 @@ def _process_starter(options: CheckOptions, log_dir: Path, fair: FairPlaySetup) 
     limits = fair.resource_limits(games=1)
 
     def start(label: str) -> Transport:
-        try:
-            bot = options.isolation.prepare(
-                options.argv, user_cwd=options.cwd, private_dir=log_dir / label, out_dir=log_dir
-            )
-        except SandboxError as error:
-            raise BotStartError(str(error)) from None
-        try:
-            group = fair.bot_group(label)
-        except CgroupError as error:
-            raise BotStartError(str(error)) from None
-        return BotProcess.start(
-            bot.argv,
-            cwd=bot.cwd,
-            env=bot.env,
-            stderr_log=log_dir / f"{label}.stderr.log",
-            max_line_bytes=codec.MAX_BOT_LINE_BYTES,
-            limits=limits,
-            launchers=bot.launchers,
-            cgroup=group,
+        return start_bot(
+            options.isolation, options.argv, user_cwd=options.cwd, name=label, out_dir=log_dir, fair=fair, limits=limits
         )
 
     return start
