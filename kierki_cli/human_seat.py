@@ -21,9 +21,8 @@ from typing import IO
 from kierki_cli.styled import Style, card_span, to_text
 from protocol import codec
 from protocol import messages as m
-from referee.bots.pipe_results import Closed, Flushed, FlushResult, Line, LineResult, Timeout
-from referee.rules.cards import SUIT_LETTERS, SUIT_SYMBOLS, parse_card
-from referee.text import printable
+from referee.api import Closed, Flushed, FlushResult, Line, LineResult, Timeout, printable
+from referee.rules import SUIT_LETTERS, SUIT_SYMBOLS, parse_card
 
 __all__ = ["HumanSeat", "ReadLine", "read_line_within"]
 

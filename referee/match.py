@@ -26,18 +26,15 @@ from referee.bots.seat import BotSeat, converse_all
 from referee.decision import SeatAnswer, SeatDecision
 from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, drive_game
-from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS
-from referee.match_config import BotSpec as BotSpec
-from referee.match_config import DiskFullError, SeatFilledDisk, make_out_dir
-from referee.match_config import GameEndedCallback as GameEndedCallback
-from referee.match_config import MatchConfig as MatchConfig
-from referee.match_config import MatchSetupError as MatchSetupError
-from referee.match_config import default_bots as default_bots
-from referee.match_config import parse_bot_commands as parse_bot_commands
-from referee.match_config import sample_bot_command as sample_bot_command
-from referee.match_result import GameStatus as GameStatus
-from referee.match_result import MatchResult as MatchResult
-from referee.match_result import SeatResult as SeatResult
+from referee.match_config import (
+    DiskFullError,
+    GameEndedCallback,
+    MatchConfig,
+    MatchSetupError,
+    SeatFilledDisk,
+    make_out_dir,
+)
+from referee.match_result import GameStatus, MatchResult, SeatResult
 from referee.replay.errors import ReplayWriteError
 from referee.replay.records import FORMAT, VERSION, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriter, decision_record, event_record

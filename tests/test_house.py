@@ -254,23 +254,7 @@ def aliased_shims(trees: dict[str, ast.Module], doors: Iterable[str] = REFEREE_D
 REEXPORTS_ALLOWED = {
     # counts instructions on trees older than referee/match_config.py (257d922), where it falls back on these
     "bench/instructions.py: from referee.bots.seat import TimeControl",
-    "bench/instructions.py: from referee.match import BotSpec",
     "bench/instructions.py: from referee.match import MatchConfig",
-    # until the seating merge (the seat's tests are being rewritten by another branch): import from pipe_results,
-    # time_control, match_config
-    "tests/test_human_seat.py: from referee.bots.process import Closed",
-    "tests/test_human_seat.py: from referee.bots.process import Line",
-    "tests/test_human_seat.py: from referee.bots.process import Timeout",
-    "tests/test_human_seat.py: from referee.bots.seat import TimeControl",
-    "tests/test_human_seat.py: from referee.match import BotSpec",
-    "tests/test_human_seat.py: from referee.match import MatchConfig",
-    "tests/test_seat.py: from referee.bots.process import Flushed",
-    "tests/test_seat.py: from referee.bots.process import LineResult",
-    "tests/test_seat.py: from referee.bots.process import Timeout",
-    "tests/test_seat.py: from referee.bots.seat import TimeControl",
-    "tests/test_seat.py: from referee.match import BotSpec",
-    "tests/test_seat.py: from referee.match import MatchConfig",
-    "tests/test_seat.py: from referee.match import MatchSetupError",
 }
 # The click group with kierki_cli/main.py's commands registered on it (``cli as cli`` there, ALIASED_SHIMS_ALLOWED):
 # the tests invoke it from there, for the registration.
@@ -313,20 +297,6 @@ ALIASED_SHIMS_ALLOWED = {
     # the group with main's commands registered on it, which tests and bench import from here (a side effect
     # they need, not a shim)
     "kierki_cli/main.py: from kierki_cli.entry import cli as cli",
-    # until the seating merge (referee/match.py is being restructured by another branch): the floors above import
-    # these through referee.api, the tests and bench from their own modules (bench/instructions.py falls back on
-    # them only in older trees), so the lines may go once tests/test_seat.py and test_human_seat.py do the same
-    "referee/match.py: from referee.match_config import SAMPLE_BOTS as SAMPLE_BOTS",
-    "referee/match.py: from referee.match_config import BotSpec as BotSpec",
-    "referee/match.py: from referee.match_config import GameEndedCallback as GameEndedCallback",
-    "referee/match.py: from referee.match_config import MatchConfig as MatchConfig",
-    "referee/match.py: from referee.match_config import MatchSetupError as MatchSetupError",
-    "referee/match.py: from referee.match_config import default_bots as default_bots",
-    "referee/match.py: from referee.match_config import parse_bot_commands as parse_bot_commands",
-    "referee/match.py: from referee.match_config import sample_bot_command as sample_bot_command",
-    "referee/match.py: from referee.match_result import GameStatus as GameStatus",
-    "referee/match.py: from referee.match_result import MatchResult as MatchResult",
-    "referee/match.py: from referee.match_result import SeatResult as SeatResult",
 }
 
 

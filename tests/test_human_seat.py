@@ -17,10 +17,11 @@ from kierki_cli.human_seat import HumanSeat
 from kierki_cli.styled import Style
 from protocol import codec
 from protocol import messages as m
-from referee.bots.process import Closed, Line, Timeout
-from referee.bots.seat import TimeControl, Transport
-from referee.match import BotSpec, Match, MatchConfig
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.pipe_results import Closed, Line, Timeout
+from referee.bots.seat import Transport
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
 from referee.replay.reader import load
 from referee.replay.timeline import verify
 from referee.rules import Ruleset

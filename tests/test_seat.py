@@ -11,11 +11,12 @@ from fake_transport import Script, ScriptedBot, answer_line, first_legal
 
 from protocol import codec
 from protocol import messages as m
-from referee.bots.process import Flushed, LineResult, Timeout
+from referee.bots.pipe_results import Flushed, LineResult, Timeout
 from referee.bots.replies import Asked
-from referee.bots.seat import BotSeat, TimeControl
-from referee.match import BotSpec, Match, MatchConfig, MatchSetupError
-from referee.match_config import MatchSpec, RulesetSpec
+from referee.bots.seat import BotSeat
+from referee.bots.time_control import TimeControl
+from referee.match import Match
+from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, RulesetSpec
 from referee.rules import Ruleset
 
 
