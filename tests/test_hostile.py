@@ -779,16 +779,16 @@ def test_bwrap_refuses_a_bot_inside_the_out_folder_and_a_missing_program(tmp_pat
         prepare(["no-such-program-kierki"], **kwargs)
 
 
+def _bwrap_match(tmp_path: Path) -> MatchConfig:
+    """A Hearts match of the sample bots under bubblewrap, played in ``tmp_path/out``."""
+    rules = RulesetSpec.of(Ruleset.create("hearts", None, HEARTS_30))
+    spec = MatchSpec(rules=rules, bots=default_bots(4), isolation=Isolation(sandbox="bwrap"))
+    return MatchConfig.from_spec(spec, tmp_path / "out")
+
+
 def test_bwrap_missing_is_a_clear_setup_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
-    config = MatchConfig.from_spec(
-        MatchSpec(
-            rules=RulesetSpec.of(Ruleset.create("hearts", None, HEARTS_30)),
-            bots=default_bots(4),
-            isolation=Isolation(sandbox="bwrap"),
-        ),
-        tmp_path / "out",
-    )
+    config = _bwrap_match(tmp_path)
     with pytest.raises(MatchSetupError, match="needs bubblewrap"):
         Match(config).run()
 
@@ -855,14 +855,7 @@ def test_a_machine_that_forbids_bwrap_is_a_clear_setup_error(tmp_path: Path, mon
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
-    config = MatchConfig.from_spec(
-        MatchSpec(
-            rules=RulesetSpec.of(Ruleset.create("hearts", None, HEARTS_30)),
-            bots=default_bots(4),
-            isolation=Isolation(sandbox="bwrap"),
-        ),
-        tmp_path / "out",
-    )
+    config = _bwrap_match(tmp_path)
     match = Match(config)
     with pytest.raises(MatchSetupError, match=r"cannot create its sandbox .*No permissions.*--sandbox none"):
         match.run()
