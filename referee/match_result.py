@@ -124,30 +124,15 @@ class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
 
     @classmethod
     def of(cls, seat: SeatResult) -> SeatSummary:
-        total_cpu = seat.cpu_total_ms
-        return cls(
-            seat=seat.seat,
-            name=seat.name,
-            version=seat.version,
-            command=seat.command,
-            total=seat.total,
-            totals=seat.totals,
-            places=seat.places,
-            wins=seat.wins,
-            strikes=seat.strikes,
-            faults=seat.faults,
-            forfeited_in_game=seat.forfeited_in_game,
-            forfeit_reason=seat.forfeit_reason,
-            decisions=seat.decisions,
-            mean_ms=_ms(seat.mean_ms),
-            max_ms=_ms(seat.max_ms),
-            stderr_log_error=seat.stderr_log_error,
-            ignored_lines=seat.ignored_lines,
-            start_failure=seat.start_failure,
-            cpu_ms=[_ms(ms) for ms in seat.cpu_ms],
-            startup_cpu_ms=None if seat.startup_cpu_ms is None else _ms(seat.startup_cpu_ms),
-            cpu_total_ms=None if total_cpu is None else _ms(total_cpu),
-        )
+        """Each field read from the seat's field or property of the same name, the times rounded."""
+        values = {name: getattr(seat, name) for name in cls.__struct_fields__}
+        for name in _ROUNDED_MS:
+            values[name] = None if values[name] is None else _ms(values[name])
+        values["cpu_ms"] = [_ms(ms) for ms in seat.cpu_ms]
+        return cls(**values)
+
+
+_ROUNDED_MS = ("mean_ms", "max_ms", "startup_cpu_ms", "cpu_total_ms")
 
 
 class MatchSummary(msgspec.Struct, frozen=True, kw_only=True):
