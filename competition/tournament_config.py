@@ -32,6 +32,8 @@ from referee.api import (
     RulesetSpec,
     SandboxKind,
     TimeControl,
+    decode_plain,
+    encode_plain,
     make_out_dir,
 )
 from referee.rules import Ruleset
@@ -173,21 +175,9 @@ _ISOLATION_ADDED: Final = ("fair_play", "freeze")
 _DEFAULT_ISOLATION: Final = Isolation()
 
 
-def _enc_hook(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    raise NotImplementedError(f"cannot encode {type(value)}")
-
-
-def _dec_hook(kind: type, value: Any) -> Any:
-    if kind is Path and isinstance(value, str):
-        return Path(value)
-    raise NotImplementedError(f"cannot decode {kind}")
-
-
 def _as_json(value: msgspec.Struct) -> dict[str, Any]:
     """As the JSON objects tournament.json holds (paths as text)."""
-    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(value, enc_hook=_enc_hook))
+    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(value, enc_hook=encode_plain))
     return data
 
 
@@ -212,7 +202,7 @@ def stored_config(out_dir: Path) -> TournamentConfig:
         reads = f"this kierki reads {CONFIG_VERSION}"
         raise TournamentError(f"the stored configuration cannot be read: version {found!r}, {reads}")
     try:
-        return msgspec.convert(data, TournamentConfig, dec_hook=_dec_hook)
+        return msgspec.convert(data, TournamentConfig, dec_hook=decode_plain)
     except msgspec.ValidationError as error:
         raise TournamentError(f"the stored configuration cannot be read: {error}") from None
 

@@ -199,7 +199,8 @@ class MatchConfig(msgspec.Struct, frozen=True):
 SpecT = TypeVar("SpecT", bound=msgspec.Struct)
 
 
-def _encode_plain(value: object) -> object:
+def encode_plain(value: object) -> object:
+    """msgspec's ``enc_hook`` for the configuration's own types: a path as text, a prefix's decisions as answers."""
     if isinstance(value, PurePath):
         return os.fspath(value)
     if isinstance(value, Prefix):
@@ -207,7 +208,8 @@ def _encode_plain(value: object) -> object:
     raise NotImplementedError(f"{type(value).__name__} is not plain data")
 
 
-def _decode_plain(kind: type, value: object) -> object:
+def decode_plain(kind: type, value: object) -> object:
+    """msgspec's ``dec_hook``, `encode_plain` undone."""
     if kind is Path and isinstance(value, str):
         return Path(value)
     if kind is Prefix:
@@ -216,7 +218,7 @@ def _decode_plain(kind: type, value: object) -> object:
     raise NotImplementedError(f"cannot decode {kind.__name__}")
 
 
-_spec_encoder: Final = msgspec.msgpack.Encoder(enc_hook=_encode_plain)
+_spec_encoder: Final = msgspec.msgpack.Encoder(enc_hook=encode_plain)
 
 
 def encode_spec(spec: msgspec.Struct) -> bytes:
@@ -227,7 +229,7 @@ def encode_spec(spec: msgspec.Struct) -> bytes:
 
 def decode_spec(data: bytes, kind: type[SpecT]) -> SpecT:
     """``encode_spec``'s bytes back as a ``kind``, checked field by field (a `msgspec.ValidationError` if not)."""
-    return msgspec.msgpack.decode(data, type=kind, dec_hook=_decode_plain)
+    return msgspec.msgpack.decode(data, type=kind, dec_hook=decode_plain)
 
 
 GameEndedCallback = Callable[[int, int, GameEnded], None]  # after each game: its number, the games, how it ended
