@@ -10,6 +10,7 @@ seat's stderr log and transcript when they hold anything. A worker on this machi
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -21,6 +22,7 @@ import msgspec
 from competition.model import GameRecord, SeatAnalysis
 from referee.api import (
     HOG_BYTES,
+    HOG_FILES,
     AnalysisSettings,
     DiskFullError,
     Match,
@@ -142,18 +144,34 @@ SPACE_WAIT_S = 5.0  # how long a game stopped by a full disk that is not its doi
 
 
 def _space_returns(folder: Path) -> bool:
-    """Whether the disk under ``folder`` has a bot's worth of space free (`referee.bots.disk_use.HOG_BYTES`) within
+    """Whether the disk under ``folder`` has a bot's worth of space free (`referee.bots.disk_use.HOG_BYTES` and
+    ``HOG_FILES``) within
     `SPACE_WAIT_S` (polled: the space comes back when another game's process removes its charged bot's files)."""
     deadline = time.monotonic() + SPACE_WAIT_S
     while True:
         try:
-            if shutil.disk_usage(folder).free >= 2 * HOG_BYTES:
-                return True
+            disk = os.statvfs(folder)
         except OSError:
             return False
+        # A bot's worth of bytes and of entries: a bot that fills the disk with empty files takes its inodes.
+        if disk.f_bavail * disk.f_frsize >= 2 * HOG_BYTES and (disk.f_files == 0 or disk.f_favail >= 2 * HOG_FILES):
+            return True
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.1)
+
+
+def _make_set_dir(spec: GameSpec) -> None:
+    """The set's folder, for the game's files: on a disk that a bot of a game played beside this one has filled
+    (blocks or entries) the mkdir waits for the space to return, as a game does (`play_game`), a few times."""
+    for attempt in range(len(spec.names) + 1):
+        try:
+            spec.partial_dir.mkdir(parents=True, exist_ok=True)
+            return
+        except OSError as error:
+            full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+            if not full or attempt == len(spec.names) or not _space_returns(spec.root):
+                raise
 
 
 def analyse_game(log: Path, settings: AnalysisSettings) -> tuple[SeatAnalysis | None, ...]:
@@ -184,7 +202,7 @@ def play_here(spec: GameSpec) -> GameOutcome:
     rest (the bots' private folders) removed."""
     outcome, files = play_game(spec, spec.work_dir)
     if files:
-        spec.partial_dir.mkdir(parents=True, exist_ok=True)
+        _make_set_dir(spec)
     for name, path in files.items():
         os.replace(path, spec.partial_dir / name)
     shutil.rmtree(spec.work_dir, ignore_errors=True)

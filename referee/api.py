@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         read_analysis,
         write_analysed_html,
     )
-    from referee.bots.disk_use import HOG_BYTES
+    from referee.bots.disk_use import HOG_BYTES, HOG_FILES
     from referee.bots.fairplay import FairPlayError, fair_play_problem
     from referee.bots.isolation import FAIR_PLAY_MODES, LIMIT_MINIMUMS, LIMIT_SETTINGS, FairPlayMode, Isolation
     from referee.bots.pipe_results import Closed, Flushed, FlushResult, Line, LineResult, Timeout
@@ -112,7 +112,7 @@ _HOMES: Final[dict[str, tuple[str, ...]]] = {
         "read_analysis",
         "write_analysed_html",
     ),
-    "referee.bots.disk_use": ("HOG_BYTES",),
+    "referee.bots.disk_use": ("HOG_BYTES", "HOG_FILES"),
     "referee.bots.fairplay": ("FairPlayError", "fair_play_problem"),
     "referee.bots.isolation": ("FAIR_PLAY_MODES", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "FairPlayMode", "Isolation"),
     "referee.bots.pipe_results": ("Closed", "Flushed", "FlushResult", "Line", "LineResult", "Timeout"),
@@ -191,6 +191,7 @@ __all__ = [
     "FAIR_PLAY_MODES",
     "FILES_PER_MB",
     "HOG_BYTES",
+    "HOG_FILES",
     "KIND_NAMES",
     "LIMIT_MINIMUMS",
     "LIMIT_SETTINGS",
