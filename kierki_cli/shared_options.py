@@ -7,8 +7,8 @@ deadline) use them, so an option means the same everywhere (``--limit-cpu 0`` is
 per game). A command chooses only its defaults where it must (the game of ``play``, the sandbox of ``ladder init``: a
 ladder runs strangers' bots) and which clock settings it takes (``check-bot``: no bank; ``play``: the deadline).
 
-The values check themselves (`referee.setting_error.SettingError`); an option's range is the value's own minimum,
-so that ``--help`` shows it. What each isolation option does is in SECURITY.md.
+The values check themselves (`referee.vocabulary.setting_error.SettingError`); an option's range is the value's
+own minimum, so that ``--help`` shows it. What each isolation option does is in SECURITY.md.
 
 Each is declared once, by `kierki_cli.options.shared_option`, as are the options of a run and of its output that
 need nothing of the referee (``--seed``, ``--out``, ``--json``...: `kierki_cli.options`, so that ``kierki replay``

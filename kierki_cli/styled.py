@@ -2,7 +2,8 @@
 
 Cards are written as the log writes them (``TH``, ``QS``) unless the output is a terminal, where they get suit
 symbols (``10♥``, ``Q♠``), red for hearts and diamonds unless ``NO_COLOR`` is set. Text that came from a bot (its
-name, a fault message) goes through ``referee.text.printable`` first, so no bot can send escape sequences to a terminal.
+name, a fault message) goes through ``referee.vocabulary.text.printable`` first, so no bot can send escape
+sequences to a terminal.
 """
 
 from __future__ import annotations

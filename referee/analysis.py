@@ -36,11 +36,11 @@ from typing import Any, Final
 import msgspec
 
 from referee import rules, search
-from referee.match_result import GameStatus
 from referee.replay.mismatch import describe_action
 from referee.replay.reader import Replay, ReplayError, load
 from referee.replay.timeline import DecisionStep, Timeline, build_timeline
 from referee.replay.view import KIND_NAMES
+from referee.vocabulary.match_result import GameStatus
 
 __all__ = [
     "CLASSES",

@@ -7,9 +7,10 @@ and to the documented subpackages that are doors of their own: ``referee.rules``
 a package whose ``__init__`` lists its public names in ``__all__``; and ``referee`` itself for ``__version__``.
 
 The door is lazy (PEP 562): importing it imports nothing, and each name imports its defining module when it is first
-asked for, so ``from referee.api import printable`` loads ``referee.text`` and not the match or its bot processes:
-a command that does not play keeps its start-up. The names below are each written three times, which a test keeps
-in agreement (tests/test_house.py): the imports mypy reads, the module each name comes from, and ``__all__``.
+asked for, so ``from referee.api import printable`` loads ``referee.vocabulary.text`` and not the match or its bot
+processes: a command that does not play keeps its start-up. The names below are each written three times, which a
+test keeps in agreement (tests/test_house.py): the imports mypy reads, the module each name comes from, and
+``__all__``.
 A new name the floors above need is added to all three, from the module that defines it.
 """
 
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from referee.bots.time_control import TIME_MINIMUMS, PartialTimeControl, TimeControl
     from referee.cpu import CpuError, check_cpu, choose_cpu, cpu_allowance, pinned, usable_cpus
     from referee.dealfile import check_deal_file, parse_deal_file
-    from referee.faults import Consequence, FaultCode, FaultPolicy
     from referee.match import Match
     from referee.match_config import (
         SAMPLE_BOTS,
@@ -76,7 +76,6 @@ if TYPE_CHECKING:
         parse_bot_commands,
         sample_bot_command,
     )
-    from referee.match_result import GameStatus, MatchResult, SeatResult
     from referee.replay.html import write_html
     from referee.replay.reader import ReplayError, load
     from referee.replay.records import DealRecord, TrickRecord
@@ -94,8 +93,10 @@ if TYPE_CHECKING:
         step_view,
         tricks_of,
     )
-    from referee.setting_error import SettingError, check_declared
-    from referee.text import printable
+    from referee.vocabulary.faults import Consequence, FaultCode, FaultPolicy
+    from referee.vocabulary.match_result import GameStatus, MatchResult, SeatResult
+    from referee.vocabulary.setting_error import SettingError, check_declared
+    from referee.vocabulary.text import printable
 
 # The module that defines each name: the one place the door looks a name up.
 _HOMES: Final[dict[str, tuple[str, ...]]] = {
@@ -136,7 +137,7 @@ _HOMES: Final[dict[str, tuple[str, ...]]] = {
     "referee.bots.time_control": ("TIME_MINIMUMS", "PartialTimeControl", "TimeControl"),
     "referee.cpu": ("CpuError", "check_cpu", "choose_cpu", "cpu_allowance", "pinned", "usable_cpus"),
     "referee.dealfile": ("check_deal_file", "parse_deal_file"),
-    "referee.faults": ("Consequence", "FaultCode", "FaultPolicy"),
+    "referee.vocabulary.faults": ("Consequence", "FaultCode", "FaultPolicy"),
     "referee.match": ("Match",),
     "referee.match_config": (
         "SAMPLE_BOTS",
@@ -157,7 +158,7 @@ _HOMES: Final[dict[str, tuple[str, ...]]] = {
         "parse_bot_commands",
         "sample_bot_command",
     ),
-    "referee.match_result": ("GameStatus", "MatchResult", "SeatResult"),
+    "referee.vocabulary.match_result": ("GameStatus", "MatchResult", "SeatResult"),
     "referee.replay.html": ("write_html",),
     "referee.replay.reader": ("ReplayError", "load"),
     "referee.replay.records": ("DealRecord", "TrickRecord"),
@@ -175,8 +176,8 @@ _HOMES: Final[dict[str, tuple[str, ...]]] = {
         "step_view",
         "tricks_of",
     ),
-    "referee.setting_error": ("SettingError", "check_declared"),
-    "referee.text": ("printable",),
+    "referee.vocabulary.setting_error": ("SettingError", "check_declared"),
+    "referee.vocabulary.text": ("printable",),
 }
 _HOME_OF: Final = {name: module for module, names in _HOMES.items() for name in names}
 

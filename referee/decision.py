@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Final
 
 from protocol import messages as m
-from referee.faults import Fault
 from referee.rules import Action
+from referee.vocabulary.faults import Fault
 
 __all__ = ["SeatAnswer", "SeatDecision"]
 

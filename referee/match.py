@@ -3,8 +3,8 @@
 Data flows one way: bot line -> protocol decoder -> ``to_action`` -> ``GameState.apply`` -> events -> per-seat
 messages -> each bot. Whatever a bot does (time out, answer illegally or in garbage, crash) the referee plays a
 deterministic fallback for it, tells it why, counts a strike, and goes on; other seats never notice. When the fault
-policy (``referee.faults.FaultPolicy``: a crash, a fault it makes forfeit, ``max_strikes`` strikes) says so, the
-seat is played by the fallback to the end and marked forfeited.
+policy (``referee.vocabulary.faults.FaultPolicy``: a crash, a fault it makes forfeit, ``max_strikes`` strikes) says
+so, the seat is played by the fallback to the end and marked forfeited.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from referee.bots import reaper
 from referee.bots.disk_use import disk_use, hog
 from referee.bots.seat import BotSeat, converse_all
 from referee.decision import SeatAnswer, SeatDecision
-from referee.faults import Fault, FaultCode
 from referee.game_loop import SeatMessages, drive_game
 from referee.match_config import (
     DiskFullError,
@@ -34,12 +33,13 @@ from referee.match_config import (
     SeatFilledDisk,
     make_out_dir,
 )
-from referee.match_result import GameStatus, MatchResult, SeatResult
 from referee.replay.errors import ReplayWriteError
 from referee.replay.records import FORMAT, VERSION, ClockRecord, FaultRecord, Header
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, Event, GameEnded, GameState, IllegalActionError, Phase
 from referee.seating import Seating, TransportFactory
+from referee.vocabulary.faults import Fault, FaultCode
+from referee.vocabulary.match_result import GameStatus, MatchResult, SeatResult
 
 _PASS: Final = Phase.PASS  # read per decision: a constant, not looked up on its enum class (see rules/state.py)
 

@@ -18,8 +18,8 @@ from protocol import messages as m
 from referee import wire
 from referee.bots.isolation import Isolation
 from referee.bots.time_control import TimeControl
-from referee.faults import FaultPolicy
 from referee.rules import Action, DealSpec, GameEnded, RulesError, Ruleset
+from referee.vocabulary.faults import FaultPolicy
 
 
 class MatchSetupError(RuntimeError):

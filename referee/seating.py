@@ -30,11 +30,11 @@ from referee.bots.sandbox import SandboxError, bot_uid
 from referee.bots.seat import BotSeat, Transport
 from referee.bots.stderr_log import last_lines
 from referee.bots.time_control import TimeControl
-from referee.faults import Fault
 from referee.match_config import BotSpec, DiskFullError, MatchConfig, MatchSetupError
-from referee.match_result import SeatResult
 from referee.replay.records import BotRecord, IsolationRecord
 from referee.rules import Ruleset
+from referee.vocabulary.faults import Fault
+from referee.vocabulary.match_result import SeatResult
 
 __all__ = ["Seating", "TransportFactory", "hello_request", "start_bot", "version_problem"]
 

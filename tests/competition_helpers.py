@@ -17,7 +17,7 @@ import pytest
 from competition.ladder.config import LADDER_ISOLATION, BotSettings, InboxSettings, LadderConfig, RunSettings
 from competition.model import GameRecord, SetRecord
 from referee.bots.procfs import process_stat
-from referee.faults import FaultCode
+from referee.vocabulary.faults import FaultCode
 
 
 def short_ladder(run: RunSettings, bots: BotSettings, inbox: InboxSettings | None = None) -> LadderConfig:

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.faults import FaultCode
-from referee.match_result import GameStatus
 from referee.replay.records import FORMAT, VERSION, BotRecord, ClockRecord, FaultRecord, Header
 from referee.replay.timeline import Timeline
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import GameState, Phase, PlayCard, Ruleset
+from referee.vocabulary.faults import FaultCode
+from referee.vocabulary.match_result import GameStatus
 
 HOSTILE_NAME = '</script><script>alert("x")</script><b>bold</b> & \x1b[2J \u202eevil'
 _EMBEDDED = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from kierki_cli.entry import cli
 from referee.analysis import AnalysisSettings, analyse_log, classify
-from referee.match_result import GameStatus
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import (
     Action,
@@ -34,6 +33,7 @@ from referee.rules import (
     Ruleset,
     parse_card,
 )
+from referee.vocabulary.match_result import GameStatus
 
 GOLDEN = Path(__file__).parent / "golden"
 HEARTS = GOLDEN / "hearts-target30-seed5.replay.jsonl"

@@ -9,7 +9,7 @@ from competition_helpers import make_set
 
 from competition.model import GameRecord, SetRecord, decode_set, encode_set
 from competition.stats import StatsError, duplicate_efficiency, mean_interval, standings, t_quantile, units_needed
-from referee.faults import FaultCode
+from referee.vocabulary.faults import FaultCode
 
 # Student's t, 97.5% quantile, 2 degrees of freedom (tables: 4.303). With 2 degrees of freedom the quantile has a
 # closed form, t = (2p − 1) · √(2 / (4p(1 − p))), so the expected values below do not come from scipy.

@@ -29,11 +29,11 @@ from referee.bots.procfs import children
 from referee.bots.sandbox import SandboxKind
 from referee.bots.time_control import TimeControl
 from referee.cpu import choose_cpu, pinned
-from referee.faults import FaultCode
 from referee.match import Match
 from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec
-from referee.match_result import MatchResult
 from referee.rules import Ruleset
+from referee.vocabulary.faults import FaultCode
+from referee.vocabulary.match_result import MatchResult
 
 FAIR = Path(__file__).parent / "bots" / "fair.py"
 # One pytest-xdist worker runs this file's tests (and test_cgroups.py's) one after another: the SIGKILL test counts

@@ -1,4 +1,4 @@
-"""The one fault policy (referee/faults.py), as the CLI builds it and the match applies it."""
+"""The one fault policy (referee/vocabulary/faults.py), as the CLI builds it and the match applies it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from kierki_cli.main import parse_fault_policy
 from protocol import messages as m
-from referee.faults import Consequence, FaultCode, FaultPolicy
+from referee.vocabulary.faults import Consequence, FaultCode, FaultPolicy
 
 
 def test_fault_codes_are_the_wire_error_codes() -> None:

@@ -56,8 +56,8 @@ from referee.bots.sandbox import (
 from referee.bots.time_control import TimeControl
 from referee.match import Match
 from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, RulesetSpec, default_bots
-from referee.match_result import MatchResult, SeatResult
 from referee.rules import Ruleset
+from referee.vocabulary.match_result import MatchResult, SeatResult
 
 HOSTILE = Path(__file__).parent / "hostile"
 ROOT = Path(__file__).resolve().parent.parent  # the checkout: protocol and kierki_cli, and the pure referee
@@ -1100,7 +1100,7 @@ def test_a_bot_name_full_of_escape_sequences_is_shown_not_obeyed(tmp_path: Path)
 
 
 def test_printable_escapes_controls_and_keeps_ordinary_text() -> None:
-    from referee.text import printable
+    from referee.vocabulary.text import printable
 
     assert printable("heuristic_bot 1.0 Łódź ♠♥ 東京") == "heuristic_bot 1.0 Łódź ♠♥ 東京"
     assert printable("a\x1b[31mb\x00\x7f\x9b\n\t") == "a\\x1b[31mb\\x00\\x7f\\x9b\\x0a\\x09"

@@ -396,7 +396,7 @@ def test_the_front_door_takes_each_name_from_its_home() -> None:
 
 def test_the_front_door_imports_a_name_s_module_only_when_the_name_is_used() -> None:
     """``kierki replay --help`` must not start the match machinery: the door itself imports nothing, and a name
-    imports its own module (here referee.text) and not the others (referee.match)."""
+    imports its own module (here referee.vocabulary.text) and not the others (referee.match)."""
     code = (
         "import sys\nimport referee.api\nbefore = sorted(m for m in sys.modules if m.startswith('referee'))\n"
         "from referee.api import printable\n"
@@ -405,7 +405,7 @@ def test_the_front_door_imports_a_name_s_module_only_when_the_name_is_used() -> 
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     before, after = (ast.literal_eval(part + "]") for part in result.stdout.strip()[:-1].split("] "))
     assert before == ["referee", "referee.api"]
-    assert after == ["referee", "referee.api", "referee.text"]
+    assert after == ["referee", "referee.api", "referee.vocabulary", "referee.vocabulary.text"]
 
 
 MAX_CLASS_LINES = 350

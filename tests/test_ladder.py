@@ -54,7 +54,7 @@ from referee.bots.sandbox import SandboxError, check_bwrap
 from referee.bots.time_control import TimeControl
 from referee.replay.reader import load
 from referee.replay.records import DealRecord
-from referee.setting_error import SettingError
+from referee.vocabulary.setting_error import SettingError
 
 SAMPLES = Path(sample_bots.__file__).parent
 HOSTILE = Path(__file__).parent / "hostile"

@@ -11,7 +11,7 @@ import pytest
 
 from competition.ladder.config import BotSettings, ConfigError, LadderConfig, RunSettings
 from competition.ratings import RatingParams
-from referee.setting_error import SettingError
+from referee.vocabulary.setting_error import SettingError
 
 GOLDEN = Path(__file__).parent / "golden" / "ladder_toml"
 FILES = sorted(GOLDEN.glob("*.toml"))

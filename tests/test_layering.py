@@ -81,8 +81,16 @@ def test_the_layering_contracts_hold() -> None:
         ("competition/ratings.py", "from referee.rules.cards import Card", "kierki_cli and competition import"),
         ("kierki_cli/replay_view.py", "from referee.replay import view", "kierki_cli and competition import"),
         # The shared vocabulary knows nothing of the conductor, and the conductor nothing of the door.
-        ("referee/text.py", "import referee.match", "the referee's door above its conductor above its shared"),
-        ("referee/faults.py", "from referee.bots import seat", "the referee's door above its conductor above its"),
+        (
+            "referee/vocabulary/text.py",
+            "import referee.match",
+            "the referee's door above its conductor above its shared",
+        ),
+        (
+            "referee/vocabulary/faults.py",
+            "from referee.bots import seat",
+            "the referee's door above its conductor above its",
+        ),
         ("referee/replay/view.py", "from referee import api", "the referee's door above its conductor above its"),
     ],
 )

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import msgspec
 
-from referee.faults import FaultCode
-from referee.match_result import GameStatus, MatchResult, SeatResult
+from referee.vocabulary.faults import FaultCode
+from referee.vocabulary.match_result import GameStatus, MatchResult, SeatResult
 
 GOLDEN = Path(__file__).parent / "golden" / "result_json"
 

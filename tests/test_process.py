@@ -22,7 +22,7 @@ from referee.bots.limits import ResourceLimits, prlimit_program
 from referee.bots.pipe_results import BotStartError, Closed, Flushed, Line, LineTooLong, Overflow, Timeout
 from referee.bots.process import BotProcess
 from referee.bots.procfs import process_stat, session_members
-from referee.faults import Fault
+from referee.vocabulary.faults import Fault
 
 BOTS = Path(__file__).parent / "bots"
 SOON = 10.0  # generous deadline for answers that should come at once; never reached when green

@@ -22,7 +22,6 @@ from kierki_cli.styled import Style, to_text
 from referee.bots.time_control import TimeControl
 from referee.match import Match
 from referee.match_config import BotSpec, MatchConfig, MatchSpec, RulesetSpec, default_bots
-from referee.match_result import GameStatus
 from referee.replay.reader import ReplayError, load, parse
 from referee.replay.records import DECISION_TYPES, VERSION, DealRecord, Header
 from referee.replay.resume import resume_point
@@ -30,6 +29,7 @@ from referee.replay.timeline import Timeline, build_timeline, verify
 from referee.replay.view import json_records, step_view
 from referee.replay.writer import ReplayWriter, decision_record, event_record
 from referee.rules import Action, DealKind, GameState, Phase, PlayCard, Ruleset, card_name
+from referee.vocabulary.match_result import GameStatus
 
 MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
 CARD = re.compile(r"\b([2-9TJQKA][CDHS])\b")

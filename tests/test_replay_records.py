@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 
 from kierki_cli.main import cli
-from referee.match_result import GameStatus
 from referee.replay import reader, schema
 from referee.replay.records import (
     RECORD_TYPES,
@@ -27,6 +26,7 @@ from referee.replay.records import (
 from referee.replay.timeline import build_timeline
 from referee.replay.writer import decision_record
 from referee.rules import DealKind, PassCards, PlayCard, parse_card
+from referee.vocabulary.match_result import GameStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

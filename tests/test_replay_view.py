@@ -20,7 +20,7 @@ from referee.replay.reader import load, parse
 from referee.replay.timeline import Timeline, build_timeline
 from referee.replay.view import ShownRecord, TableView, json_records, step_view, to_json, visible_record
 from referee.rules import CardPlayed, DealEnded, DealKind, DealStarted, GameState, Phase, PlayCard, Ruleset, parse_card
-from referee.text import printable
+from referee.vocabulary.text import printable
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.replay.jsonl"))
 CARD = re.compile(r"\b([2-9TJQKA][CDHS])\b")

@@ -25,8 +25,8 @@ from competition.report import (
     write_report,
 )
 from competition.stats import Standings, standings
-from referee.faults import FaultCode
-from referee.text import printable
+from referee.vocabulary.faults import FaultCode
+from referee.vocabulary.text import printable
 
 EVIL = "<script>alert(1)</script>"
 MATH = "$\\frac{1}{0}$ bot"  # mathtext would choke on this if matplotlib were allowed to parse it

@@ -23,7 +23,7 @@ from referee.bots.sandbox import Limits
 from referee.bots.time_control import PartialTimeControl, TimeControl
 from referee.match_config import MatchSpec, RulesetSpec, decode_spec, encode_spec
 from referee.rules import Ruleset
-from referee.setting_error import SettingError
+from referee.vocabulary.setting_error import SettingError
 
 NOT_A_NAME = "a variable's name is letters, digits and _, not a digit first"
 

@@ -15,8 +15,8 @@ from competition.stopping import stop_signals_held
 from competition.tournament import TournamentProgress, run_tournament
 from competition.tournament_config import StopRule, TournamentConfig
 from kierki_cli.entry import install_stop_handlers
-from referee.match_result import GameStatus
 from referee.rules import Ruleset
+from referee.vocabulary.match_result import GameStatus
 
 
 class InterruptsAsItGoes:

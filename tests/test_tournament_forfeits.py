@@ -16,12 +16,12 @@ from competition.tournament import run_tournament
 from competition.tournament_config import StopRule, TournamentConfig
 from kierki_cli.main import cli
 from referee.bots.time_control import TimeControl
-from referee.faults import Consequence, FaultCode, FaultPolicy
 from referee.match import Match
 from referee.match_config import BotSpec, MatchConfig, MatchSetupError, MatchSpec, RulesetSpec, sample_bot_command
 from referee.replay.reader import load
 from referee.replay.records import GameEndRecord
 from referee.rules import Ruleset
+from referee.vocabulary.faults import Consequence, FaultCode, FaultPolicy
 
 HOSTILE = Path(__file__).parent / "hostile"
 SHORT = Ruleset.create("hearts", None, {"target": "10"})

@@ -62,8 +62,8 @@ _environment = jinja2.Environment(
 
 
 def _visible(text: str) -> str:
-    """Each line through ``referee.text.printable`` (control and invisible characters as escapes); escaping for
-    HTML is the template's job."""
+    """Each line through ``referee.vocabulary.text.printable`` (control and invisible characters as escapes);
+    escaping for HTML is the template's job."""
     return "\n".join(printable(line) for line in text.split("\n"))
 
 

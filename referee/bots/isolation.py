@@ -2,8 +2,8 @@
 paths a sandboxed bot may also read and fair play (a control group per bot, freezing: ``referee.bots.fairplay``;
 SECURITY.md says what each does).
 
-`Isolation` checks itself as it is made (a `referee.setting_error.SettingError`), the one check for every source
-of it: the command line's isolation options (``kierki_cli.shared_options``), ladder.toml's ``[isolation]``
+`Isolation` checks itself as it is made (a `referee.vocabulary.setting_error.SettingError`), the one check for every
+source of it: the command line's isolation options (``kierki_cli.shared_options``), ladder.toml's ``[isolation]``
 (``competition.ladder.config``), a library caller. A match takes it whole (``MatchConfig.isolation``), and so does
 every configuration above one, so a setting added here reaches every bot without being passed along by hand: add
 the field (with a default that changes nothing), its check in ``__post_init__``, where it takes effect
@@ -23,7 +23,7 @@ import msgspec
 
 from referee.bots.limits import ResourceLimits
 from referee.bots.sandbox import DEFAULT_DISK_MB, SANDBOXES, Limits, PreparedBot, SandboxKind, check_bwrap, prepare
-from referee.setting_error import SettingError, check_declared, declared_minimums
+from referee.vocabulary.setting_error import SettingError, check_declared, declared_minimums
 
 __all__ = ["ENV_NAME", "FAIR_PLAY_MODES", "LIMIT_MINIMUMS", "LIMIT_SETTINGS", "FairPlayMode", "Isolation"]
 

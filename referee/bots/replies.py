@@ -11,7 +11,7 @@ import msgspec
 from protocol import codec
 from protocol import messages as m
 from referee.bots.pipe_results import Closed, Overflow, Timeout
-from referee.faults import Fault
+from referee.vocabulary.faults import Fault
 
 __all__ = ["Asked", "Heard", "Reply", "backlog_note"]
 

@@ -3,10 +3,10 @@
 This is the one conversation with a bot; a match and check-bot both talk through it. ``converse`` is the whole
 request cycle: queue the request behind any pending events, flush them together (one write), wait for the answer
 under the decision's deadline, ignore answers to older requests, decode strictly. It never raises for anything the
-bot does; it returns a `Reply` whose outcome is the answer or a `referee.faults.Fault`, with every line it read on
-the way, and the caller decides the consequence. The seat also keeps the last
-lines exchanged and hands out the end of the bot's stderr, for reports. Its clock (the deadlines, the bank, CPU time
-under fair play) is a `referee.bots.seat_clock.SeatClock`.
+bot does; it returns a `Reply` whose outcome is the answer or a `referee.vocabulary.faults.Fault`, with every line it
+read on the way, and the caller decides the consequence. The seat also keeps the last lines exchanged and hands out
+the end of the bot's stderr, for reports. Its clock (the deadlines, the bank, CPU time under fair play) is a
+`referee.bots.seat_clock.SeatClock`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from referee.bots.replies import Asked, Heard, Reply, backlog_note
 from referee.bots.sandbox import describe_exit
 from referee.bots.seat_clock import SeatClock
 from referee.bots.time_control import TimeControl
-from referee.faults import Fault, FaultCode
+from referee.vocabulary.faults import Fault, FaultCode
 
 __all__ = [
     "INPUT_CLOSED",

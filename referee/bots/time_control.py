@@ -16,7 +16,7 @@ import msgspec
 from msgspec import Meta
 
 from protocol import messages as m
-from referee.setting_error import check_declared, declared_minimums
+from referee.vocabulary.setting_error import check_declared, declared_minimums
 
 __all__ = ["TIME_MINIMUMS", "PartialTimeControl", "TimeControl"]
 

@@ -34,7 +34,7 @@ from referee.checkbot.report import (
     CheckOptions,
 )
 from referee.checkbot.scenarios import UNKNOWN_MESSAGE
-from referee.faults import Fault, FaultCode
+from referee.vocabulary.faults import Fault, FaultCode
 
 __all__ = ["Judged", "Problem", "Run", "clip"]
 

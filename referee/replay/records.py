@@ -16,9 +16,9 @@ from typing import Any, Final, get_args
 
 import msgspec
 
-from referee.faults import Consequence, FaultCode
-from referee.match_result import GameStatus
 from referee.rules import DealKind, MoonOption
+from referee.vocabulary.faults import Consequence, FaultCode
+from referee.vocabulary.match_result import GameStatus
 
 __all__ = [
     "DECISION_TYPES",

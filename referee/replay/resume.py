@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.match_result import GameStatus
 from referee.replay.reader import Replay, ReplayError, load
 from referee.replay.timeline import Timeline, build_timeline
 from referee.rules import Action, DealSpec, Ruleset
+from referee.vocabulary.match_result import GameStatus
 
 __all__ = ["ResumePoint", "resume_point"]
 

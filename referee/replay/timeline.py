@@ -6,7 +6,7 @@ Reading a log back never trusts a derived record: the decisions are re-applied t
 the header's ruleset and seed (and the deal records, for deals that came from a deal file), and every derived
 record must equal the record the writer makes of the rules core's own events, compared Struct to Struct. So the
 states a viewer shows, and the observations a seat view is built from, are the rules core's own. Faults are
-checked against the header's fault policy (``referee.faults``), the same policy the match applies.
+checked against the header's fault policy (``referee.vocabulary.faults``), the same policy the match applies.
 
 A `Timeline` is the walk's result: the decisions, the frames a viewer steps through, the rules event each derived
 record was written from (``event_of``, which a seat's view of a record is projected from), and ``state_at(n)``,
@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from referee.faults import FaultPolicy
-from referee.match_result import GameStatus
 from referee.replay.mismatch import (
     at_line,
     describe_action,
@@ -55,6 +53,8 @@ from referee.rules import (
     TrumpChosen,
 )
 from referee.rules.dealing import validate_deal
+from referee.vocabulary.faults import FaultPolicy
+from referee.vocabulary.match_result import GameStatus
 
 _R = TypeVar("_R")
 

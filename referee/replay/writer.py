@@ -24,7 +24,6 @@ from typing import IO, Final
 import msgspec
 
 import referee
-from referee.match_result import GameStatus
 from referee.replay.errors import ReplayWriteError
 from referee.replay.records import (
     DealEndRecord,
@@ -64,6 +63,7 @@ from referee.rules import (
     card_name,
 )
 from referee.rules.cards import Card, trump_name
+from referee.vocabulary.match_result import GameStatus
 
 __all__ = [
     "ReplayWriteError",

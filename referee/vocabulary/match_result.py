@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from referee.faults import FaultCode
+from referee.vocabulary.faults import FaultCode
 
 __all__ = ["GameStatus", "MatchResult", "MatchSummary", "SeatResult", "SeatSummary"]
 
