@@ -235,9 +235,7 @@ def match(
     except KeyboardInterrupt:
         partial = runner.result_so_far()
         _report(partial, as_json, out_dir)
-        click.echo(
-            f"interrupted: the standings above are those of the {partial.games_played} finished game(s)", err=True
-        )
+        click.echo(f"interrupted: the standings above are those of the {partial.games} finished game(s)", err=True)
         sys.exit(ExitStatus.INTERRUPTED)
     _report(result, as_json, out_dir)
 

@@ -332,7 +332,7 @@ class Match:
             players=ruleset.players,
             options=ruleset.options(),
             seed=self.config.spec.seed,
-            games_played=len(seating.results[0].totals) if seating.results else 0,
+            games=len(seating.results[0].totals) if seating.results else 0,
             seats=seating.results,
             replays=self.replays,
             out_dir=os.fspath(self.config.out_dir),

@@ -241,7 +241,7 @@ def assert_no_processes_left(match: Match) -> None:
 
 def assert_match_finished(played: Played, ruleset: Ruleset) -> None:
     result = played.result
-    assert result.status == "complete" and result.games_played == 1
+    assert result.status == "complete" and result.games == 1
     totals = [s.total for s in result.seats]
     records = played.replay()
     assert {k: v for k, v in records[-1].items() if k != "cpu_ms"} == {"type": "end", "status": "complete"}

@@ -52,7 +52,7 @@ def _result() -> MatchResult:
         players=2,
         options={"deal6_tricks": [7, 13], "rozbojnik": True},
         seed="zażółć",
-        games_played=2,
+        games=2,
         seats=seats,
         replays=["a.jsonl", "b.jsonl"],
         out_dir="/tmp/out",

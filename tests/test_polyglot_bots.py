@@ -61,7 +61,7 @@ def test_full_game_with_starter_bot_in_every_seat(
     )
     result = run_match(config)
     assert result.status == "complete"
-    assert result.games_played == 1
+    assert result.games == 1
     for seat in result.seats:
         assert seat.name == NAMES[language]
         assert seat.faults == {} and seat.strikes == 0, (seat.seat, seat.faults)

@@ -55,7 +55,7 @@ def test_a_seat_that_cannot_start_is_forfeited_from_the_start(
     result = Match(
         _config(tmp_path / "lenient", BotSpec(command), MatchSpec(rules=RULES, forfeit_unstartable=True))
     ).run()
-    assert result.status == "complete" and result.games_played == 1
+    assert result.status == "complete" and result.games == 1
     seat = result.seats[2]
     assert seat.start_failure is not None and reason in seat.start_failure
     assert all(s.start_failure is None for i, s in enumerate(result.seats) if i != 2)
@@ -108,7 +108,7 @@ def test_match_rotates_seats_between_games_and_keeps_results_per_bot(tmp_path: P
         MatchSpec(rules=RULES, bots=bots, seed="4", games=5, rotate=rotate, transcript=True), tmp_path
     )
     result = Match(config).run()
-    assert result.rotated == rotate and result.games_played == 5
+    assert result.rotated == rotate and result.games == 5
     for game in range(5):
         replay = load(Path(result.replays[game]))
         seat_of = {record.command: record.seat for record in replay.header.bots}

@@ -61,36 +61,27 @@ class SeatResult(msgspec.Struct):
         return sum(1 for p in self.places if p == 1)
 
 
-class MatchResult(msgspec.Struct):
-    """A whole match's result, as printed; written to result.json as its `summary`."""
+class MatchResult(msgspec.Struct, kw_only=True):
+    """A whole match's result, as printed; written to result.json as its `summary`. Its fields are in the file's
+    order, and the file's fields (`MatchSummary`) are read from those of the same name."""
 
     game: str
     players: int
     options: dict[str, Any]
     seed: str
-    games_played: int
-    seats: list[SeatResult]
-    replays: list[str]
-    out_dir: str
+    games: int  # games played
     status: GameStatus = GameStatus.COMPLETE
     rotated: bool = False  # seats rotated between games: SeatResult.seat is the bot's seat in game 1
+    out_dir: str
+    replays: list[str]
     isolation: dict[str, Any] | None = None  # what was in force (the replay header's isolation record)
+    seats: list[SeatResult]
 
     def summary(self) -> MatchSummary:
         """What result.json and ``kierki match --json`` hold."""
-        return MatchSummary(
-            game=self.game,
-            players=self.players,
-            options=self.options,
-            seed=self.seed,
-            games=self.games_played,
-            status=self.status,
-            rotated=self.rotated,
-            out_dir=self.out_dir,
-            replays=self.replays,
-            isolation=self.isolation,
-            seats=[SeatSummary.of(seat) for seat in self.seats],
-        )
+        values = {name: getattr(self, name) for name in MatchSummary.__struct_fields__}
+        values["seats"] = [SeatSummary.of(seat) for seat in self.seats]
+        return MatchSummary(**values)
 
 
 def _ms(value: float) -> float:
